@@ -1,0 +1,11 @@
+# cmake -P script: writes OUT, a C++ file defining gpt2::embeddedShaders() from the files in SHADER_DIR.
+file(GLOB FILES ${SHADER_DIR}/*.glsl ${SHADER_DIR}/*.frag ${SHADER_DIR}/*.vert)
+set(body "// Generated from shaders/ by cmake/embed_shaders_script.cmake. Do not edit.\n#include \"gl/shader_source.h\"\n\nnamespace gpt2 {\n\nconst std::map<std::string, std::string>& embeddedShaders() {\n    static const std::map<std::string, std::string> shaders = {\n")
+foreach(file ${FILES})
+  get_filename_component(name ${file} NAME)
+  file(READ ${file} text)
+  string(APPEND body "        {\"${name}\", R\"glsl_embed(${text})glsl_embed\"},\n")
+endforeach()
+string(APPEND body "    };\n    return shaders;\n}\n\n}  // namespace gpt2\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,17 @@
+// x[p] = wte[id[p]] + wpe[p] for the positions being rendered.
+#include "common.glsl"
+
+uniform highp sampler2DArray u_ids;  // one row per position, the token id in .x
+uniform ivec4 u_ids_layout;
+uniform highp sampler2DArray u_wte;
+uniform ivec4 u_wte_layout;
+uniform highp sampler2DArray u_wpe;
+uniform ivec4 u_wpe_layout;
+
+out vec4 o_value;
+
+void main() {
+    ivec2 c = outputCoord();
+    int id = int(fetch(u_ids, u_ids_layout, c.x, 0).x);
+    o_value = fetch(u_wte, u_wte_layout, id, c.y) + fetch(u_wpe, u_wpe_layout, c.x, c.y);
+}

@@ -1,0 +1,85 @@
+// out[r, n] = epilogue( sum_k in[r + IN_ROW_OFFSET, k] * W[k, n] ), four output columns per fragment.
+// Compile-time options (program variants, one source):
+//   NORM_INPUT         normalise `in` on fetch with LayerNorm statistics and gamma/beta
+//   TRANSPOSED_WEIGHT  W is stored as [n, k] (the tied lm_head reads wte rows)
+//   PARTS 1|3          outputs; part p reads W columns p * u_part_texels + texel (fused Q, K, V)
+//   BIAS, RESIDUAL, ACTIVATION (activation.glsl)
+#include "common.glsl"
+#include "activation.glsl"
+
+#ifndef PARTS
+#define PARTS 1
+#endif
+
+uniform highp sampler2DArray u_x;
+uniform ivec4 u_x_layout;
+uniform highp sampler2DArray u_w;
+uniform ivec4 u_w_layout;
+uniform int u_in_row_offset;
+uniform int u_part_texels;
+#ifdef NORM_INPUT
+uniform highp sampler2DArray u_stats;
+uniform ivec4 u_stats_layout;
+uniform highp sampler2DArray u_gamma;
+uniform ivec4 u_gamma_layout;
+uniform highp sampler2DArray u_beta;
+uniform ivec4 u_beta_layout;
+#endif
+#ifdef BIAS
+uniform highp sampler2DArray u_bias;
+uniform ivec4 u_bias_layout;
+#endif
+#ifdef RESIDUAL
+uniform highp sampler2DArray u_residual;
+uniform ivec4 u_residual_layout;
+#endif
+
+layout(location = 0) out vec4 o_part0;
+#if PARTS == 3
+layout(location = 1) out vec4 o_part1;
+layout(location = 2) out vec4 o_part2;
+#endif
+
+vec4 weightTimes(vec4 a, int i, int col) {
+#ifdef TRANSPOSED_WEIGHT
+    return vec4(dot(a, fetch(u_w, u_w_layout, 4 * col, i)), dot(a, fetch(u_w, u_w_layout, 4 * col + 1, i)),
+                dot(a, fetch(u_w, u_w_layout, 4 * col + 2, i)), dot(a, fetch(u_w, u_w_layout, 4 * col + 3, i)));
+#else
+    int k = 4 * i;
+    return a.x * fetch(u_w, u_w_layout, k, col) + a.y * fetch(u_w, u_w_layout, k + 1, col) +
+           a.z * fetch(u_w, u_w_layout, k + 2, col) + a.w * fetch(u_w, u_w_layout, k + 3, col);
+#endif
+}
+
+vec4 epilogue(vec4 acc, int row, int col) {
+#ifdef BIAS
+    acc += fetch(u_bias, u_bias_layout, 0, col);
+#endif
+    acc = activate(acc);
+#ifdef RESIDUAL
+    acc += fetch(u_residual, u_residual_layout, row, col);
+#endif
+    return acc;
+}
+
+void main() {
+    ivec2 c = outputCoord();
+    int inRow = c.x + u_in_row_offset;
+#ifdef NORM_INPUT
+    vec2 stats = fetch(u_stats, u_stats_layout, inRow, 0).xy;
+#endif
+    vec4 acc[PARTS];
+    for (int p = 0; p < PARTS; ++p) acc[p] = vec4(0.0);
+    for (int i = 0; i < u_x_layout.x; ++i) {
+        vec4 a = fetch(u_x, u_x_layout, inRow, i);
+#ifdef NORM_INPUT
+        a = (a - stats.x) * stats.y * fetch(u_gamma, u_gamma_layout, 0, i) + fetch(u_beta, u_beta_layout, 0, i);
+#endif
+        for (int p = 0; p < PARTS; ++p) acc[p] += weightTimes(a, i, c.y + p * u_part_texels);
+    }
+    o_part0 = epilogue(acc[0], c.x, c.y);
+#if PARTS == 3
+    o_part1 = epilogue(acc[1], c.x, c.y + u_part_texels);
+    o_part2 = epilogue(acc[2], c.x, c.y + 2 * u_part_texels);
+#endif
+}

@@ -1,0 +1,89 @@
+#include "format/checkpoint.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "util/error.h"
+#include "util/file.h"
+
+namespace gpt2 {
+namespace {
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+std::vector<std::string> shardFiles(const std::string& indexPath) {
+    nlohmann::json index;
+    try {
+        index = nlohmann::json::parse(readTextFile(indexPath));
+    } catch (const nlohmann::json::exception& e) {
+        fail(indexPath, ": not valid JSON (", e.what(), ")");
+    }
+    if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
+        fail(indexPath, ": expected an object with a \"weight_map\" of tensor name -> shard file");
+    std::set<std::string> files;
+    for (auto& [tensor, file] : index["weight_map"].items()) {
+        if (!file.is_string()) fail(indexPath, ": weight_map entry for ", tensor, " must be a file name");
+        const auto name = file.get<std::string>();
+        if (name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+            fail(indexPath, ": shard name \"", name, "\" must be a plain file name in the same folder");
+        files.insert(name);
+    }
+    return {files.begin(), files.end()};
+}
+
+}  // namespace
+
+HuggingFaceCheckpoint::HuggingFaceCheckpoint(const std::string& dir) : dir_(dir) {
+    const std::string configPath = joinPath(dir, "config.json");
+    if (!fileExists(configPath)) fail(dir, ": no config.json; expected a Hugging Face GPT-2 checkpoint folder");
+    config_ = parseModelConfig(readTextFile(configPath), configPath);
+
+    const std::string single = joinPath(dir, "model.safetensors");
+    const std::string index = joinPath(dir, "model.safetensors.index.json");
+    if (fileExists(single)) {
+        files_.push_back(std::make_unique<SafetensorsFile>(single));
+    } else if (fileExists(index)) {
+        for (const auto& shard : shardFiles(index)) files_.push_back(std::make_unique<SafetensorsFile>(joinPath(dir, shard)));
+    } else {
+        fail(dir, ": neither model.safetensors nor model.safetensors.index.json found (PyTorch .bin files are not supported; "
+                  "convert with save_pretrained(safe_serialization=True))");
+    }
+}
+
+bool HuggingFaceCheckpoint::locate(const std::string& name, Located& out) const {
+    for (const auto& file : files_) {
+        for (const std::string& candidate : {"transformer." + name, name}) {
+            if (const TensorInfo* info = file->header().find(candidate)) {
+                out = {file.get(), info};
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool HuggingFaceCheckpoint::has(const std::string& name) const {
+    Located located{};
+    return locate(name, located);
+}
+
+std::vector<float> HuggingFaceCheckpoint::read(const std::string& name, const std::vector<std::int64_t>& expectedShape) const {
+    Located located{};
+    if (!locate(name, located)) fail(dir_, ": tensor ", name, " (or transformer.", name, ") is missing from the checkpoint");
+    if (located.info->shape != expectedShape)
+        fail(located.file->header().label, ": tensor ", located.info->name, " has shape ", shapeText(located.info->shape),
+             ", expected ", shapeText(expectedShape), " from config.json");
+    std::vector<float> values = located.file->readFloats(*located.info);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+            fail(located.file->header().label, ": tensor ", located.info->name, " holds a non-finite value (", values[i],
+                 ") at element ", i, "; the checkpoint is corrupt");
+    return values;
+}
+
+}  // namespace gpt2

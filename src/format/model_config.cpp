@@ -1,0 +1,97 @@
+#include "format/model_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+int positiveInt(const nlohmann::json& json, const char* key, int fallback, const std::string& label) {
+    if (!json.contains(key) || json[key].is_null()) return fallback;
+    const auto& v = json[key];
+    if (!v.is_number_integer() || v.get<long long>() <= 0 || v.get<long long>() > (1 << 24))
+        fail(label, ": ", key, " must be a positive integer, got ", v.dump());
+    return v.get<int>();
+}
+
+bool flag(const nlohmann::json& json, const char* key, bool fallback, const std::string& label) {
+    if (!json.contains(key) || json[key].is_null()) return fallback;
+    if (!json[key].is_boolean()) fail(label, ": ", key, " must be true or false, got ", json[key].dump());
+    return json[key].get<bool>();
+}
+
+Activation parseActivation(const std::string& name, const std::string& label) {
+    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+    if (name == "gelu") return Activation::GeluErf;
+    if (name == "relu") return Activation::Relu;
+    fail(label, ": activation_function \"", name, "\" is not supported (use gelu_new, gelu_pytorch_tanh, gelu or relu)");
+}
+
+const char* activationName(Activation a) {
+    switch (a) {
+        case Activation::GeluTanh: return "gelu_new";
+        case Activation::GeluErf: return "gelu";
+        case Activation::Relu: return "relu";
+    }
+    return "gelu_new";
+}
+
+}  // namespace
+
+ModelConfig parseModelConfig(const std::string& jsonText, const std::string& label) {
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(jsonText);
+    } catch (const nlohmann::json::exception& e) {
+        fail(label, ": not valid JSON (", e.what(), ")");
+    }
+    if (!json.is_object()) fail(label, ": expected a JSON object");
+    if (json.contains("model_type") && json["model_type"] != "gpt2")
+        fail(label, ": model_type is ", json["model_type"].dump(), ", only \"gpt2\" is supported");
+
+    ModelConfig c;
+    c.vocabSize = positiveInt(json, "vocab_size", c.vocabSize, label);
+    c.contextLength = positiveInt(json, "n_positions", positiveInt(json, "n_ctx", c.contextLength, label), label);
+    c.embedDim = positiveInt(json, "n_embd", c.embedDim, label);
+    c.layers = positiveInt(json, "n_layer", c.layers, label);
+    c.heads = positiveInt(json, "n_head", c.heads, label);
+    c.innerDim = positiveInt(json, "n_inner", 4 * c.embedDim, label);
+    if (json.contains("layer_norm_epsilon")) {
+        if (!json["layer_norm_epsilon"].is_number() || json["layer_norm_epsilon"].get<double>() <= 0)
+            fail(label, ": layer_norm_epsilon must be a positive number");
+        c.layerNormEpsilon = json["layer_norm_epsilon"].get<float>();
+    }
+    if (json.contains("activation_function")) {
+        if (!json["activation_function"].is_string()) fail(label, ": activation_function must be a string");
+        c.activation = parseActivation(json["activation_function"].get<std::string>(), label);
+    }
+    c.scaleAttentionWeights = flag(json, "scale_attn_weights", true, label);
+    c.scaleAttentionByInverseLayer = flag(json, "scale_attn_by_inverse_layer_idx", false, label);
+    c.tieWordEmbeddings = flag(json, "tie_word_embeddings", true, label);
+    if (flag(json, "add_cross_attention", false, label))
+        fail(label, ": add_cross_attention is set; only decoder-only GPT-2 models are supported");
+    if (c.embedDim % c.heads != 0)
+        fail(label, ": n_embd (", c.embedDim, ") must be a multiple of n_head (", c.heads, ")");
+    return c;
+}
+
+std::string modelConfigToJson(const ModelConfig& c) {
+    nlohmann::json json = {
+        {"model_type", "gpt2"},
+        {"vocab_size", c.vocabSize},
+        {"n_positions", c.contextLength},
+        {"n_embd", c.embedDim},
+        {"n_layer", c.layers},
+        {"n_head", c.heads},
+        {"n_inner", c.innerDim},
+        {"layer_norm_epsilon", c.layerNormEpsilon},
+        {"activation_function", activationName(c.activation)},
+        {"scale_attn_weights", c.scaleAttentionWeights},
+        {"scale_attn_by_inverse_layer_idx", c.scaleAttentionByInverseLayer},
+        {"tie_word_embeddings", c.tieWordEmbeddings},
+    };
+    return json.dump(2);
+}
+
+}  // namespace gpt2

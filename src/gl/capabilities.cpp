@@ -1,0 +1,46 @@
+#include "gl/capabilities.h"
+
+#include <algorithm>
+
+#include "gl/gl_api.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+std::string glString(GLenum name) {
+    const auto* text = reinterpret_cast<const char*>(glGetString(name));
+    return text ? text : "";
+}
+
+bool hasExtension(const std::string& name) {
+    GLint count = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &count);
+    for (GLint i = 0; i < count; ++i) {
+        const auto* ext = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, GLuint(i)));
+        if (ext && (name == ext || "GL_" + name == ext)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
+    GlCapabilities caps;
+    caps.version = glString(GL_VERSION);
+    caps.renderer = glString(GL_RENDERER);
+    if (caps.version.empty()) fail("no current GL context (was the WebGL2/EGL context created?)");
+    if (!hasExtension("EXT_color_buffer_float"))
+        fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
+             "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");
+    GLint size = 0, layers = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
+    glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
+    caps.limits.maxTextureSize = maxTextureSizeOverride > 0 ? std::min<int>(size, maxTextureSizeOverride) : size;
+    caps.limits.maxArrayLayers = layers;
+    if (maxTextureSizeOverride > 0 && maxTextureSizeOverride < 16)
+        fail("maxTextureSize ", maxTextureSizeOverride, " is too small; use at least 16");
+    return caps;
+}
+
+}  // namespace gpt2

@@ -1,0 +1,19 @@
+#pragma once
+// What the current GL context can do, checked once before anything is allocated.
+#include <string>
+
+#include "gl/tensor_layout.h"
+
+namespace gpt2 {
+
+struct GlCapabilities {
+    std::string renderer;
+    std::string version;
+    TextureLimits limits;
+};
+
+// Throws a clear Error when the context cannot run the engine (no float render targets).
+// `maxTextureSizeOverride` > 0 lowers MAX_TEXTURE_SIZE, so tests can force folding.
+GlCapabilities queryCapabilities(int maxTextureSizeOverride = 0);
+
+}  // namespace gpt2

@@ -1,0 +1,69 @@
+#include "gl/gl_objects.h"
+
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+int g_live = 0;
+
+const char* glErrorName(GLenum error) {
+    switch (error) {
+        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY (the model does not fit in GPU memory; try fp16 weights or a smaller model)";
+        default: return "unknown GL error";
+    }
+}
+}  // namespace
+
+int liveGlObjects() { return g_live; }
+
+GlObject::GlObject(GlKind kind, GLuint name) : kind_(kind), name_(name) {
+    if (name_ == 0) fail("creating a GL object failed (context lost or out of memory?)");
+    ++g_live;
+}
+
+void GlObject::reset() {
+    if (name_ == 0) return;
+    switch (kind_) {
+        case GlKind::Texture: glDeleteTextures(1, &name_); break;
+        case GlKind::Framebuffer: glDeleteFramebuffers(1, &name_); break;
+        case GlKind::Program: glDeleteProgram(name_); break;
+        case GlKind::Shader: glDeleteShader(name_); break;
+        case GlKind::VertexArray: glDeleteVertexArrays(1, &name_); break;
+        case GlKind::Buffer: glDeleteBuffers(1, &name_); break;
+    }
+    name_ = 0;
+    --g_live;
+}
+
+GlObject GlObject::texture() {
+    GLuint name = 0;
+    glGenTextures(1, &name);
+    return {GlKind::Texture, name};
+}
+
+GlObject GlObject::framebuffer() {
+    GLuint name = 0;
+    glGenFramebuffers(1, &name);
+    return {GlKind::Framebuffer, name};
+}
+
+GlObject GlObject::vertexArray() {
+    GLuint name = 0;
+    glGenVertexArrays(1, &name);
+    return {GlKind::VertexArray, name};
+}
+
+GlObject GlObject::program() { return {GlKind::Program, glCreateProgram()}; }
+
+GlObject GlObject::shader(GLenum type) { return {GlKind::Shader, glCreateShader(type)}; }
+
+void checkGlError(const char* what) {
+    const GLenum error = glGetError();
+    if (error != GL_NO_ERROR) fail(what, ": ", glErrorName(error));
+}
+
+}  // namespace gpt2

@@ -1,0 +1,122 @@
+#include "gl/pass.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+long long g_draws = 0;
+}
+
+long long passDraws() { return g_draws; }
+
+Pass::Pass(Program& program, std::vector<Texture*> outputs) : program_(&program), outputs_(std::move(outputs)) {
+    if (outputs_.empty()) fail("pass ", program.label(), ": needs an output texture");
+    for (const Texture* t : outputs_) {
+        const auto& a = t->layout();
+        const auto& b = outputs_[0]->layout();
+        if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages)
+            fail("pass ", program.label(), ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
+        if (t->format() != TexelFormat::Float32) fail("pass ", program.label(), ": output ", t->name(), " must be RGBA32F");
+    }
+    if (outputs_.size() > 1) framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
+}
+
+Pass::Uniform& Pass::slot(const std::string& name, int kind) {
+    const GLint location = program_->uniform(name);
+    if (location == -1) {
+        // The compiler dropped this uniform (unused in this variant): nothing to set.
+        static Uniform unused{};
+        unused = {-1, kind};
+        return unused;
+    }
+    for (auto& u : uniforms_)
+        if (u.location == location) return u;
+    uniforms_.push_back({location, kind});
+    return uniforms_.back();
+}
+
+Pass& Pass::input(const std::string& name, const Texture& texture) {
+    const GLint location = program_->uniform(name);
+    auto it = std::find_if(inputs_.begin(), inputs_.end(), [&](auto& in) { return in.first == location; });
+    if (it != inputs_.end())
+        it->second = &texture;
+    else if (location != -1)
+        inputs_.push_back({location, &texture});
+    slot(name + "_layout", 3).ints = texture.layout().uniform();
+    return *this;
+}
+
+Pass& Pass::set(const std::string& name, int value) {
+    slot(name, 0).ints.x = value;
+    return *this;
+}
+
+Pass& Pass::set(const std::string& name, float value) {
+    slot(name, 1).real = value;
+    return *this;
+}
+
+Pass& Pass::set(const std::string& name, glm::ivec2 value) {
+    auto& u = slot(name, 2);
+    u.ints.x = value.x;
+    u.ints.y = value.y;
+    return *this;
+}
+
+const Framebuffer& Pass::framebuffer(int page) {
+    if (outputs_.size() == 1) return outputs_[0]->framebuffer(page);
+    Framebuffer& fb = framebuffers_[std::size_t(page)];
+    if (!fb.valid()) {
+        std::vector<GLuint> ids;
+        for (const Texture* t : outputs_) ids.push_back(t->id());
+        fb = Framebuffer(ids, page, program_->label().c_str());
+    }
+    return fb;
+}
+
+void Pass::run(int rowBegin, int rowEnd) {
+    const TensorLayout& out = outputs_[0]->layout();
+    if (rowBegin < 0 || rowEnd > out.rows || rowBegin >= rowEnd)
+        fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
+    glUseProgram(program_->id());
+    for (std::size_t unit = 0; unit < inputs_.size(); ++unit) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+        glBindTexture(GL_TEXTURE_2D_ARRAY, inputs_[unit].second->id());
+        glUniform1i(inputs_[unit].first, GLint(unit));
+    }
+    for (const auto& u : uniforms_) {
+        switch (u.kind) {
+            case 0: glUniform1i(u.location, u.ints.x); break;
+            case 1: glUniform1f(u.location, u.real); break;
+            case 2: glUniform2i(u.location, u.ints.x, u.ints.y); break;
+            default: glUniform4i(u.location, u.ints.x, u.ints.y, u.ints.z, u.ints.w); break;
+        }
+    }
+    const glm::ivec4 layout = out.uniform();
+    glUniform4i(program_->uniform("u_out_layout"), layout.x, layout.y, layout.z, layout.w);
+    glUniform2i(program_->uniform("u_rows"), rowBegin, rowEnd);
+    const GLint pageLocation = program_->uniform("u_out_page");
+
+    // The physical lines that hold the requested rows; fragments outside them are never run, and
+    // the shader discards the few on those lines that belong to other rows.
+    const std::int64_t first = std::int64_t(rowBegin) * out.texelsPerRow;
+    const std::int64_t last = std::int64_t(rowEnd) * out.texelsPerRow - 1;
+    const int firstLine = int(first / out.width), lastLine = int(last / out.width);
+    glEnable(GL_SCISSOR_TEST);
+    for (int page = firstLine / out.height; page <= lastLine / out.height; ++page) {
+        const int y0 = std::max(firstLine - page * out.height, 0);
+        const int y1 = std::min(lastLine - page * out.height, out.height - 1);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer(page).id());
+        glViewport(0, 0, out.width, out.height);
+        glScissor(0, y0, out.width, y1 - y0 + 1);
+        glUniform1i(pageLocation, page);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        ++g_draws;
+    }
+    glDisable(GL_SCISSOR_TEST);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+}
+
+}  // namespace gpt2

@@ -1,0 +1,68 @@
+#include "gl/program.h"
+
+#include <vector>
+
+#include "gl/shader_source.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+GlObject compile(GLenum type, const std::string& source, const std::string& label) {
+    GlObject shader = GlObject::shader(type);
+    const char* text = source.c_str();
+    glShaderSource(shader.get(), 1, &text, nullptr);
+    glCompileShader(shader.get());
+    GLint ok = 0;
+    glGetShaderiv(shader.get(), GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        GLint length = 0;
+        glGetShaderiv(shader.get(), GL_INFO_LOG_LENGTH, &length);
+        std::vector<char> log(std::size_t(std::max(length, 1)));
+        glGetShaderInfoLog(shader.get(), GLsizei(log.size()), nullptr, log.data());
+        fail("compiling shader ", label, " failed: ", log.data());
+    }
+    return shader;
+}
+
+}  // namespace
+
+Program::Program(const std::string& fragmentName, const std::string& defines)
+    : label_(fragmentName), program_(GlObject::program()) {
+    const GlObject vertex = compile(GL_VERTEX_SHADER, shaderSource("fullscreen.vert", ""), "fullscreen.vert");
+    const GlObject fragment = compile(GL_FRAGMENT_SHADER, shaderSource(fragmentName, defines), fragmentName);
+    glAttachShader(program_.get(), vertex.get());
+    glAttachShader(program_.get(), fragment.get());
+    glLinkProgram(program_.get());
+    glDetachShader(program_.get(), vertex.get());
+    glDetachShader(program_.get(), fragment.get());
+    GLint ok = 0;
+    glGetProgramiv(program_.get(), GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[2048] = {};
+        glGetProgramInfoLog(program_.get(), sizeof log, nullptr, log);
+        fail("linking program ", fragmentName, " failed: ", log);
+    }
+    GLint count = 0;
+    glGetProgramiv(program_.get(), GL_ACTIVE_UNIFORMS, &count);
+    for (GLint i = 0; i < count; ++i) {
+        char name[256] = {};
+        GLint size = 0;
+        GLenum type = 0;
+        glGetActiveUniform(program_.get(), GLuint(i), sizeof name, nullptr, &size, &type, name);
+        uniforms_[name] = glGetUniformLocation(program_.get(), name);
+    }
+}
+
+GLint Program::uniform(const std::string& name) const {
+    auto it = uniforms_.find(name);
+    return it == uniforms_.end() ? -1 : it->second;
+}
+
+Program& ProgramCache::get(const std::string& fragmentName, const std::string& defines) {
+    auto& slot = programs_[fragmentName + "\n" + defines];
+    if (!slot) slot = std::make_unique<Program>(fragmentName, defines);
+    return *slot;
+}
+
+}  // namespace gpt2

@@ -1,0 +1,36 @@
+#pragma once
+// The texture layout contract (docs/architecture.md, "Textures"):
+// a rows x cols float matrix is padded to whole RGBA texels (4 columns per texel) and laid out
+// row-major as one linear run of texels. That run fills pages of width x height texels, the layers
+// of a 2D array texture. When a row fits in MAX_TEXTURE_SIZE, width is a whole number of rows so
+// no row is split, and a matrix that fits is stored unfolded (texel (row, t) at x = t, y = row).
+// A matrix too tall or too wide folds into more texels per line or more pages; the one shader helper
+// `fetch` (shaders/common.glsl) maps a logical (row, texel) to (x, y, page).
+#include <cstdint>
+#include <glm/vec4.hpp>
+
+namespace gpt2 {
+
+struct TextureLimits {
+    int maxTextureSize = 4096;
+    int maxArrayLayers = 256;
+};
+
+struct TensorLayout {
+    int rows = 0;
+    int cols = 0;
+    int texelsPerRow = 0;  // ceil(cols / 4)
+    int width = 0;         // texels per physical line
+    int height = 0;        // physical lines per page
+    int pages = 0;
+
+    static TensorLayout make(int rows, int cols, const TextureLimits& limits, const char* what);
+
+    std::int64_t texelCount() const { return std::int64_t(rows) * texelsPerRow; }
+    std::int64_t pageTexels() const { return std::int64_t(width) * height; }
+    bool unfolded() const { return pages == 1 && width == texelsPerRow; }
+    // Uniform for the shaders: (texelsPerRow, width, height, 1 when unfolded).
+    glm::ivec4 uniform() const { return {texelsPerRow, width, height, unfolded() ? 1 : 0}; }
+};
+
+}  // namespace gpt2

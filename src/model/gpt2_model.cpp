@@ -1,0 +1,145 @@
+#include "model/gpt2_model.h"
+
+#include <cmath>
+#include <string>
+
+#include "util/error.h"
+
+namespace gpt2 {
+
+Gpt2Model::Gpt2Model(const TensorSource& source, const ModelOptions& options)
+    : config_(source.config()),
+      caps_(queryCapabilities(options.maxTextureSize)),
+      weights_(source, options.weights, caps_.limits) {
+    const ModelConfig& c = config_;
+    const EngineDims d = engineDims(c);
+    const int positions = c.contextLength, headsCols = d.headsTexels * 4;
+    shape_ = {c.heads, d.headTexels};
+
+    ids_ = activation(positions, 1, "token ids");
+    x_[0] = activation(positions, c.embedDim, "residual A");
+    x_[1] = activation(positions, c.embedDim, "residual B");
+    stats_ = activation(positions, 4, "layernorm statistics");
+    q_ = activation(positions, headsCols, "queries");
+    scores_ = activation(positions * c.heads, positions, "attention scores");
+    attended_ = activation(positions, headsCols, "attention output");
+    hidden_ = activation(positions, c.innerDim, "mlp hidden");
+    logits_ = activation(1, d.vocabRows, "logits");
+
+    const Texture& wte = weights_["wte.weight"];
+    head_.push_back(embeddingPass(programs_, *x_[0], *ids_, wte, weights_["wpe.weight"]));
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        Layer layer;
+        layer.kCache = activation(positions, headsCols, (h + "k cache").c_str());
+        layer.vCache = activation(positions, headsCols, (h + "v cache").c_str());
+        float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
+        if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
+
+        MatmulSpec qkv{x_[0].get(), &weights_[h + "attn.c_attn.weight"], stats_.get(), &weights_[h + "ln_1.weight"],
+                       &weights_[h + "ln_1.bias"], &weights_[h + "attn.c_attn.bias"]};
+        MatmulSpec proj{attended_.get(), &weights_[h + "attn.c_proj.weight"]};
+        proj.bias = &weights_[h + "attn.c_proj.bias"];
+        proj.residual = x_[0].get();
+        MatmulSpec fc{x_[1].get(), &weights_[h + "mlp.c_fc.weight"], stats_.get(), &weights_[h + "ln_2.weight"],
+                      &weights_[h + "ln_2.bias"], &weights_[h + "mlp.c_fc.bias"]};
+        fc.activation = activationEpilogue(c.activation);
+        MatmulSpec mlpProj{hidden_.get(), &weights_[h + "mlp.c_proj.weight"]};
+        mlpProj.bias = &weights_[h + "mlp.c_proj.bias"];
+        mlpProj.residual = x_[1].get();
+
+        layer.passes.push_back(rowStatsPass(programs_, *stats_, *x_[0], c.embedDim, c.layerNormEpsilon));
+        layer.passes.push_back(matmulPass(programs_, {q_.get(), layer.kCache.get(), layer.vCache.get()}, qkv));
+        layer.passes.push_back(attentionScoresPass(programs_, *scores_, *q_, *layer.kCache, shape_, scale));
+        layer.passes.push_back(attentionApplyPass(programs_, *attended_, *scores_, *layer.vCache, shape_));
+        layer.passes.push_back(matmulPass(programs_, {x_[1].get()}, proj));
+        layer.passes.push_back(rowStatsPass(programs_, *stats_, *x_[1], c.embedDim, c.layerNormEpsilon));
+        layer.passes.push_back(matmulPass(programs_, {hidden_.get()}, fc));
+        layer.passes.push_back(matmulPass(programs_, {x_[0].get()}, mlpProj));
+        layers_.push_back(std::move(layer));
+    }
+    head_.push_back(rowStatsPass(programs_, *stats_, *x_[0], c.embedDim, c.layerNormEpsilon));
+    MatmulSpec lmHead{x_[0].get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"], stats_.get(),
+                      &weights_["ln_f.weight"], &weights_["ln_f.bias"]};
+    lmHead.transposedWeight = true;
+    head_.push_back(matmulPass(programs_, {logits_.get()}, lmHead));
+}
+
+std::unique_ptr<Texture> Gpt2Model::activation(int rows, int cols, const char* name) {
+    return std::make_unique<Texture>(TensorLayout::make(rows, cols, caps_.limits, name), TexelFormat::Float32, name);
+}
+
+void Gpt2Model::checkPositions(std::size_t count, int pos0) const {
+    if (count == 0) fail("forward: no tokens to run");
+    if (pos0 < 0 || pos0 + std::int64_t(count) > config_.contextLength)
+        fail("forward: positions [", pos0, ", ", pos0 + std::int64_t(count), ") exceed the model's context of ",
+             config_.contextLength, " tokens");
+}
+
+void Gpt2Model::runLayer(Layer& layer, int pos0, int count) {
+    const int end = pos0 + count;
+    auto& p = layer.passes;
+    p[0].run(pos0, end);
+    p[1].run(pos0, end);
+    setAttentionPosition(p[2], pos0);
+    p[2].run(0, count * config_.heads);
+    setAttentionPosition(p[3], pos0);
+    p[3].run(pos0, end);
+    for (int i = 4; i < kPassesPerLayer; ++i) p[std::size_t(i)].run(pos0, end);
+}
+
+void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
+    checkPositions(ids.size(), pos0);
+    std::vector<float> idValues(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= config_.vocabSize)
+            fail("token id ", ids[i], " at position ", pos0 + int(i), " is outside the vocabulary [0, ", config_.vocabSize, ")");
+        idValues[i] = float(ids[i]);
+    }
+    const int count = int(ids.size()), end = pos0 + count;
+    ids_->uploadRows(pos0, count, idValues.data());
+    head_[0].run(pos0, end);
+    for (Layer& layer : layers_) runLayer(layer, pos0, count);
+    // Only the last position's logits are needed: statistics and lm_head run for one row.
+    head_[1].run(end - 1, end);
+    head_[2].set("u_in_row_offset", end - 1).run(0, 1);
+    lastPosition_ = end - 1;
+}
+
+std::vector<float> Gpt2Model::logits() {
+    if (lastPosition_ < 0) fail("logits: nothing has been run yet");
+    std::vector<float> values = logits_->readRows(0, 1);
+    values.resize(std::size_t(config_.vocabSize));
+    return values;
+}
+
+std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) {
+    checkPositions(ids.size(), 0);
+    if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
+    const int count = int(ids.size());
+    std::vector<float> idValues(ids.begin(), ids.end());
+    ids_->uploadRows(0, count, idValues.data());
+    head_[0].run(0, count);
+    for (int l = 0; l < layer; ++l) runLayer(layers_[std::size_t(l)], 0, count);
+    auto& p = layers_[std::size_t(layer)].passes;
+    p[0].run(0, count);
+    p[1].run(0, count);
+    setAttentionPosition(p[2], 0);
+    p[2].run(0, count * config_.heads);
+
+    Texture probs(TensorLayout::make(count * config_.heads, count, caps_.limits, "attention probabilities"),
+                  TexelFormat::Float32, "attention probabilities");
+    attentionProbsPass(programs_, probs, *scores_, shape_).run(0, count * config_.heads);
+    // Rows are (query, head); callers get heads x T x T.
+    const std::vector<float> rows = probs.readRows(0, count * config_.heads);
+    std::vector<float> out(rows.size());
+    for (int q = 0; q < count; ++q)
+        for (int h = 0; h < config_.heads; ++h)
+            std::copy_n(rows.begin() + (std::int64_t(q) * config_.heads + h) * count, count,
+                        out.begin() + (std::int64_t(h) * count + q) * count);
+    return out;
+}
+
+std::int64_t Gpt2Model::gpuBytes() const { return liveTextureBytes(); }
+
+}  // namespace gpt2

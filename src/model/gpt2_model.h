@@ -1,0 +1,70 @@
+#pragma once
+// GPT-2 as a fixed list of passes over textures. Every texture and pass is made once at load time;
+// a forward run only uploads token ids and draws. Activations live at absolute positions: row p of
+// the residual stream, Q, K/V caches, ... belongs to token position p, so prefill (many rows) and
+// decode (one row) are the same passes over different row ranges.
+//
+//   x      = wte[ids] + wpe[pos]                                   [T, C]
+//   per layer:
+//     q,k,v  = LN1(x) @ Wqkv + b    (k, v written into the cache)  [T, 3C]
+//     s      = q k^T * scale, causal                               [T*H, pos]
+//     a      = softmax(s) v                                        [T, C]
+//     x'     = x + a @ Wo + bo                                     [T, C]
+//     h      = gelu(LN2(x') @ Wfc + bfc)                           [T, 4C]
+//     x      = x' + h @ Wproj + bproj                              [T, C]
+//   logits = LN_f(x[last]) @ wte^T                                 [1, V]
+#include <memory>
+#include <vector>
+
+#include "gl/capabilities.h"
+#include "model/model_weights.h"
+#include "model/ops.h"
+
+namespace gpt2 {
+
+struct ModelOptions {
+    TexelFormat weights = TexelFormat::Float32;
+    int maxTextureSize = 0;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
+};
+
+class Gpt2Model {
+public:
+    Gpt2Model(const TensorSource& source, const ModelOptions& options);
+
+    const ModelConfig& config() const { return config_; }
+    const GlCapabilities& capabilities() const { return caps_; }
+
+    // Runs tokens `ids` at positions [pos0, pos0 + ids.size()). Cache rows < pos0 must hold the
+    // earlier tokens of the same sequence.
+    void forward(const std::vector<int>& ids, int pos0);
+    // Logits of the last position forwarded: vocab_size floats.
+    std::vector<float> logits();
+    // Attention probabilities of `layer` for the sequence `ids` (positions 0..T-1), heads x T x T.
+    // Recomputes layers 0..layer; the cache rows it rewrites get the same values.
+    std::vector<float> attention(const std::vector<int>& ids, int layer);
+
+    int passesPerLayer() const { return kPassesPerLayer; }
+    std::int64_t gpuBytes() const;
+
+private:
+    static constexpr int kPassesPerLayer = 8;
+    struct Layer {
+        std::unique_ptr<Texture> kCache, vCache;
+        std::vector<Pass> passes;  // ln1 stats, qkv, scores, apply, proj, ln2 stats, fc, mlp proj
+    };
+    void checkPositions(std::size_t count, int pos0) const;
+    void runLayer(Layer& layer, int pos0, int count);
+    std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
+
+    ModelConfig config_;
+    GlCapabilities caps_;
+    ProgramCache programs_;
+    ModelWeights weights_;
+    AttentionShape shape_;
+    std::unique_ptr<Texture> ids_, x_[2], stats_, q_, scores_, attended_, hidden_, logits_;
+    std::vector<Layer> layers_;
+    std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head
+    int lastPosition_ = -1;
+};
+
+}  // namespace gpt2

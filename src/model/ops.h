@@ -1,0 +1,53 @@
+#pragma once
+// The transformer ops as small pass declarations (shader + defines + inputs). The model chains them;
+// the op tests run each one alone against the CPU reference.
+#include <vector>
+
+#include "format/model_config.h"
+#include "gl/pass.h"
+
+namespace gpt2 {
+
+// x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x.
+Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe);
+
+// (mean, rstd) of each row of x over its first `cols` columns.
+Pass rowStatsPass(ProgramCache& programs, Texture& out, const Texture& x, int cols, float eps);
+
+enum class Epilogue { None, GeluTanh, GeluErf, Relu };
+Epilogue activationEpilogue(Activation activation);
+
+struct MatmulSpec {
+    const Texture* x = nullptr;
+    const Texture* weight = nullptr;        // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
+    const Texture* stats = nullptr;         // with gamma and beta: normalise x on fetch (fused LayerNorm)
+    const Texture* gamma = nullptr;
+    const Texture* beta = nullptr;
+    const Texture* bias = nullptr;          // [1, N]
+    const Texture* residual = nullptr;      // added last, rows as the output
+    Epilogue activation = Epilogue::None;
+    bool transposedWeight = false;
+    int inRowOffset = 0;                    // output row r reads x row r + inRowOffset
+};
+
+// One output, or three (the fused Q/K/V projection): output p takes weight columns
+// [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.
+Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
+
+struct AttentionShape {
+    int heads = 1;
+    int headTexels = 1;  // ceil(head_dim / 4): each head is padded to whole texels
+};
+
+// scores[(q - pos0) * heads + h, key] for queries from u_pos0 (set per run with setAttentionPosition).
+Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture& q, const Texture& kCache,
+                         const AttentionShape& shape, float scale);
+// out[q] = softmax(scores) . V over keys 0..q, for queries from u_pos0.
+Pass attentionApplyPass(ProgramCache& programs, Texture& out, const Texture& scores, const Texture& vCache,
+                        const AttentionShape& shape);
+// Probabilities of the scores rows, zero for masked keys (for readback).
+Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& scores, const AttentionShape& shape);
+
+void setAttentionPosition(Pass& pass, int pos0);
+
+}  // namespace gpt2

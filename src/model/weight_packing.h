@@ -1,0 +1,36 @@
+#pragma once
+// From Hugging Face tensors to the engine's matrices (the texture layout's logical form):
+//  - Conv1D weights are already [in, out] (x @ W); their rows are padded to whole texels of the input;
+//  - each attention head is padded to whole texels (head_dim -> 4 * ceil(head_dim / 4)) in Q, K, V
+//    and in the rows of attn.c_proj, so no texel ever mixes two heads;
+//  - wte gets zero rows up to a multiple of 4 so the tied lm_head reads whole texels.
+// Padding is always 0, which keeps padded columns of every activation at exactly 0.
+#include <string>
+#include <vector>
+
+#include "format/checkpoint.h"
+
+namespace gpt2 {
+
+struct EngineDims {
+    int embedTexels;   // ceil(n_embd / 4)
+    int innerTexels;   // ceil(n_inner / 4)
+    int headTexels;    // ceil(head_dim / 4)
+    int headsTexels;   // n_head * headTexels: one of Q, K, V with every head padded
+    int vocabRows;     // vocab rounded up to a multiple of 4
+};
+EngineDims engineDims(const ModelConfig& config);
+
+struct MatrixSpec {
+    std::string name;  // the Hugging Face tensor name without "transformer."
+    int rows;
+    int cols;
+};
+
+// Every matrix the engine uploads, in upload order.
+std::vector<MatrixSpec> engineMatrices(const ModelConfig& config);
+
+// Reads the tensor behind `spec` from `source` (checking its shape) and returns rows x cols floats.
+std::vector<float> packMatrix(const TensorSource& source, const MatrixSpec& spec);
+
+}  // namespace gpt2

@@ -1,0 +1,24 @@
+#pragma once
+// Command-line parsing for the `gpt2` tool: `gpt2 COMMAND --flag value ...`.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpt2 {
+
+class CliArgs {
+public:
+    // Throws Error for a flag without a value or a flag not in `allowed`.
+    CliArgs(int argc, char** argv, const std::vector<std::string>& allowed);
+    const std::string& command() const { return command_; }
+    bool has(const std::string& flag) const { return values_.count(flag) != 0; }
+    std::string text(const std::string& flag) const;  // required
+    int integer(const std::string& flag, int fallback) const;
+    std::vector<int> ids(const std::string& flag) const;  // "15496,11,616"
+
+private:
+    std::string command_;
+    std::map<std::string, std::string> values_;
+};
+
+}  // namespace gpt2

@@ -1,0 +1,135 @@
+#include "reference/cpu_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "util/half.h"
+
+namespace gpt2::reference {
+
+std::vector<float> layerNorm(const std::vector<float>& x, int rows, int cols, const std::vector<float>& gamma,
+                             const std::vector<float>& beta, float eps) {
+    std::vector<float> out(x.size());
+    for (int r = 0; r < rows; ++r) {
+        const float* row = &x[std::size_t(r) * cols];
+        double mean = 0, var = 0;
+        for (int c = 0; c < cols; ++c) mean += row[c];
+        mean /= cols;
+        for (int c = 0; c < cols; ++c) var += (row[c] - mean) * (row[c] - mean);
+        var /= cols;
+        const double rstd = 1.0 / std::sqrt(var + eps);
+        for (int c = 0; c < cols; ++c) out[std::size_t(r) * cols + c] = float((row[c] - mean) * rstd * gamma[c] + beta[c]);
+    }
+    return out;
+}
+
+std::vector<float> matmul(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& bias,
+                          int rows, int K, int N) {
+    std::vector<float> out(std::size_t(rows) * N);
+    std::vector<double> acc(static_cast<std::size_t>(N));
+    for (int r = 0; r < rows; ++r) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int k = 0; k < K; ++k) {
+            const double a = x[std::size_t(r) * K + k];
+            const float* wr = &w[std::size_t(k) * N];
+            for (int n = 0; n < N; ++n) acc[std::size_t(n)] += a * wr[n];
+        }
+        for (int n = 0; n < N; ++n) out[std::size_t(r) * N + n] = float(acc[std::size_t(n)] + (bias.empty() ? 0.0 : bias[n]));
+    }
+    return out;
+}
+
+float activation(float x, Activation kind) {
+    const double v = x;
+    switch (kind) {
+        case Activation::GeluTanh: return float(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+        case Activation::GeluErf: return float(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
+        case Activation::Relu: return float(std::max(0.0, v));
+    }
+    return x;
+}
+
+std::vector<float> attention(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                             int T, int pos0, int C, int heads, float scale, std::vector<float>* probs) {
+    const int D = C / heads, keys = pos0 + T;
+    std::vector<float> out(std::size_t(T) * C, 0.0f);
+    if (probs) probs->assign(std::size_t(heads) * T * keys, 0.0f);
+    std::vector<double> p(static_cast<std::size_t>(keys));
+    for (int h = 0; h < heads; ++h) {
+        for (int t = 0; t < T; ++t) {
+            const int qpos = pos0 + t;
+            double m = -1e300;
+            for (int s = 0; s <= qpos; ++s) {
+                double d = 0;
+                for (int i = 0; i < D; ++i) d += double(q[std::size_t(t) * C + h * D + i]) * k[std::size_t(s) * C + h * D + i];
+                p[std::size_t(s)] = d * scale;
+                m = std::max(m, p[std::size_t(s)]);
+            }
+            double total = 0;
+            for (int s = 0; s <= qpos; ++s) total += (p[std::size_t(s)] = std::exp(p[std::size_t(s)] - m));
+            for (int s = 0; s <= qpos; ++s) {
+                const double w = p[std::size_t(s)] / total;
+                if (probs) (*probs)[(std::size_t(h) * T + t) * keys + s] = float(w);
+                for (int i = 0; i < D; ++i) out[std::size_t(t) * C + h * D + i] += float(w * v[std::size_t(s) * C + h * D + i]);
+            }
+        }
+    }
+    return out;
+}
+
+ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, bool roundWeightsToHalf) {
+    const ModelConfig& c = source.config();
+    const int T = int(ids.size()), C = c.embedDim, I = c.innerDim, V = c.vocabSize;
+    auto vec = [&](const std::string& name, std::int64_t n) { return source.read(name, {n}); };
+    auto mat = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
+        std::vector<float> m = source.read(name, {rows, cols});
+        if (roundWeightsToHalf)
+            for (float& x : m) x = roundToHalf(x);
+        return m;
+    };
+
+    const auto wte = mat("wte.weight", V, C);
+    const auto wpe = mat("wpe.weight", c.contextLength, C);
+    std::vector<float> x(std::size_t(T) * C);
+    for (int t = 0; t < T; ++t)
+        for (int i = 0; i < C; ++i) x[std::size_t(t) * C + i] = wte[std::size_t(ids[t]) * C + i] + wpe[std::size_t(t) * C + i];
+
+    ForwardResult result;
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        const auto ln1 = layerNorm(x, T, C, vec(h + "ln_1.weight", C), vec(h + "ln_1.bias", C), c.layerNormEpsilon);
+        const auto qkv = matmul(ln1, mat(h + "attn.c_attn.weight", C, 3 * C), vec(h + "attn.c_attn.bias", 3 * C), T, C, 3 * C);
+        std::vector<float> q(std::size_t(T) * C), k(q.size()), v(q.size());
+        for (int t = 0; t < T; ++t)
+            for (int i = 0; i < C; ++i) {
+                q[std::size_t(t) * C + i] = qkv[std::size_t(t) * 3 * C + i];
+                k[std::size_t(t) * C + i] = qkv[std::size_t(t) * 3 * C + C + i];
+                v[std::size_t(t) * C + i] = qkv[std::size_t(t) * 3 * C + 2 * C + i];
+            }
+        float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
+        if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
+        std::vector<float> probs;
+        const auto a = attention(q, k, v, T, 0, C, c.heads, scale, &probs);
+        result.attention.push_back(std::move(probs));
+        const auto proj = matmul(a, mat(h + "attn.c_proj.weight", C, C), vec(h + "attn.c_proj.bias", C), T, C, C);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
+        const auto ln2 = layerNorm(x, T, C, vec(h + "ln_2.weight", C), vec(h + "ln_2.bias", C), c.layerNormEpsilon);
+        auto hidden = matmul(ln2, mat(h + "mlp.c_fc.weight", C, I), vec(h + "mlp.c_fc.bias", I), T, C, I);
+        for (float& e : hidden) e = activation(e, c.activation);
+        const auto mlp = matmul(hidden, mat(h + "mlp.c_proj.weight", I, C), vec(h + "mlp.c_proj.bias", C), T, I, C);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] += mlp[i];
+    }
+    const auto lnf = layerNorm(x, T, C, vec("ln_f.weight", C), vec("ln_f.bias", C), c.layerNormEpsilon);
+    const auto head = c.tieWordEmbeddings ? wte : mat("lm_head.weight", V, C);
+    result.logits.assign(std::size_t(T) * V, 0.0f);
+    for (int t = 0; t < T; ++t)
+        for (int vocab = 0; vocab < V; ++vocab) {
+            double d = 0;
+            for (int i = 0; i < C; ++i) d += double(lnf[std::size_t(t) * C + i]) * head[std::size_t(vocab) * C + i];
+            result.logits[std::size_t(t) * V + vocab] = float(d);
+        }
+    return result;
+}
+
+}  // namespace gpt2::reference

@@ -1,0 +1,31 @@
+#pragma once
+// An independent CPU reference for GPT-2: plain loops over Hugging Face tensor layouts, double
+// accumulation, no padding, no textures. It shares nothing with the GL path but the tensor reader,
+// so agreement between the two means something.
+#include <vector>
+
+#include "format/checkpoint.h"
+
+namespace gpt2::reference {
+
+std::vector<float> layerNorm(const std::vector<float>& x, int rows, int cols, const std::vector<float>& gamma,
+                             const std::vector<float>& beta, float eps);
+// x [rows, K] @ w [K, N] (+ bias [N] when not empty).
+std::vector<float> matmul(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& bias,
+                          int rows, int K, int N);
+float activation(float x, Activation kind);
+// Causal attention of queries at positions [pos0, pos0 + T) over keys [0, pos0 + T).
+// q [T, C]; k, v [pos0 + T, C]; returns [T, C]; `probs` (if given) gets [heads][T][pos0 + T].
+std::vector<float> attention(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                             int T, int pos0, int C, int heads, float scale, std::vector<float>* probs = nullptr);
+
+struct ForwardResult {
+    std::vector<float> logits;                  // [T, vocab]
+    std::vector<std::vector<float>> attention;  // per layer [heads][T][T]
+};
+
+// The whole forward for `ids`. `roundWeightsToHalf` rounds every weight matrix (not LayerNorm
+// parameters or biases) through fp16, as the engine's fp16 textures store them.
+ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, bool roundWeightsToHalf = false);
+
+}  // namespace gpt2::reference

@@ -1,0 +1,38 @@
+#include "support/fixture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "util/error.h"
+#include "util/file.h"
+
+namespace gpt2::testing {
+
+std::string fixturePath(const std::string& relative) { return std::string(GPT2_SOURCE_DIR) + "/tests/fixtures/" + relative; }
+
+const nlohmann::json& tinyReference() {
+    static const nlohmann::json json = nlohmann::json::parse(readTextFile(fixturePath("gpt2-tiny/reference.json")));
+    return json;
+}
+
+float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) fail("maxAbsDiff: sizes ", a.size(), " and ", b.size(), " differ");
+    float m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const float d = std::fabs(a[i] - b[i]);
+        if (std::isnan(d)) return INFINITY;
+        m = std::max(m, d);
+    }
+    return m;
+}
+
+std::vector<int> topK(const std::vector<float>& values, int k) {
+    std::vector<int> order(values.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) { return values[a] > values[b]; });
+    order.resize(std::size_t(k));
+    return order;
+}
+
+}  // namespace gpt2::testing

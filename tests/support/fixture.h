@@ -1,0 +1,15 @@
+#pragma once
+// Paths of the committed fixtures, and comparison helpers shared by the tests.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace gpt2::testing {
+
+std::string fixturePath(const std::string& relative);  // under tests/fixtures/
+const nlohmann::json& tinyReference();                  // tests/fixtures/gpt2-tiny/reference.json
+
+float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b);
+std::vector<int> topK(const std::vector<float>& values, int k);
+
+}  // namespace gpt2::testing

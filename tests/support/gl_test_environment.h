@@ -1,0 +1,5 @@
+#pragma once
+// The one headless GL context all GL tests of a process share (made on first use).
+namespace gpt2::testing {
+void ensureGlContext();
+}

@@ -1,0 +1,152 @@
+// The GL forward against Hugging Face transformers on the gpt2-tiny fixture (tests/fixtures/README.md):
+// last-position logits, top-5 at every position, the 20-token greedy continuation and attention
+// probabilities, with fp32 and fp16 weights, unfolded and with textures limited to 256 texels
+// (the 50257-row embedding then spans 7 texture pages).
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "reference/cpu_reference.h"
+#include "support/fixture.h"
+#include "support/gl_test_environment.h"
+#include "support/model_fixture.h"
+
+namespace gpt2 {
+namespace {
+
+using testing::maxAbsDiff;
+using testing::tinyPrompts;
+
+constexpr float kFp32LogitTolerance = 1e-3f;
+constexpr float kAttentionTolerance = 1e-4f;
+// fp16 weights: every weight matrix is rounded to 11 significant bits (relative error <= 2^-11 =
+// 4.9e-4) while activations, LayerNorm parameters and biases stay fp32. These logits reach |12|, so
+// a rounding error that does not cancel moves a logit by about 12 * 4.9e-4 = 6e-3; 0.01 adds room
+// for its growth through 2 layers. FixtureFp16.ErrorComesFromWeightRoundingOnly checks the premise:
+// the CPU reference with the same rounded weights stays within this tolerance of Hugging Face, and
+// the GL forward matches that rounded reference to the fp32 tolerance.
+constexpr float kFp16LogitTolerance = 0.01f;
+
+struct Variant {
+    TexelFormat weights;
+    int maxTextureSize;
+};
+
+std::ostream& operator<<(std::ostream& out, const Variant& v) {
+    return out << (v.weights == TexelFormat::Float32 ? "fp32" : "fp16") << "_max" << v.maxTextureSize;
+}
+
+class FixtureTest : public ::testing::TestWithParam<Variant> {
+protected:
+    static std::unique_ptr<Engine> load(const Variant& v) {
+        testing::ensureGlContext();
+        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize});
+    }
+    void SetUp() override { engine_ = load(GetParam()); }
+    float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
+    std::unique_ptr<Engine> engine_;
+};
+
+TEST_P(FixtureTest, LastLogitsMatchHuggingFace) {
+    for (const auto& prompt : tinyPrompts()) {
+        engine_->prefill(prompt.ids);
+        const float diff = maxAbsDiff(engine_->logits(), prompt.lastLogits);
+        EXPECT_LE(diff, tolerance()) << prompt.key;
+        RecordProperty("max_abs_logit_diff_" + prompt.key, std::to_string(diff));
+        std::cout << "[ measured ] " << GetParam() << " " << prompt.key << " max |dlogit| = " << diff << "\n";
+    }
+}
+
+TEST_P(FixtureTest, TopFiveAtEveryPositionMatchHuggingFace) {
+    for (const auto& prompt : tinyPrompts()) {
+        // Position t's logits: a decode step after the prefix, so this also runs the KV cache path.
+        engine_->prefill({prompt.ids[0]});
+        for (std::size_t t = 0; t < prompt.ids.size(); ++t) {
+            if (t > 0) engine_->step(prompt.ids[t]);
+            const auto logits = engine_->logits();
+            for (int i = 0; i < 5; ++i)
+                EXPECT_NEAR(logits[std::size_t(prompt.top5Ids[t][std::size_t(i)])], prompt.top5Logits[t][std::size_t(i)], tolerance())
+                    << prompt.key << " position " << t;
+            if (GetParam().weights == TexelFormat::Float32)
+                EXPECT_EQ(testing::topK(logits, 5), prompt.top5Ids[t]) << prompt.key << " position " << t;
+        }
+    }
+}
+
+TEST_P(FixtureTest, GreedyContinuationMatchesHuggingFace) {
+    for (const auto& prompt : tinyPrompts()) {
+        const auto generated = engine_->generateGreedy(prompt.ids, int(prompt.greedy.size()));
+        // fp32: every step must agree. fp16: agree up to the first step whose reference margin
+        // (top-1 minus top-2 logit) is below twice the tolerance, where rounding may flip the order.
+        std::size_t mustAgree = prompt.greedy.size();
+        if (GetParam().weights == TexelFormat::Float16)
+            for (std::size_t i = 0; i < prompt.greedyMargins.size(); ++i)
+                if (prompt.greedyMargins[i] < 2 * kFp16LogitTolerance) {
+                    mustAgree = i;
+                    break;
+                }
+        std::cout << "[ measured ] " << GetParam() << " " << prompt.key << " greedy steps compared: " << mustAgree << "\n";
+        EXPECT_EQ(std::vector<int>(generated.begin(), generated.begin() + std::ptrdiff_t(mustAgree)),
+                  std::vector<int>(prompt.greedy.begin(), prompt.greedy.begin() + std::ptrdiff_t(mustAgree)))
+            << prompt.key;
+    }
+}
+
+// fp32: against Hugging Face. fp16: against the CPU reference with the same fp16-rounded weights,
+// since the probabilities move with the weights (by up to 7e-4 here) but not with the arithmetic.
+TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
+    const auto& prompt = tinyPrompts().front();
+    ASSERT_FALSE(prompt.attention.empty()) << "p1 carries the attentions";
+    engine_->prefill(prompt.ids);
+    const std::size_t perLayer = prompt.attention.size() / std::size_t(engine_->config().layers);
+    const bool half = GetParam().weights == TexelFormat::Float16;
+    const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids, true)
+                              : reference::ForwardResult{};
+    for (int layer = 0; layer < engine_->config().layers; ++layer) {
+        const std::vector<float> expected =
+            half ? rounded.attention[std::size_t(layer)]
+                 : std::vector<float>(prompt.attention.begin() + std::ptrdiff_t(layer * perLayer),
+                                      prompt.attention.begin() + std::ptrdiff_t((layer + 1) * perLayer));
+        const float diff = maxAbsDiff(engine_->attention(layer), expected);
+        EXPECT_LE(diff, kAttentionTolerance) << "layer " << layer;
+        std::cout << "[ measured ] " << GetParam() << " layer " << layer << " max |dprob| = " << diff << "\n";
+    }
+    // Readback recomputes the prefix; the logits after it are unchanged.
+    EXPECT_LE(maxAbsDiff(engine_->logits(), prompt.lastLogits), tolerance());
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
+                         ::testing::Values(Variant{TexelFormat::Float32, 0}, Variant{TexelFormat::Float32, 256},
+                                           Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256}),
+                         [](const auto& info) {
+                             std::ostringstream name;
+                             name << info.param;
+                             return name.str();
+                         });
+
+TEST(FixtureFp16, ErrorComesFromWeightRoundingOnly) {
+    testing::ensureGlContext();
+    const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float16, 0});
+    for (const auto& prompt : tinyPrompts()) {
+        const auto rounded = reference::forward(checkpoint, prompt.ids, /*roundWeightsToHalf=*/true);
+        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
+        const float roundingEffect = maxAbsDiff(roundedLast, prompt.lastLogits);
+        EXPECT_LE(roundingEffect, kFp16LogitTolerance) << prompt.key << ": the tolerance must cover the effect of rounding";
+        engine.prefill(prompt.ids);
+        EXPECT_LE(maxAbsDiff(engine.logits(), roundedLast), kFp32LogitTolerance) << prompt.key;
+        std::cout << "[ measured ] " << prompt.key << " fp16 weight rounding moves logits by " << roundingEffect << "\n";
+    }
+}
+
+TEST(FixtureReference, CpuReferenceMatchesHuggingFace) {
+    // The reference the op and synthetic-model tests rely on, checked against transformers itself.
+    const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
+    for (const auto& prompt : tinyPrompts()) {
+        const auto result = reference::forward(checkpoint, prompt.ids);
+        const std::vector<float> last(result.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), result.logits.end());
+        EXPECT_LE(maxAbsDiff(last, prompt.lastLogits), 1e-4f) << prompt.key;
+    }
+}
+
+}  // namespace
+}  // namespace gpt2

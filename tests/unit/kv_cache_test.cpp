@@ -1,0 +1,53 @@
+// Decoding with the KV cache equals full recomputation at every step (max |dlogit| <= 1e-4).
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "support/fixture.h"
+#include "support/gl_test_environment.h"
+#include "support/model_fixture.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+TEST(KvCache, DecodeEqualsRecomputationAtEveryStep) {
+    testing::ensureGlContext();
+    for (int maxTextureSize : {0, 256}) {
+        Engine cached(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize});
+        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize});
+        const auto& ids = testing::tinyPrompts()[1].ids;  // p2: 40 tokens
+        ASSERT_GE(ids.size(), 30u);
+        cached.prefill({ids[0]});
+        float worst = 0;
+        for (std::size_t t = 1; t < ids.size(); ++t) {
+            cached.step(ids[t]);
+            fresh.prefill(std::vector<int>(ids.begin(), ids.begin() + std::ptrdiff_t(t + 1)));
+            const float diff = testing::maxAbsDiff(cached.logits(), fresh.logits());
+            ASSERT_LE(diff, 1e-4f) << "step " << t << " max texture " << maxTextureSize;
+            worst = std::max(worst, diff);
+        }
+        std::cout << "[ measured ] max texture " << maxTextureSize << ": KV cache vs recomputation max |dlogit| = " << worst << "\n";
+    }
+}
+
+TEST(KvCache, FillsTheWholeContextAndThenRefusesClearly) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{});
+    const int context = engine.config().contextLength;
+    engine.prefill({50256});
+    for (int i = 1; i < context; ++i) engine.step(i);
+    EXPECT_EQ(int(engine.tokens().size()), context);
+    try {
+        engine.step(1);
+        FAIL() << "a step past the context must fail";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("context of 64 tokens"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(engine.prefill(std::vector<int>(std::size_t(context + 1), 1)), Error);
+    EXPECT_THROW(engine.prefill({50257}), Error);  // outside the vocabulary
+    engine.prefill({1, 2, 3});                      // still usable after the errors
+    EXPECT_EQ(engine.logits().size(), 50257u);
+}
+
+}  // namespace
+}  // namespace gpt2

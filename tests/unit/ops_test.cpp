@@ -1,0 +1,275 @@
+// Every GL op alone against the CPU reference (tests/reference), on random inputs and several
+// shapes: one row (decode) and many (prefill), widths that are not multiples of 64, head dims that
+// are not multiples of 16 (or even of 4), and tiny texture limits that force folded layouts.
+// Tolerance: 1e-4 absolute on outputs of magnitude up to ~10 (fp32 shaders vs double reference).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "model/ops.h"
+#include "reference/cpu_reference.h"
+#include "support/fixture.h"
+#include "support/gl_test_environment.h"
+#include "support/synthetic_checkpoint.h"
+#include "util/half.h"
+
+namespace gpt2 {
+namespace {
+
+constexpr float kTolerance = 1e-4f;
+
+struct OpShape {
+    int T;        // rows being computed
+    int C;        // width
+    int heads;
+    int maxTextureSize;
+};
+
+std::ostream& operator<<(std::ostream& out, const OpShape& s) {
+    return out << "T" << s.T << "_C" << s.C << "_H" << s.heads << "_max" << s.maxTextureSize;
+}
+
+class OpsTest : public ::testing::TestWithParam<OpShape> {
+protected:
+    void SetUp() override {
+        testing::ensureGlContext();
+        limits_ = {GetParam().maxTextureSize, 256};
+    }
+    std::unique_ptr<Texture> texture(int rows, int cols, const std::vector<float>& values = {},
+                                     TexelFormat format = TexelFormat::Float32) {
+        auto t = std::make_unique<Texture>(TensorLayout::make(rows, cols, limits_, "op test"), format, "op test");
+        if (!values.empty()) t->uploadRows(0, rows, values.data());
+        return t;
+    }
+    std::vector<float> random(std::size_t n, float stddev = 1.0f, float mean = 0.0f) {
+        return testing::randomVector(n, stddev, rng_, mean);
+    }
+    // [rows, heads * head_dim] -> [rows, heads * padded head_dim], the engine's Q/K/V layout.
+    std::vector<float> padHeads(const std::vector<float>& x, int rows) const {
+        const int C = GetParam().C, H = GetParam().heads, D = C / H, Dp = (D + 3) / 4 * 4;
+        std::vector<float> out(std::size_t(rows) * H * Dp, 0.0f);
+        for (int r = 0; r < rows; ++r)
+            for (int h = 0; h < H; ++h)
+                for (int d = 0; d < D; ++d) out[(std::size_t(r) * H + h) * Dp + d] = x[std::size_t(r) * C + h * D + d];
+        return out;
+    }
+    std::vector<float> unpadHeads(const std::vector<float>& x, int rows) const {
+        const int C = GetParam().C, H = GetParam().heads, D = C / H, Dp = (D + 3) / 4 * 4;
+        std::vector<float> out(std::size_t(rows) * C);
+        for (int r = 0; r < rows; ++r)
+            for (int h = 0; h < H; ++h)
+                for (int d = 0; d < D; ++d) out[std::size_t(r) * C + h * D + d] = x[(std::size_t(r) * H + h) * Dp + d];
+        return out;
+    }
+
+    ProgramCache programs_;
+    TextureLimits limits_;
+    std::mt19937 rng_{42};
+};
+
+TEST_P(OpsTest, RowStatsGiveMeanAndInverseStd) {
+    const auto [T, C, heads, max] = GetParam();
+    const auto xv = random(std::size_t(T) * C, 2.0f, 0.5f);
+    auto x = texture(T, C, xv);
+    auto stats = texture(T, 4);
+    rowStatsPass(programs_, *stats, *x, C, 1e-5f).run(0, T);
+    const auto got = stats->readRows(0, T);
+    for (int r = 0; r < T; ++r) {
+        double mean = 0, var = 0;
+        for (int c = 0; c < C; ++c) mean += xv[std::size_t(r) * C + c];
+        mean /= C;
+        for (int c = 0; c < C; ++c) var += std::pow(xv[std::size_t(r) * C + c] - mean, 2);
+        EXPECT_NEAR(got[std::size_t(r) * 4], mean, kTolerance);
+        EXPECT_NEAR(got[std::size_t(r) * 4 + 1], 1.0 / std::sqrt(var / C + 1e-5), kTolerance);
+    }
+}
+
+TEST_P(OpsTest, MatmulWithFusedLayerNormBiasAndEachActivation) {
+    const auto [T, C, heads, max] = GetParam();
+    const int N = 4 * C + 2;  // not a multiple of 4: padded output columns
+    const int Kp = (C + 3) / 4 * 4;
+    const auto xv = random(std::size_t(T) * C, 1.5f, 0.3f);
+    const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
+    const auto wv = random(std::size_t(C) * N, 0.3f), bias = random(std::size_t(N), 0.1f);
+    std::vector<float> wPadded(std::size_t(Kp) * N, 0.0f);
+    std::copy(wv.begin(), wv.end(), wPadded.begin());
+
+    auto x = texture(T, C, xv);
+    auto stats = texture(T, 4);
+    auto g = texture(1, C, gamma), b = texture(1, C, beta), w = texture(Kp, N, wPadded), bt = texture(1, N, bias);
+    rowStatsPass(programs_, *stats, *x, C, 1e-5f).run(0, T);
+    const auto normed = reference::layerNorm(xv, T, C, gamma, beta, 1e-5f);
+    const auto product = reference::matmul(normed, wv, bias, T, C, N);
+
+    for (auto [epilogue, activation] : {std::pair{Epilogue::GeluTanh, Activation::GeluTanh},
+                                        std::pair{Epilogue::GeluErf, Activation::GeluErf}, std::pair{Epilogue::Relu, Activation::Relu}}) {
+        auto out = texture(T, N);
+        MatmulSpec spec{x.get(), w.get(), stats.get(), g.get(), b.get(), bt.get()};
+        spec.activation = epilogue;
+        matmulPass(programs_, {out.get()}, spec).run(0, T);
+        auto expected = product;
+        for (float& e : expected) e = reference::activation(e, activation);
+        EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), kTolerance) << "activation " << int(epilogue);
+    }
+}
+
+TEST_P(OpsTest, MatmulWithResidualOnARowRange) {
+    const auto [T, C, heads, max] = GetParam();
+    const int rows = T + 3, first = 2;  // render rows [2, 2 + T) of a taller target, as the cache positions do
+    const int Kp = (C + 3) / 4 * 4;
+    const auto xv = random(std::size_t(rows) * C), residual = random(std::size_t(rows) * C);
+    const auto wv = random(std::size_t(C) * C, 0.3f);
+    std::vector<float> wPadded(std::size_t(Kp) * C, 0.0f);
+    std::copy(wv.begin(), wv.end(), wPadded.begin());
+    auto x = texture(rows, C, xv), res = texture(rows, C, residual), w = texture(Kp, C, wPadded);
+    const std::vector<float> sentinel(std::size_t(rows) * C, 7.0f);
+    auto out = texture(rows, C, sentinel);
+    MatmulSpec spec{x.get(), w.get()};
+    spec.residual = res.get();
+    matmulPass(programs_, {out.get()}, spec).run(first, first + T);
+
+    const auto got = out->readRows(0, rows);
+    const std::vector<float> xs(xv.begin() + first * C, xv.begin() + (first + T) * C);
+    auto expected = reference::matmul(xs, wv, {}, T, C, C);
+    for (int i = 0; i < T * C; ++i) expected[std::size_t(i)] += residual[std::size_t(first * C + i)];
+    EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C), expected), kTolerance);
+    for (int i = 0; i < first * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+    for (int i = (first + T) * C; i < rows * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+}
+
+TEST_P(OpsTest, TransposedMatmulReadsWeightRowsLikeTheTiedLmHead) {
+    const auto [T, C, heads, max] = GetParam();
+    const int V = 203, Vp = 204;  // vocabulary not a multiple of 4
+    const auto xv = random(std::size_t(T) * C), wte = random(std::size_t(V) * C, 0.3f);
+    std::vector<float> wtePadded(std::size_t(Vp) * C, 0.0f);
+    std::copy(wte.begin(), wte.end(), wtePadded.begin());
+    auto x = texture(T, C, xv), w = texture(Vp, C, wtePadded);
+    auto out = texture(1, Vp);
+    MatmulSpec spec{x.get(), w.get()};
+    spec.transposedWeight = true;
+    spec.inRowOffset = T - 1;  // the last row only, as lm_head runs
+    matmulPass(programs_, {out.get()}, spec).run(0, 1);
+
+    std::vector<float> wT(std::size_t(C) * V);
+    for (int v = 0; v < V; ++v)
+        for (int c = 0; c < C; ++c) wT[std::size_t(c) * V + v] = wte[std::size_t(v) * C + c];
+    const std::vector<float> last(xv.end() - C, xv.end());
+    auto got = out->readRows(0, 1);
+    got.resize(std::size_t(V));
+    EXPECT_LT(testing::maxAbsDiff(got, reference::matmul(last, wT, {}, 1, C, V)), kTolerance);
+}
+
+TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
+    const auto [T, C, heads, max] = GetParam();
+    // Each part is padded to whole texels (Pw columns), as the model pads Q, K and V.
+    const int Kp = (C + 3) / 4 * 4, Pw = Kp, hf = 3 * C;
+    const auto xv = random(std::size_t(T) * C), wv = random(std::size_t(C) * hf, 0.3f), bias = random(std::size_t(hf), 0.1f);
+    std::vector<float> wPadded(std::size_t(Kp) * 3 * Pw, 0.0f), bPadded(std::size_t(3 * Pw), 0.0f);
+    for (int p = 0; p < 3; ++p)
+        for (int c = 0; c < C; ++c) {
+            bPadded[std::size_t(p * Pw + c)] = bias[std::size_t(p * C + c)];
+            for (int k = 0; k < C; ++k) wPadded[std::size_t(k) * 3 * Pw + p * Pw + c] = wv[std::size_t(k) * hf + p * C + c];
+        }
+    auto x = texture(T, C, xv), w = texture(Kp, 3 * Pw, wPadded), b = texture(1, 3 * Pw, bPadded);
+    auto q = texture(T, Pw), k = texture(T, Pw), v = texture(T, Pw);
+    MatmulSpec spec{x.get(), w.get()};
+    spec.bias = b.get();
+    matmulPass(programs_, {q.get(), k.get(), v.get()}, spec).run(0, T);
+    const auto expected = reference::matmul(xv, wv, bias, T, C, hf);
+    Texture* outs[] = {q.get(), k.get(), v.get()};
+    for (int p = 0; p < 3; ++p) {
+        const auto got = outs[p]->readRows(0, T);
+        for (int r = 0; r < T; ++r)
+            for (int c = 0; c < Pw; ++c) {
+                const float want = c < C ? expected[std::size_t(r) * hf + p * C + c] : 0.0f;
+                ASSERT_NEAR(got[std::size_t(r) * Pw + c], want, kTolerance) << "part " << p << " row " << r << " col " << c;
+            }
+    }
+}
+
+TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
+    const auto [T, C, heads, max] = GetParam();
+    const int D = C / heads, Dp = (D + 3) / 4 * 4, padded = heads * Dp;
+    const AttentionShape shape{heads, Dp / 4};
+    const float scale = 1.0f / std::sqrt(float(D));
+    for (int pos0 : {0, 5}) {  // 0: prefill of T queries; 5: T queries after 5 cached positions
+        const int keys = pos0 + T;
+        const auto qv = random(std::size_t(T) * C), kv = random(std::size_t(keys) * C), vv = random(std::size_t(keys) * C);
+        // Queries sit at their absolute positions, as in the model.
+        std::vector<float> qAbs(std::size_t(keys) * padded, 0.0f);
+        const auto qPadded = padHeads(qv, T);
+        std::copy(qPadded.begin(), qPadded.end(), qAbs.begin() + std::int64_t(pos0) * padded);
+        auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)), v = texture(keys, padded, padHeads(vv, keys));
+        auto scores = texture(keys * heads, keys), out = texture(keys, padded);
+        auto scorePass = attentionScoresPass(programs_, *scores, *q, *k, shape, scale);
+        setAttentionPosition(scorePass, pos0);
+        scorePass.run(0, T * heads);
+        auto apply = attentionApplyPass(programs_, *out, *scores, *v, shape);
+        setAttentionPosition(apply, pos0);
+        apply.run(pos0, keys);
+
+        std::vector<float> probs;
+        const auto expected = reference::attention(qv, kv, vv, T, pos0, C, heads, scale, &probs);
+        EXPECT_LT(testing::maxAbsDiff(unpadHeads(out->readRows(pos0, T), T), expected), kTolerance) << "pos0 " << pos0;
+
+        if (pos0 == 0) {
+            auto probTexture = texture(T * heads, T);
+            attentionProbsPass(programs_, *probTexture, *scores, shape).run(0, T * heads);
+            const auto rows = probTexture->readRows(0, T * heads);  // row = query * heads + head
+            for (int h = 0; h < heads; ++h)
+                for (int t = 0; t < T; ++t)
+                    for (int s = 0; s < T; ++s)
+                        ASSERT_NEAR(rows[(std::size_t(t) * heads + h) * T + s], probs[(std::size_t(h) * T + t) * T + s], 1e-6)
+                            << "head " << h << " query " << t << " key " << s;
+        }
+    }
+}
+
+TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
+    const auto [T, C, heads, max] = GetParam();
+    const int V = 97, P = T + 4;
+    const auto wte = random(std::size_t(V) * C), wpe = random(std::size_t(P) * C);
+    std::vector<float> ids(std::size_t(P), 0.0f);
+    for (int i = 0; i < P; ++i) ids[std::size_t(i)] = float((i * 37 + 11) % V);
+    auto idTexture = texture(P, 1, ids), wteTexture = texture(V, C, wte), wpeTexture = texture(P, C, wpe), out = texture(P, C);
+    embeddingPass(programs_, *out, *idTexture, *wteTexture, *wpeTexture).run(3, 3 + T);
+    const auto got = out->readRows(3, T);
+    for (int t = 0; t < T; ++t)
+        for (int c = 0; c < C; ++c) {
+            const int p = 3 + t, id = int(ids[std::size_t(p)]);
+            ASSERT_EQ(got[std::size_t(t) * C + c], wte[std::size_t(id) * C + c] + wpe[std::size_t(p) * C + c]);
+        }
+}
+
+TEST_P(OpsTest, HalfFloatWeightsAreTheRoundedValues) {
+    const auto [T, C, heads, max] = GetParam();
+    const auto values = random(std::size_t(T) * C, 3.0f);
+    auto half = texture(T, C, values, TexelFormat::Float16);
+    auto copy = texture(T, C);
+    // An identity "embedding" copy: ids 0..T-1 read rows of the fp16 texture into an fp32 target.
+    std::vector<float> ids;
+    for (int i = 0; i < T; ++i) ids.push_back(float(i));
+    auto idTexture = texture(T, 1, ids);
+    auto wpe = texture(T, C, std::vector<float>(std::size_t(T) * C, 0.0f));
+    embeddingPass(programs_, *copy, *idTexture, *half, *wpe).run(0, T);
+    const auto got = copy->readRows(0, T);
+    for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(got[i], roundToHalf(values[i]));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest,
+                         ::testing::Values(OpShape{1, 120, 5, 16384},  // decode row, head dim 24
+                                           OpShape{7, 120, 5, 16384},  // prefill rows
+                                           OpShape{9, 30, 5, 16},      // head dim 6 (not whole texels), folded
+                                           OpShape{13, 72, 4, 32},     // head dim 18, folded
+                                           OpShape{1, 40, 2, 16},      // decode, folded
+                                           OpShape{33, 256, 4, 64}),   // head dim 64, many rows, folded
+                         [](const auto& info) {
+                             std::ostringstream name;
+                             name << info.param;
+                             return name.str();
+                         });
+
+}  // namespace
+}  // namespace gpt2

@@ -1,0 +1,105 @@
+// The safetensors reader accepts well-formed files and rejects every malformed one with a message
+// that names the file and what is wrong.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "format/safetensors.h"
+#include "util/error.h"
+#include "util/half.h"
+
+namespace gpt2 {
+namespace {
+
+std::vector<std::uint8_t> fileWith(const std::string& header, std::size_t dataBytes) {
+    std::vector<std::uint8_t> bytes(8);
+    const std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) bytes[std::size_t(i)] = std::uint8_t(n >> (8 * i));
+    bytes.insert(bytes.end(), header.begin(), header.end());
+    bytes.resize(bytes.size() + dataBytes, 0);
+    return bytes;
+}
+
+SafetensorsHeader parse(const std::vector<std::uint8_t>& bytes) {
+    return parseSafetensorsHeader(bytes.data(), bytes.size(), bytes.size(), "test.safetensors");
+}
+
+void expectError(const std::vector<std::uint8_t>& bytes, const std::string& fragment) {
+    try {
+        parse(bytes);
+        FAIL() << "expected an error containing \"" << fragment << "\"";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("test.safetensors"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Safetensors, ParsesTensorsAndMetadata) {
+    const auto bytes = fileWith(R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+                                R"("b":{"dtype":"F16","shape":[4],"data_offsets":[24,32]}})", 32);
+    const auto header = parse(bytes);
+    ASSERT_EQ(header.tensors.size(), 2u);
+    EXPECT_EQ(header.tensor("a").shape, (std::vector<std::int64_t>{2, 3}));
+    EXPECT_EQ(header.tensor("b").dtype, DType::F16);
+    EXPECT_EQ(header.metadata.at("format"), "pt");
+    EXPECT_EQ(header.dataOffset, bytes.size() - 32);
+}
+
+TEST(Safetensors, RejectsFileShorterThanHeaderLength) { expectError({1, 2, 3}, "too short"); }
+
+TEST(Safetensors, RejectsHeaderLengthBeyondFile) {
+    auto bytes = fileWith(R"({})", 0);
+    bytes[0] = 200;
+    expectError(bytes, "runs past the end");
+}
+
+TEST(Safetensors, RejectsInvalidJson) { expectError(fileWith("{not json", 0), "not valid JSON"); }
+
+TEST(Safetensors, RejectsUnknownDtype) {
+    expectError(fileWith(R"({"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", 8), "dtype I64");
+}
+
+TEST(Safetensors, RejectsOffsetsBeyondData) {
+    expectError(fileWith(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8), "truncated");
+}
+
+TEST(Safetensors, RejectsByteCountThatDisagreesWithShape) {
+    expectError(fileWith(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", 16), "needs 12 bytes");
+}
+
+TEST(Safetensors, RejectsOverlappingTensors) {
+    expectError(fileWith(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                         R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})", 24), "overlap");
+}
+
+TEST(Safetensors, RejectsNegativeDimension) {
+    expectError(fileWith(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4), "negative");
+}
+
+TEST(Safetensors, RejectsReversedOffsets) {
+    expectError(fileWith(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})", 8), "spans bytes");
+}
+
+TEST(Safetensors, ConvertsHalfAndBfloat16) {
+    const float values[] = {1.5f, -2.25f, -1024.0f, 0.0f};
+    std::vector<std::uint8_t> f16, bf16;
+    for (float v : values) {
+        const std::uint16_t h = floatToHalf(v);
+        f16.push_back(std::uint8_t(h));
+        f16.push_back(std::uint8_t(h >> 8));
+        std::uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        bf16.push_back(std::uint8_t(bits >> 16));
+        bf16.push_back(std::uint8_t(bits >> 24));
+    }
+    float out[4];
+    convertToFloat(DType::F16, f16.data(), 4, out);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], values[i]);
+    convertToFloat(DType::BF16, bf16.data(), 4, out);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], values[i]);  // all four are exact in bf16
+}
+
+}  // namespace
+}  // namespace gpt2

@@ -1,0 +1,58 @@
+// The layout contract: unfolded when it fits, whole rows per line when too tall, lines split when
+// too wide, extra pages when one page cannot hold the matrix; never a dimension over the limit.
+#include <gtest/gtest.h>
+
+#include "gl/tensor_layout.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+void expectValid(const TensorLayout& l, int max) {
+    EXPECT_LE(l.width, max);
+    EXPECT_LE(l.height, max);
+    EXPECT_GE(l.pageTexels() * l.pages, l.texelCount());
+    EXPECT_LT(l.pageTexels() * (l.pages - 1), l.texelCount());  // no empty page
+}
+
+TEST(TensorLayout, FitsUnfolded) {
+    const auto l = TensorLayout::make(1024, 768, {16384, 256}, "x");
+    EXPECT_TRUE(l.unfolded());
+    EXPECT_EQ(l.width, 192);
+    EXPECT_EQ(l.height, 1024);
+    EXPECT_EQ(l.pages, 1);
+}
+
+TEST(TensorLayout, PadsColumnsToWholeTexels) {
+    const auto l = TensorLayout::make(3, 30, {16384, 256}, "x");
+    EXPECT_EQ(l.texelsPerRow, 8);
+}
+
+TEST(TensorLayout, FoldsTheEmbeddingUnder4096) {
+    for (int embd : {768, 1024, 1280}) {
+        const auto l = TensorLayout::make(50260, embd, {4096, 256}, "wte");
+        expectValid(l, 4096);
+        EXPECT_FALSE(l.unfolded());
+        EXPECT_EQ(l.width % l.texelsPerRow, 0) << "rows must not be split when they fit in a line";
+    }
+}
+
+TEST(TensorLayout, SplitsRowsWiderThanTheLimit) {
+    const auto l = TensorLayout::make(2, 50260, {8192, 256}, "logits");
+    expectValid(l, 8192);
+    EXPECT_EQ(l.width, 8192);
+}
+
+TEST(TensorLayout, UsesPagesWhenOnePageIsNotEnough) {
+    const auto l = TensorLayout::make(50260, 32, {256, 256}, "wte");
+    expectValid(l, 256);
+    EXPECT_EQ(l.pages, 7);  // 50260 * 8 texels / 65536 per page
+}
+
+TEST(TensorLayout, RejectsMatricesBeyondTheLayerLimit) {
+    EXPECT_THROW(TensorLayout::make(50260, 1600, {256, 16}, "wte"), Error);
+    EXPECT_THROW(TensorLayout::make(0, 4, {256, 16}, "empty"), Error);
+}
+
+}  // namespace
+}  // namespace gpt2
