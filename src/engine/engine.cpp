@@ -13,7 +13,9 @@ int argmax(const std::vector<float>& values) {
 
 Engine::Engine(const std::string& modelDir, const ModelOptions& options) {
     const HuggingFaceCheckpoint checkpoint(modelDir);
-    model_ = std::make_unique<Gpt2Model>(checkpoint, options);
+    model_ = std::make_unique<Gpt2Model>(checkpoint.config(), options);
+    model_->weights().uploadAll(checkpoint);
+    model_->weights().checkComplete(modelDir);
 }
 
 void Engine::prefill(const std::vector<int>& ids) {

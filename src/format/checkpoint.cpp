@@ -1,6 +1,5 @@
 #include "format/checkpoint.h"
 
-#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -78,12 +77,7 @@ std::vector<float> HuggingFaceCheckpoint::read(const std::string& name, const st
     if (located.info->shape != expectedShape)
         fail(located.file->header().label, ": tensor ", located.info->name, " has shape ", shapeText(located.info->shape),
              ", expected ", shapeText(expectedShape), " from config.json");
-    std::vector<float> values = located.file->readFloats(*located.info);
-    for (std::size_t i = 0; i < values.size(); ++i)
-        if (!std::isfinite(values[i]))
-            fail(located.file->header().label, ": tensor ", located.info->name, " holds a non-finite value (", values[i],
-                 ") at element ", i, "; the checkpoint is corrupt");
-    return values;
+    return located.file->readFloats(*located.info);
 }
 
 }  // namespace gpt2

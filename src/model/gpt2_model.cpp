@@ -7,10 +7,8 @@
 
 namespace gpt2 {
 
-Gpt2Model::Gpt2Model(const TensorSource& source, const ModelOptions& options)
-    : config_(source.config()),
-      caps_(queryCapabilities(options.maxTextureSize)),
-      weights_(source, options.weights, caps_.limits) {
+Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
+    : config_(config), caps_(queryCapabilities(options.maxTextureSize)), weights_(config, options.weights, caps_.limits) {
     const ModelConfig& c = config_;
     const EngineDims d = engineDims(c);
     const int positions = c.contextLength, headsCols = d.headsTexels * 4;
@@ -69,7 +67,11 @@ std::unique_ptr<Texture> Gpt2Model::activation(int rows, int cols, const char* n
     return std::make_unique<Texture>(TensorLayout::make(rows, cols, caps_.limits, name), TexelFormat::Float32, name);
 }
 
-void Gpt2Model::checkPositions(std::size_t count, int pos0) const {
+void Gpt2Model::checkPositions(std::size_t count, int pos0) {
+    if (!weightsChecked_) {
+        weights_.checkComplete("model");
+        weightsChecked_ = true;
+    }
     if (count == 0) fail("forward: no tokens to run");
     if (pos0 < 0 || pos0 + std::int64_t(count) > config_.contextLength)
         fail("forward: positions [", pos0, ", ", pos0 + std::int64_t(count), ") exceed the model's context of ",

@@ -29,7 +29,10 @@ struct ModelOptions {
 
 class Gpt2Model {
 public:
-    Gpt2Model(const TensorSource& source, const ModelOptions& options);
+    // Allocates every texture and declares every pass; weights arrive through weights().
+    Gpt2Model(const ModelConfig& config, const ModelOptions& options);
+
+    ModelWeights& weights() { return weights_; }
 
     const ModelConfig& config() const { return config_; }
     const GlCapabilities& capabilities() const { return caps_; }
@@ -52,7 +55,7 @@ private:
         std::unique_ptr<Texture> kCache, vCache;
         std::vector<Pass> passes;  // ln1 stats, qkv, scores, apply, proj, ln2 stats, fc, mlp proj
     };
-    void checkPositions(std::size_t count, int pos0) const;
+    void checkPositions(std::size_t count, int pos0);
     void runLayer(Layer& layer, int pos0, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
 
@@ -65,6 +68,7 @@ private:
     std::vector<Layer> layers_;
     std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head
     int lastPosition_ = -1;
+    bool weightsChecked_ = false;
 };
 
 }  // namespace gpt2

@@ -1,30 +1,77 @@
 #include "model/model_weights.h"
 
+#include <cmath>
+
 #include "util/error.h"
 
 namespace gpt2 {
+namespace {
 
-ModelWeights::ModelWeights(const TensorSource& source, TexelFormat format, const TextureLimits& limits) {
-    for (const MatrixSpec& spec : engineMatrices(source.config())) {
+std::string withoutPrefix(const std::string& name) {
+    const std::string prefix = "transformer.";
+    return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+}  // namespace
+
+ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits) : config_(config) {
+    for (const MatrixSpec& spec : engineMatrices(config)) {
         // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
         const TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
         auto texture = std::make_unique<Texture>(TensorLayout::make(spec.rows, spec.cols, limits, spec.name.c_str()),
                                                  texelFormat, spec.name);
-        const std::vector<float> values = packMatrix(source, spec);
-        texture->uploadRows(0, spec.rows, values.data());
-        textures_[spec.name] = std::move(texture);
+        slots_[spec.name] = Slot{spec, std::move(texture)};
     }
 }
 
+bool ModelWeights::wants(const std::string& name) const { return slots_.count(withoutPrefix(name)) != 0; }
+
+ModelWeights::Slot& ModelWeights::slot(const std::string& name) {
+    auto it = slots_.find(withoutPrefix(name));
+    if (it == slots_.end()) fail("model weights: ", name, " is not a GPT-2 weight");
+    return it->second;
+}
+
+void ModelWeights::upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
+    Slot& s = slot(name);
+    if (shape != s.spec.sourceShape)
+        fail("tensor ", name, " has shape ", shapeText(shape), ", expected ", shapeText(s.spec.sourceShape), " from config.json");
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+            fail("tensor ", name, " holds a non-finite value (", values[i], ") at element ", i, "; the checkpoint is corrupt");
+    const std::vector<float> packed = packMatrix(config_, s.spec, values);
+    s.texture->uploadRows(0, s.spec.rows, packed.data());
+    s.uploaded = true;
+}
+
+void ModelWeights::uploadAll(const TensorSource& source) {
+    for (auto& [name, s] : slots_) upload(name, s.spec.sourceShape, source.read(name, s.spec.sourceShape));
+}
+
+void ModelWeights::checkComplete(const std::string& label) const {
+    std::string missing;
+    int count = 0;
+    for (const auto& [name, s] : slots_)
+        if (!s.uploaded && ++count <= 5) missing += (missing.empty() ? "" : ", ") + name;
+    if (count > 0)
+        fail(label, ": ", count, " tensor(s) missing, e.g. ", missing, "; is this a complete GPT-2 checkpoint for its config.json?");
+}
+
 const Texture& ModelWeights::operator[](const std::string& name) const {
-    auto it = textures_.find(name);
-    if (it == textures_.end()) fail("model weights: no texture ", name);
-    return *it->second;
+    auto it = slots_.find(name);
+    if (it == slots_.end()) fail("model weights: no texture ", name);
+    return *it->second.texture;
 }
 
 std::int64_t ModelWeights::bytes() const {
     std::int64_t total = 0;
-    for (const auto& [name, texture] : textures_) total += texture->bytes();
+    for (const auto& [name, s] : slots_) total += s.texture->bytes();
     return total;
 }
 

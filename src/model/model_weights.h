@@ -1,5 +1,7 @@
 #pragma once
-// The model's weights as textures, uploaded tensor by tensor (one tensor in CPU memory at a time).
+// The model's weights as textures. All textures are allocated up front; tensors then arrive one at a
+// time in any order (a file read tensor by tensor, or a download streamed in file order) and are
+// packed and uploaded as they come, so no more than one tensor is ever held in CPU memory.
 #include <map>
 #include <memory>
 #include <string>
@@ -11,12 +13,30 @@ namespace gpt2 {
 
 class ModelWeights {
 public:
-    ModelWeights(const TensorSource& source, TexelFormat format, const TextureLimits& limits);
+    ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits);
+
+    // True when `name` (a Hugging Face tensor name, "transformer." optional) is a weight the engine uses.
+    bool wants(const std::string& name) const;
+    // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
+    void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
+    // Uploads every weight from `source`.
+    void uploadAll(const TensorSource& source);
+    // Throws naming the weights that never arrived.
+    void checkComplete(const std::string& label) const;
+
     const Texture& operator[](const std::string& name) const;
     std::int64_t bytes() const;
 
 private:
-    std::map<std::string, std::unique_ptr<Texture>> textures_;
+    struct Slot {
+        MatrixSpec spec;
+        std::unique_ptr<Texture> texture;
+        bool uploaded = false;
+    };
+    Slot& slot(const std::string& name);
+
+    ModelConfig config_;
+    std::map<std::string, Slot> slots_;
 };
 
 }  // namespace gpt2

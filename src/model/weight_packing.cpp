@@ -35,63 +35,50 @@ EngineDims engineDims(const ModelConfig& c) {
 
 std::vector<MatrixSpec> engineMatrices(const ModelConfig& c) {
     const EngineDims d = engineDims(c);
+    const std::int64_t C = c.embedDim, I = c.innerDim;
     const int embedRows = d.embedTexels * 4, innerRows = d.innerTexels * 4, headsCols = d.headsTexels * 4;
-    std::vector<MatrixSpec> specs = {{"wte.weight", d.vocabRows, c.embedDim}, {"wpe.weight", c.contextLength, c.embedDim}};
+    std::vector<MatrixSpec> specs = {{"wte.weight", d.vocabRows, c.embedDim, {c.vocabSize, C}},
+                                     {"wpe.weight", c.contextLength, c.embedDim, {c.contextLength, C}}};
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        specs.push_back({h + "ln_1.weight", 1, c.embedDim});
-        specs.push_back({h + "ln_1.bias", 1, c.embedDim});
-        specs.push_back({h + "attn.c_attn.weight", embedRows, 3 * headsCols});
-        specs.push_back({h + "attn.c_attn.bias", 1, 3 * headsCols});
-        specs.push_back({h + "attn.c_proj.weight", headsCols, c.embedDim});
-        specs.push_back({h + "attn.c_proj.bias", 1, c.embedDim});
-        specs.push_back({h + "ln_2.weight", 1, c.embedDim});
-        specs.push_back({h + "ln_2.bias", 1, c.embedDim});
-        specs.push_back({h + "mlp.c_fc.weight", embedRows, c.innerDim});
-        specs.push_back({h + "mlp.c_fc.bias", 1, c.innerDim});
-        specs.push_back({h + "mlp.c_proj.weight", innerRows, c.embedDim});
-        specs.push_back({h + "mlp.c_proj.bias", 1, c.embedDim});
+        specs.push_back({h + "ln_1.weight", 1, c.embedDim, {C}});
+        specs.push_back({h + "ln_1.bias", 1, c.embedDim, {C}});
+        specs.push_back({h + "attn.c_attn.weight", embedRows, 3 * headsCols, {C, 3 * C}});
+        specs.push_back({h + "attn.c_attn.bias", 1, 3 * headsCols, {3 * C}});
+        specs.push_back({h + "attn.c_proj.weight", headsCols, c.embedDim, {C, C}});
+        specs.push_back({h + "attn.c_proj.bias", 1, c.embedDim, {C}});
+        specs.push_back({h + "ln_2.weight", 1, c.embedDim, {C}});
+        specs.push_back({h + "ln_2.bias", 1, c.embedDim, {C}});
+        specs.push_back({h + "mlp.c_fc.weight", embedRows, c.innerDim, {C, I}});
+        specs.push_back({h + "mlp.c_fc.bias", 1, c.innerDim, {I}});
+        specs.push_back({h + "mlp.c_proj.weight", innerRows, c.embedDim, {I, C}});
+        specs.push_back({h + "mlp.c_proj.bias", 1, c.embedDim, {C}});
     }
-    specs.push_back({"ln_f.weight", 1, c.embedDim});
-    specs.push_back({"ln_f.bias", 1, c.embedDim});
-    if (!c.tieWordEmbeddings) specs.push_back({"lm_head.weight", d.vocabRows, c.embedDim});
+    specs.push_back({"ln_f.weight", 1, c.embedDim, {C}});
+    specs.push_back({"ln_f.bias", 1, c.embedDim, {C}});
+    if (!c.tieWordEmbeddings) specs.push_back({"lm_head.weight", d.vocabRows, c.embedDim, {c.vocabSize, C}});
     return specs;
 }
 
-std::vector<float> packMatrix(const TensorSource& source, const MatrixSpec& spec) {
-    const ModelConfig& c = source.config();
+std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, const std::vector<float>& in) {
     const EngineDims d = engineDims(c);
     const std::int64_t C = c.embedDim;
+    std::int64_t expected = 1;
+    for (auto dim : spec.sourceShape) expected *= dim;
+    if (std::int64_t(in.size()) != expected) fail("packMatrix: ", spec.name, " has ", in.size(), " values, expected ", expected);
     std::vector<float> out(std::size_t(spec.rows) * std::size_t(spec.cols), 0.0f);
-    auto copyRows = [&](const std::vector<float>& in, std::int64_t rows, std::int64_t cols) {
-        std::copy(in.begin(), in.begin() + rows * cols, out.begin());
-    };
 
-    if (spec.name == "wte.weight" || spec.name == "lm_head.weight") {
-        copyRows(source.read(spec.name, {c.vocabSize, C}), c.vocabSize, C);
-    } else if (spec.name == "wpe.weight") {
-        copyRows(source.read(spec.name, {c.contextLength, C}), c.contextLength, C);
-    } else if (endsWith(spec.name, "attn.c_attn.weight")) {
-        const auto in = source.read(spec.name, {C, 3 * C});
+    if (endsWith(spec.name, "attn.c_attn.weight")) {
         for (std::int64_t r = 0; r < C; ++r)
             for (int col = 0; col < 3 * C; ++col) out[r * spec.cols + paddedHeadColumn(col, c, d)] = in[r * 3 * C + col];
     } else if (endsWith(spec.name, "attn.c_attn.bias")) {
-        const auto in = source.read(spec.name, {3 * C});
         for (int col = 0; col < 3 * C; ++col) out[paddedHeadColumn(col, c, d)] = in[col];
     } else if (endsWith(spec.name, "attn.c_proj.weight")) {
-        const auto in = source.read(spec.name, {C, C});
-        for (std::int64_t r = 0; r < C; ++r) {
-            const std::int64_t paddedRow = paddedHeadColumn(int(r), c, d);
-            std::copy(in.begin() + r * C, in.begin() + (r + 1) * C, out.begin() + paddedRow * C);
-        }
-    } else if (endsWith(spec.name, "mlp.c_fc.weight")) {
-        copyRows(source.read(spec.name, {C, c.innerDim}), C, c.innerDim);
-    } else if (endsWith(spec.name, "mlp.c_proj.weight")) {
-        copyRows(source.read(spec.name, {c.innerDim, C}), c.innerDim, C);
-    } else if (spec.rows == 1) {
-        copyRows(source.read(spec.name, {spec.cols}), 1, spec.cols);
+        for (std::int64_t r = 0; r < C; ++r)
+            std::copy(in.begin() + r * C, in.begin() + (r + 1) * C, out.begin() + std::int64_t(paddedHeadColumn(int(r), c, d)) * C);
     } else {
-        fail("packMatrix: no packing rule for ", spec.name);
+        // Every other matrix keeps its values in place; only zero rows are appended.
+        std::copy(in.begin(), in.end(), out.begin());
     }
     return out;
 }

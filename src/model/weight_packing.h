@@ -22,15 +22,16 @@ struct EngineDims {
 EngineDims engineDims(const ModelConfig& config);
 
 struct MatrixSpec {
-    std::string name;  // the Hugging Face tensor name without "transformer."
-    int rows;
+    std::string name;                       // the Hugging Face tensor name without "transformer."
+    int rows;                               // the engine matrix
     int cols;
+    std::vector<std::int64_t> sourceShape;  // the Hugging Face tensor's shape
 };
 
 // Every matrix the engine uploads, in upload order.
 std::vector<MatrixSpec> engineMatrices(const ModelConfig& config);
 
-// Reads the tensor behind `spec` from `source` (checking its shape) and returns rows x cols floats.
-std::vector<float> packMatrix(const TensorSource& source, const MatrixSpec& spec);
+// The engine matrix (rows x cols floats) from the Hugging Face tensor's values (sourceShape).
+std::vector<float> packMatrix(const ModelConfig& config, const MatrixSpec& spec, const std::vector<float>& source);
 
 }  // namespace gpt2
