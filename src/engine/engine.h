@@ -1,21 +1,54 @@
 #pragma once
-// The public C++ API: a loaded model plus the token sequence in its KV cache.
+// The public C++ API: a loaded model, its tokenizer, and the token sequence in its KV cache.
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/sampling.h"
 #include "model/gpt2_model.h"
+#include "tokenizer/tokenizer.h"
 
 namespace gpt2 {
 
+struct GenerateOptions {
+    int maxNewTokens = 50;
+    SamplingOptions sampling;
+    std::vector<std::string> stop;  // stop strings (never part of the output)
+    bool stopAtEndOfText = true;    // stop on <|endoftext|> (not part of the output)
+    // Context policy: when the next token would not fit in n_positions, keep the last
+    // n_positions / 2 tokens, prefill them again and go on. Off: such a request is an error.
+    bool slideWindow = true;
+};
+
+struct GeneratedToken {
+    int id;
+    std::string text;  // complete UTF-8 text this token adds (may be empty)
+};
+
+enum class StopReason { MaxTokens, EndOfText, StopString, Cancelled };
+const char* stopReasonName(StopReason reason);
+
+struct GenerateResult {
+    std::vector<int> ids;  // the new tokens
+    std::string text;      // their text, without a stop string
+    StopReason reason = StopReason::MaxTokens;
+};
+
 class Engine {
 public:
-    // `modelDir`: a Hugging Face GPT-2 checkpoint folder. Needs a current GL context.
+    // `modelDir`: a Hugging Face GPT-2 checkpoint folder; vocab.json and merges.txt are read from it
+    // when present (otherwise call setTokenizer). Needs a current GL context.
     Engine(const std::string& modelDir, const ModelOptions& options);
 
     const ModelConfig& config() const { return model_->config(); }
     Gpt2Model& model() { return *model_; }
     const std::vector<int>& tokens() const { return tokens_; }
+
+    void setTokenizer(Tokenizer tokenizer);
+    const Tokenizer& tokenizer() const;  // throws when the model folder had no vocab.json/merges.txt
+    bool hasTokenizer() const { return tokenizer_.has_value(); }
 
     // Starts a new sequence with `ids` (one set of passes for all of them).
     void prefill(const std::vector<int>& ids);
@@ -25,14 +58,23 @@ public:
     std::vector<float> logits();
     // Attention probabilities of `layer` over the current sequence: heads x T x T.
     std::vector<float> attention(int layer);
+
+    // Continues `prompt`. `onToken` is called for each new token; returning false cancels
+    // (between tokens). When <|endoftext|> ends the text, it is not in the result's ids, but if text
+    // was held back it comes in one last call with that id. Greedy and top-k (k <= 64) steps read
+    // back only the GPU's top candidates.
+    GenerateResult generate(const std::vector<int>& prompt, const GenerateOptions& options,
+                            const std::function<bool(const GeneratedToken&)>& onToken = {});
     // Greedy continuation of `prompt`: the new ids only.
     std::vector<int> generateGreedy(const std::vector<int>& prompt, int maxNewTokens);
 
 private:
+    std::vector<TokenLogit> nextCandidates(const SamplingOptions& sampling);
+    void append(int id, bool slideWindow);
+
     std::unique_ptr<Gpt2Model> model_;
+    std::optional<Tokenizer> tokenizer_;
     std::vector<int> tokens_;
 };
-
-int argmax(const std::vector<float>& values);
 
 }  // namespace gpt2

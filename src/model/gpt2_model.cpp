@@ -23,6 +23,11 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     attended_ = activation(positions, headsCols, "attention output");
     hidden_ = activation(positions, c.innerDim, "mlp hidden");
     logits_ = activation(1, d.vocabRows, "logits");
+    // Blocks of about sqrt(texels) texels balance the two top-k levels.
+    const int logitTexels = d.vocabRows / 4;
+    const int blockTexels = int(std::ceil(std::sqrt(double(logitTexels))));
+    topkBlocks_ = activation(1, 4 * ((logitTexels + blockTexels - 1) / blockTexels), "top-k block winners");
+    candidates_ = activation(kMaxCandidates, 4, "top-k candidates");
 
     const Texture& wte = weights_["wte.weight"];
     head_.push_back(embeddingPass(programs_, *x_[0], *ids_, wte, weights_["wpe.weight"]));
@@ -61,6 +66,8 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
                       &weights_["ln_f.weight"], &weights_["ln_f.bias"]};
     lmHead.transposedWeight = true;
     head_.push_back(matmulPass(programs_, {logits_.get()}, lmHead));
+    head_.push_back(topkBlockPass(programs_, *topkBlocks_, *logits_, *candidates_, c.vocabSize, blockTexels));
+    head_.push_back(topkSelectPass(programs_, *candidates_, *topkBlocks_));
 }
 
 std::unique_ptr<Texture> Gpt2Model::activation(int rows, int cols, const char* name) {
@@ -111,8 +118,24 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
 std::vector<float> Gpt2Model::logits() {
     if (lastPosition_ < 0) fail("logits: nothing has been run yet");
     std::vector<float> values = logits_->readRows(0, 1);
+    readbackBytes_ += std::int64_t(values.size()) * 4;
     values.resize(std::size_t(config_.vocabSize));
     return values;
+}
+
+std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
+    if (lastPosition_ < 0) fail("topCandidates: nothing has been run yet");
+    if (k < 1 || k > kMaxCandidates || k > config_.vocabSize)
+        fail("topCandidates: k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
+    for (int rank = 0; rank < k; ++rank) {
+        head_[3].set("u_rank", rank).run(0, 1);
+        head_[4].run(rank, rank + 1);
+    }
+    const std::vector<float> rows = candidates_->readRows(0, k);
+    readbackBytes_ += std::int64_t(k) * 16;
+    std::vector<Candidate> out;
+    for (int r = 0; r < k; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
+    return out;
 }
 
 std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) {
@@ -134,6 +157,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     attentionProbsPass(programs_, probs, *scores_, shape_).run(0, count * config_.heads);
     // Rows are (query, head); callers get heads x T x T.
     const std::vector<float> rows = probs.readRows(0, count * config_.heads);
+    readbackBytes_ += std::int64_t(rows.size()) * 4;
     std::vector<float> out(rows.size());
     for (int q = 0; q < count; ++q)
         for (int h = 0; h < config_.heads; ++h)

@@ -42,6 +42,16 @@ public:
     void forward(const std::vector<int>& ids, int pos0);
     // Logits of the last position forwarded: vocab_size floats.
     std::vector<float> logits();
+    // The k largest of those logits, best first (ties: smaller id first), found on the GPU: reads
+    // back k texels instead of the whole vocabulary. 1 <= k <= kMaxCandidates.
+    static constexpr int kMaxCandidates = 64;
+    struct Candidate {
+        int id;
+        float logit;
+    };
+    std::vector<Candidate> topCandidates(int k);
+    // Bytes read back from the GPU so far (logits, candidates, attention).
+    std::int64_t readbackBytes() const { return readbackBytes_; }
     // Attention probabilities of `layer` for the sequence `ids` (positions 0..T-1), heads x T x T.
     // Recomputes layers 0..layer; the cache rows it rewrites get the same values.
     std::vector<float> attention(const std::vector<int>& ids, int layer);
@@ -64,9 +74,10 @@ private:
     ProgramCache programs_;
     ModelWeights weights_;
     AttentionShape shape_;
-    std::unique_ptr<Texture> ids_, x_[2], stats_, q_, scores_, attended_, hidden_, logits_;
+    std::unique_ptr<Texture> ids_, x_[2], stats_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
     std::vector<Layer> layers_;
-    std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head
+    std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head, top-k block, top-k select
+    std::int64_t readbackBytes_ = 0;
     int lastPosition_ = -1;
     bool weightsChecked_ = false;
 };

@@ -82,4 +82,18 @@ Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& sco
 
 void setAttentionPosition(Pass& pass, int pos0) { pass.set("u_pos0", pos0); }
 
+Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
+                   int blockTexels) {
+    Pass pass(programs.get("topk_block.frag"), {&blocks});
+    pass.input("u_logits", logits).input("u_candidates", candidates).set("u_vocab", vocab).set("u_block_texels", blockTexels);
+    pass.set("u_rank", 0);
+    return pass;
+}
+
+Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks) {
+    Pass pass(programs.get("topk_select.frag"), {&candidates});
+    pass.input("u_blocks", blocks);
+    return pass;
+}
+
 }  // namespace gpt2

@@ -50,4 +50,11 @@ Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& sco
 
 void setAttentionPosition(Pass& pass, int pos0);
 
+// Top-k on the GPU, one candidate per round (shaders/topk.glsl): the block pass finds each block's
+// best logit after candidate `rank - 1`, the select pass writes the best of those as candidate `rank`.
+// `blocks` has one row of ceil(logit texels / blockTexels) texels; `candidates` one row per rank.
+Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
+                   int blockTexels);
+Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks);
+
 }  // namespace gpt2

