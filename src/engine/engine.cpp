@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/stop_strings.h"
 #include "format/checkpoint.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -18,6 +17,8 @@ const char* stopReasonName(StopReason reason) {
     }
     return "max_tokens";
 }
+
+Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) {}
 
 Engine::Engine(const std::string& modelDir, const ModelOptions& options) {
     const HuggingFaceCheckpoint checkpoint(modelDir);
@@ -88,58 +89,72 @@ void Engine::append(int id, bool slideWindow) {
     prefill(kept);
 }
 
-GenerateResult Engine::generate(const std::vector<int>& promptIds, const GenerateOptions& options,
-                                const std::function<bool(const GeneratedToken&)>& onToken) {
+namespace {
+std::vector<int> promptWithinContext(const std::vector<int>& prompt, const GenerateOptions& options, int context) {
     validateSampling(options.sampling);
     if (options.maxNewTokens < 0) fail("maxNewTokens must be 0 or more, got ", options.maxNewTokens);
-    if (promptIds.empty()) fail("the prompt is empty: give at least one token (e.g. <|endoftext|>)");
-    if (!options.stop.empty() && !tokenizer_) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
-    const int context = config().contextLength;
-    std::vector<int> prompt = promptIds;
+    if (prompt.empty()) fail("the prompt is empty: give at least one token (e.g. <|endoftext|>)");
     if (!options.slideWindow) {
         if (std::int64_t(prompt.size()) + options.maxNewTokens > context + 1)
             fail("prompt (", prompt.size(), " tokens) + ", options.maxNewTokens, " new tokens exceed the model's context of ",
                  context, " (enable the sliding window or shorten the prompt)");
-    } else if (int(prompt.size()) > context) {
-        prompt.erase(prompt.begin(), prompt.end() - context / 2);
+        return prompt;
     }
+    if (int(prompt.size()) <= context) return prompt;
+    return std::vector<int>(prompt.end() - context / 2, prompt.end());
+}
+}  // namespace
 
+Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
+    : engine_(engine), options_(options), sampler_(options.sampling), stops_(options.stop) {
+    const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
+    if (!options.stop.empty() && !engine.hasTokenizer()) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
+    if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
+    done_ = options.maxNewTokens == 0;
+    if (!done_) engine.prefill(kept);
+}
+
+void Generation::cancel() {
+    if (!done_) reason_ = StopReason::Cancelled;
+    done_ = true;
+}
+
+std::optional<GeneratedToken> Generation::next() {
+    if (done_) return std::nullopt;
+    const int endOfText = engine_.hasTokenizer() ? engine_.tokenizer().endOfTextId() : 50256;
+    const int id = sampler_.pick(engine_.nextCandidates(options_.sampling), engine_.tokens());
+    auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
+    if (options_.stopAtEndOfText && id == endOfText) {
+        done_ = true;
+        reason_ = StopReason::EndOfText;
+        GeneratedToken token{id, heldBack()};
+        if (token.text.empty()) return std::nullopt;
+        return token;
+    }
+    ids_.push_back(id);
+    GeneratedToken token{id, decoder_ ? stops_.push(decoder_->push(id)) : std::string()};
+    if (stops_.stopped()) {
+        done_ = true;
+        reason_ = StopReason::StopString;
+    } else if (int(ids_.size()) == options_.maxNewTokens) {
+        done_ = true;
+        token.text += heldBack();
+    } else {
+        engine_.append(id, options_.slideWindow);
+    }
+    return token;
+}
+
+GenerateResult Engine::generate(const std::vector<int>& prompt, const GenerateOptions& options,
+                                const std::function<bool(const GeneratedToken&)>& onToken) {
+    Generation generation(*this, prompt, options);
     GenerateResult result;
-    if (options.maxNewTokens == 0) return result;
-    Sampler sampler(options.sampling);
-    std::optional<StreamDecoder> decoder;
-    if (tokenizer_) decoder.emplace(*tokenizer_);
-    StopStringFilter stops(options.stop);
-    const int endOfText = tokenizer_ ? tokenizer_->endOfTextId() : 50256;
-
-    prefill(prompt);
-    for (int i = 0; i < options.maxNewTokens; ++i) {
-        const int id = sampler.pick(nextCandidates(options.sampling), tokens_);
-        if (options.stopAtEndOfText && id == endOfText) {
-            result.reason = StopReason::EndOfText;
-            // Text held back (an unfinished character, a possible stop-string start) goes out with it.
-            GeneratedToken token{id, decoder ? stops.push(decoder->flush()) + stops.flush() : std::string()};
-            result.text += token.text;
-            if (onToken && !token.text.empty()) onToken(token);
-            break;
-        }
-        result.ids.push_back(id);
-        GeneratedToken token{id, decoder ? stops.push(decoder->push(id)) : std::string()};
-        if (stops.stopped()) {
-            result.reason = StopReason::StopString;
-            result.text += token.text;
-            if (onToken && !token.text.empty()) onToken(token);
-            break;
-        }
-        const bool last = i + 1 == options.maxNewTokens;
-        if (last && decoder) token.text += stops.push(decoder->flush()) + stops.flush();
-        result.text += token.text;
-        if (onToken && !onToken(token)) {
-            result.reason = StopReason::Cancelled;
-            break;
-        }
-        if (!last) append(id, options.slideWindow);
+    while (auto token = generation.next()) {
+        result.text += token->text;
+        if (onToken && !onToken(*token)) generation.cancel();
     }
+    result.ids = generation.ids();
+    result.reason = generation.reason();
     return result;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/sampling.h"
+#include "engine/stop_strings.h"
 #include "model/gpt2_model.h"
 #include "tokenizer/tokenizer.h"
 
@@ -36,11 +37,40 @@ struct GenerateResult {
     StopReason reason = StopReason::MaxTokens;
 };
 
+class Engine;
+
+// One generation, a token per call to next(), so callers can stream, yield and cancel between
+// tokens (the web module runs one next() per animation-friendly task).
+class Generation {
+public:
+    // Validates the options and prefills the prompt (or the part of it the context policy keeps).
+    Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options);
+    // The next token, or nothing when generation has ended (then reason() says why). When
+    // <|endoftext|> ends it, text held back comes in one last token with that id (not in ids()).
+    std::optional<GeneratedToken> next();
+    StopReason reason() const { return reason_; }
+    bool done() const { return done_; }
+    const std::vector<int>& ids() const { return ids_; }
+    void cancel();
+
+private:
+    Engine& engine_;
+    GenerateOptions options_;
+    Sampler sampler_;
+    std::optional<StreamDecoder> decoder_;
+    StopStringFilter stops_;
+    std::vector<int> ids_;
+    StopReason reason_ = StopReason::MaxTokens;
+    bool done_ = false;
+};
+
 class Engine {
 public:
     // `modelDir`: a Hugging Face GPT-2 checkpoint folder; vocab.json and merges.txt are read from it
     // when present (otherwise call setTokenizer). Needs a current GL context.
     Engine(const std::string& modelDir, const ModelOptions& options);
+    // A model whose weights are already uploaded (the web module streams them in).
+    explicit Engine(std::unique_ptr<Gpt2Model> model);
 
     const ModelConfig& config() const { return model_->config(); }
     Gpt2Model& model() { return *model_; }
@@ -69,6 +99,7 @@ public:
     std::vector<int> generateGreedy(const std::vector<int>& prompt, int maxNewTokens);
 
 private:
+    friend class Generation;
     std::vector<TokenLogit> nextCandidates(const SamplingOptions& sampling);
     void append(int id, bool slideWindow);
 

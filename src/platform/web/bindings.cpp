@@ -1,0 +1,249 @@
+// The C ABI of the WebAssembly module, wrapped by web/gpt2.js. Every function returns 0 (or a
+// handle > 0) on success and -1 on failure, with the message in gpt2_last_error(). Structured
+// results travel as JSON text (gpt2_result) or as a float array (gpt2_float_ptr / gpt2_float_count).
+#include <emscripten/emscripten.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "format/safetensors.h"
+#include "gl/gl_objects.h"
+#include "platform/web/webgl_context.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+// Members are destroyed bottom-up: every GL object goes before the context that owns it.
+struct WebModel {
+    std::unique_ptr<WebGlContext> context;
+    std::unique_ptr<Gpt2Model> loading;
+    std::unique_ptr<Engine> engine;
+    SafetensorsHeader file;
+    std::unique_ptr<Generation> generation;
+};
+
+std::map<int, std::unique_ptr<WebModel>> g_models;
+int g_nextHandle = 1;
+std::string g_error, g_result;
+std::vector<float> g_floats;
+
+WebModel& model(int handle) {
+    auto it = g_models.find(handle);
+    if (it == g_models.end()) fail("no model with handle ", handle, " (disposed?)");
+    WebModel& m = *it->second;
+    if (m.context->lost())
+        fail("WebGL context lost (the browser reclaimed the GPU); dispose this model and load it again");
+    m.context->makeCurrent();
+    return m;
+}
+
+Engine& engine(int handle) {
+    WebModel& m = model(handle);
+    if (!m.engine) fail("the model is still loading");
+    return *m.engine;
+}
+
+template <typename F>
+int guarded(F&& f) {
+    try {
+        f();
+        return 0;
+    } catch (const std::exception& e) {
+        g_error = e.what();
+        return -1;
+    }
+}
+
+GenerateOptions parseGenerateOptions(const std::string& text) {
+    const auto json = nlohmann::json::parse(text);
+    GenerateOptions o;
+    auto number = [&](const char* key, auto fallback) {
+        if (!json.contains(key) || json[key].is_null()) return fallback;
+        if (!json[key].is_number()) fail(key, " must be a number, got ", json[key].dump());
+        return json[key].get<decltype(fallback)>();
+    };
+    o.maxNewTokens = number("maxNewTokens", 50);
+    o.sampling.temperature = number("temperature", 0.0f);
+    if (json.contains("topK") && !json["topK"].is_null()) o.sampling.topK = number("topK", 0);
+    o.sampling.topP = number("topP", 1.0f);
+    o.sampling.repetitionPenalty = number("repetitionPenalty", 1.0f);
+    if (json.contains("seed") && !json["seed"].is_null()) o.sampling.seed = number("seed", std::uint64_t(0));
+    if (json.contains("stop")) o.stop = json["stop"].get<std::vector<std::string>>();
+    if (json.contains("stopAtEndOfText")) o.stopAtEndOfText = json["stopAtEndOfText"].get<bool>();
+    if (json.contains("slideWindow")) o.slideWindow = json["slideWindow"].get<bool>();
+    return o;
+}
+
+std::vector<int> parseIds(const char* json) {
+    const auto parsed = nlohmann::json::parse(json);
+    if (!parsed.is_array()) fail("token ids must be an array of integers");
+    std::vector<int> ids;
+    for (const auto& v : parsed) {
+        if (!v.is_number_integer()) fail("token ids must be integers, got ", v.dump());
+        ids.push_back(v.get<int>());
+    }
+    return ids;
+}
+
+}  // namespace
+}  // namespace gpt2
+
+using namespace gpt2;
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* gpt2_last_error() { return g_error.c_str(); }
+EMSCRIPTEN_KEEPALIVE const char* gpt2_result() { return g_result.c_str(); }
+EMSCRIPTEN_KEEPALIVE const float* gpt2_float_ptr() { return g_floats.data(); }
+EMSCRIPTEN_KEEPALIVE int gpt2_float_count() { return int(g_floats.size()); }
+EMSCRIPTEN_KEEPALIVE int gpt2_live_gl_objects() { return liveGlObjects(); }
+
+// Makes a WebGL2 context on the canvas and allocates every texture and pass for `configJson`.
+EMSCRIPTEN_KEEPALIVE int gpt2_create(const char* canvasSelector, const char* configJson, int fp16, int maxTextureSize) {
+    int handle = -1;
+    guarded([&] {
+        auto m = std::make_unique<WebModel>();
+        const ModelConfig config = parseModelConfig(configJson, "config.json");
+        m->context = std::make_unique<WebGlContext>(canvasSelector);
+        m->loading = std::make_unique<Gpt2Model>(config, ModelOptions{fp16 ? TexelFormat::Float16 : TexelFormat::Float32, maxTextureSize});
+        handle = g_nextHandle++;
+        g_models[handle] = std::move(m);
+    });
+    return handle;
+}
+
+// Parses one safetensors file's header; the result lists the tensors the model wants as
+// [{"name", "begin", "end"}] with absolute byte offsets, in file order.
+EMSCRIPTEN_KEEPALIVE int gpt2_begin_file(int handle, const std::uint8_t* header, int headerSize, double fileSize, const char* label) {
+    return guarded([&] {
+        WebModel& m = model(handle);
+        if (!m.loading) fail("the model has finished loading");
+        m.file = parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label);
+        std::vector<const TensorInfo*> wanted;
+        for (const auto& [name, info] : m.file.tensors)
+            if (m.loading->weights().wants(name)) wanted.push_back(&info);
+        std::sort(wanted.begin(), wanted.end(), [](auto* a, auto* b) { return a->begin < b->begin; });
+        nlohmann::json list = nlohmann::json::array();
+        for (const TensorInfo* info : wanted)
+            list.push_back({{"name", info->name}, {"begin", m.file.dataOffset + info->begin}, {"end", m.file.dataOffset + info->end}});
+        g_result = list.dump();
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_upload_tensor(int handle, const char* name, const std::uint8_t* bytes, int size) {
+    return guarded([&] {
+        WebModel& m = model(handle);
+        if (!m.loading) fail("the model has finished loading");
+        const TensorInfo& info = m.file.tensor(name);
+        if (std::uint64_t(size) != info.end - info.begin) fail(m.file.label, ": tensor ", name, " got ", size, " bytes");
+        std::vector<float> values(std::size_t(info.elementCount()));
+        convertToFloat(info.dtype, bytes, values.size(), values.data());
+        m.loading->weights().upload(name, info.shape, values);
+    });
+}
+
+// Checks that every weight arrived and attaches the tokenizer (empty strings: none).
+EMSCRIPTEN_KEEPALIVE int gpt2_finish_load(int handle, const char* vocabJson, const char* mergesText, const char* label) {
+    return guarded([&] {
+        WebModel& m = model(handle);
+        if (!m.loading) fail("the model has finished loading");
+        m.loading->weights().checkComplete(label);
+        auto engine = std::make_unique<Engine>(std::move(m.loading));
+        if (*vocabJson) engine->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
+        m.engine = std::move(engine);
+        m.file = {};
+        const ModelConfig& c = m.engine->config();
+        g_result = modelConfigToJson(c);
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_tokenize(int handle, const char* text, int allowSpecial) {
+    return guarded([&] { g_result = nlohmann::json(engine(handle).tokenizer().encode(text, allowSpecial != 0)).dump(); });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_decode(int handle, const char* idsJson) {
+    return guarded([&] {
+        const Tokenizer& tokenizer = engine(handle).tokenizer();
+        StreamDecoder decoder(tokenizer);
+        std::string text;
+        for (int id : parseIds(idsJson)) text += decoder.push(id);
+        g_result = text + decoder.flush();
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_generate_begin(int handle, const char* idsJson, const char* optionsJson) {
+    return guarded([&] {
+        WebModel& m = model(handle);
+        engine(handle);
+        m.generation.reset();
+        m.generation = std::make_unique<Generation>(*m.engine, parseIds(idsJson), parseGenerateOptions(optionsJson));
+    });
+}
+
+// One token: {"id", "text"}, or {"done": true, "reason"} at the end.
+EMSCRIPTEN_KEEPALIVE int gpt2_generate_next(int handle) {
+    return guarded([&] {
+        WebModel& m = model(handle);
+        if (!m.generation) fail("no generation in progress");
+        try {
+            if (auto token = m.generation->next()) {
+                g_result = nlohmann::json{{"id", token->id}, {"text", token->text}}.dump();
+                return;
+            }
+        } catch (...) {
+            m.generation.reset();
+            throw;
+        }
+        g_result = nlohmann::json{{"done", true}, {"reason", stopReasonName(m.generation->reason())}}.dump();
+        m.generation.reset();
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_generate_cancel(int handle) {
+    return guarded([&] { model(handle).generation.reset(); });
+}
+
+// Runs `ids` as a new sequence; the floats are the last position's logits.
+EMSCRIPTEN_KEEPALIVE int gpt2_logits(int handle, const char* idsJson) {
+    return guarded([&] {
+        Engine& e = engine(handle);
+        e.prefill(parseIds(idsJson));
+        g_floats = e.logits();
+    });
+}
+
+// Attention of `layer` over the current sequence: floats heads x T x T, result {"heads", "tokens"}.
+EMSCRIPTEN_KEEPALIVE int gpt2_attention(int handle, int layer) {
+    return guarded([&] {
+        Engine& e = engine(handle);
+        g_floats = e.attention(layer);
+        g_result = nlohmann::json{{"heads", e.config().heads}, {"tokens", e.tokens().size()}}.dump();
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_stats(int handle) {
+    return guarded([&] {
+        Gpt2Model& m = engine(handle).model();
+        g_result = nlohmann::json{{"gpuBytes", m.gpuBytes()},
+                                  {"readbackBytes", m.readbackBytes()},
+                                  {"passDraws", passDraws()},
+                                  {"renderer", m.capabilities().renderer},
+                                  {"maxTextureSize", m.capabilities().limits.maxTextureSize}}
+                       .dump();
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE int gpt2_destroy(int handle) {
+    return guarded([&] {
+        auto it = g_models.find(handle);
+        if (it == g_models.end()) return;
+        // Deleting GL objects needs their context current; a lost context has freed them already.
+        if (!it->second->context->lost()) it->second->context->makeCurrent();
+        g_models.erase(it);
+    });
+}
+
+}  // extern "C"

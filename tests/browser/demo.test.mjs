@@ -1,0 +1,107 @@
+// The demo page and the embedding example, driven like a person would: load, generate, heatmap,
+// and the errors a user sees on the page for bad model sources and missing WebGL2.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactsDir, siteDir, startSite } from './harness.mjs';
+
+let site;
+
+before(async () => {
+  // A model folder whose weights file was cut in half, as an interrupted download leaves it.
+  const tiny = join(siteDir, 'models', 'gpt2-tiny');
+  const truncated = join(siteDir, 'test-models', 'truncated');
+  mkdirSync(truncated, { recursive: true });
+  for (const f of ['config.json', 'vocab.json', 'merges.txt']) copyFileSync(join(tiny, f), join(truncated, f));
+  const weights = readFileSync(join(tiny, 'model.safetensors'));
+  writeFileSync(join(truncated, 'model.safetensors'), weights.subarray(0, weights.length >> 1));
+  site = await startSite();
+});
+after(() => site?.close());
+
+async function waitForModel(page) {
+  await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
+    !document.getElementById('error').hidden, null, { timeout: 60000 });
+  assert.equal(await page.locator('#error').isHidden(), true, await page.locator('#error').textContent());
+}
+
+test('the demo page streams text with tokens/s and draws an attention heatmap', async () => {
+  const page = await site.page('');
+  await waitForModel(page);
+  await page.fill('#prompt', 'The jury said that');
+  await page.fill('#max-new-tokens', '24');
+  await page.fill('#seed', '7');
+  await page.click('#generate');
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, { timeout: 60000 });
+  const output = await page.locator('#output').textContent();
+  assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
+  assert.match(await page.locator('#speed').textContent(), /24 tokens, [\d.]+ tokens\/s/);
+  // The heatmap is not blank: its pixels differ across the lower triangle.
+  const distinct = await page.evaluate(() => {
+    const c = document.getElementById('heatmap');
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    for (let i = 0; i < data.length; i += 4 * 97) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+    return colours.size;
+  });
+  assert.ok(distinct > 5, `heatmap has ${distinct} colours`);
+  const box = await page.locator('#heatmap').boundingBox();
+  await page.locator('#heatmap').hover({ position: { x: box.width * 0.2, y: box.height * 0.8 } });
+  assert.match(await page.locator('#heatmap-tooltip').textContent(), /query \d+ ".*" → key \d+ ".*": \d\.\d{4}/);
+  await page.screenshot({ path: join(artifactsDir, 'demo.png'), fullPage: true });
+  await page.close();
+});
+
+test('generated text goes into the page as text, never as HTML', async () => {
+  const page = await site.page('');
+  await waitForModel(page);
+  await page.fill('#prompt', '<img src=x onerror="window.pwned=1"><b>bold</b>');
+  await page.fill('#max-new-tokens', '2');
+  await page.click('#generate');
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, { timeout: 60000 });
+  assert.equal(await page.locator('#output img, #output b').count(), 0);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  await page.close();
+});
+
+test('the embedding example imports the module and generates', async () => {
+  const page = await site.page('examples/embed.html');
+  await page.waitForFunction(() => document.getElementById('out').dataset.done, null, { timeout: 60000 });
+  const text = await page.locator('#out').textContent();
+  assert.equal(await page.locator('#out').getAttribute('data-done'), 'true', text);
+  assert.ok(text.startsWith('Once upon a time') && text.length > 'Once upon a time'.length, text);
+  await page.close();
+});
+
+async function loadError(page, url) {
+  await page.selectOption('#model-source', 'url');
+  await page.fill('#model-url', url);
+  await page.click('#load');
+  await page.waitForFunction(() => !document.getElementById('error').hidden, null, { timeout: 60000 });
+  return page.locator('#error').textContent();
+}
+
+test('bad model sources show a clear error on the page', async () => {
+  const page = await site.page('');
+  await waitForModel(page);
+  assert.match(await loadError(page, 'http://127.0.0.1:9/gpt2/'), /127\.0\.0\.1:9\/gpt2\/config\.json: could not be fetched/);
+  assert.match(await loadError(page, `${site.url}models/none/`), /models\/none\/config\.json: HTTP 404/);
+  assert.match(await loadError(page, `${site.url}test-models/truncated/`), /truncated\/model\.safetensors: .*\(truncated (file|download)\?\)/);
+  assert.match(await loadError(page, 'javascript:alert(1)'), /only http\(s\) model URLs are allowed/);
+  await page.close();
+});
+
+test('a browser without WebGL2 gets a clear error on the page', async () => {
+  const page = await site.browser.newPage();
+  await page.addInitScript(() => {
+    const original = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function getContext(type, ...rest) {
+      return type === 'webgl2' ? null : original.call(this, type, ...rest);
+    };
+  });
+  await page.goto(site.url);
+  await page.waitForFunction(() => !document.getElementById('error').hidden, null, { timeout: 60000 });
+  assert.match(await page.locator('#error').textContent(), /WebGL2 is not available/);
+  await page.close();
+});

@@ -1,0 +1,36 @@
+// Shared by the browser tests: serves build/site on a free localhost port and drives Debian's
+// Chromium (headless, WebGL2 through SwiftShader) with playwright-core. No network beyond localhost.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../web/serve.mjs';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const siteDir = process.env.GPT2_SITE_DIR ?? join(root, 'build', 'site');
+export const artifactsDir = join(root, 'build', 'test-artifacts');
+mkdirSync(artifactsDir, { recursive: true });
+
+export async function startSite() {
+  const server = await serve(siteDir, 0);
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu-sandbox'],
+  });
+  return {
+    url,
+    browser,
+    async page(path = 'examples/blank.html') {
+      const page = await browser.newPage();
+      page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
+      await page.goto(url + path);
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}

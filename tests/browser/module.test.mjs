@@ -1,0 +1,147 @@
+// The ES module in headless Chromium (WebGL2 over SwiftShader) against the Hugging Face fixture.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, startSite } from './harness.mjs';
+
+const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
+const prompts = Object.values(reference.prompts);
+let site;
+let page;
+
+before(async () => {
+  site = await startSite();
+  page = await site.page();
+  // Headless CI can pass on a blank canvas when WebGL silently fails: assert the context first.
+  const renderer = await page.evaluate(() => {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    return gl && gl.getParameter(gl.VERSION);
+  });
+  assert.match(renderer ?? 'none', /WebGL 2/, 'the browser must provide WebGL2');
+});
+after(() => site?.close());
+
+// Runs the fixture checks inside the page; returns the measured maxima.
+async function checkFixture(options) {
+  return page.evaluate(async ({ options, prompts }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/gpt2-tiny/', options);
+    const out = { logitDiff: 0, greedyEqual: true, attentionDiff: 0 };
+    for (const p of prompts) {
+      const logits = await model.logits(p.ids);
+      p.last_logits.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i])); });
+      const ids = [];
+      for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false })) ids.push(t.id);
+      if (JSON.stringify(ids) !== JSON.stringify(p.greedy)) out.greedyEqual = false;
+    }
+    const p1 = prompts[0];
+    await model.logits(p1.ids);
+    for (let layer = 0; layer < p1.attentions.length; layer += 1) {
+      const { heads, tokens, data } = await model.attention(layer);
+      p1.attentions[layer].flat(2).forEach((v, i) => { out.attentionDiff = Math.max(out.attentionDiff, Math.abs(v - data[i])); });
+      out.shape = [heads, tokens];
+    }
+    model.dispose();
+    return out;
+  }, { options, prompts });
+}
+
+for (const maxTextureSize of [0, 256]) {
+  test(`fp32 weights, max texture ${maxTextureSize || 'native'}: logits, greedy tokens and attention match Hugging Face`, async () => {
+    const r = await checkFixture({ weights: 'fp32', maxTextureSize });
+    console.log(`[ measured ] browser fp32 max ${maxTextureSize}: max |dlogit| ${r.logitDiff}, max |dprob| ${r.attentionDiff}`);
+    assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
+    assert.ok(r.greedyEqual, 'greedy continuation differs');
+    assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
+    assert.deepEqual(r.shape, [4, 5]);
+  });
+}
+
+test('progress events rise monotonically to the total', async () => {
+  const events = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    const events = [];
+    const model = await GPT2.load('/models/gpt2-tiny/', { onProgress: (e) => events.push(e) });
+    model.dispose();
+    return events;
+  });
+  assert.ok(events.length >= 3, `only ${events.length} events`);
+  for (let i = 1; i < events.length; i += 1) {
+    assert.ok(events[i].loaded >= events[i - 1].loaded, 'loaded never decreases');
+    assert.equal(events[i].total, events[0].total, 'the total is known from the start');
+  }
+  assert.equal(events.at(-1).loaded, events.at(-1).total);
+  assert.equal(events.at(-1).total, readFileSync(join(root, 'tests/fixtures/gpt2-tiny/model.safetensors')).length);
+});
+
+test('abort stops generation within one token, and generation starts again afterwards', async () => {
+  const r = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/gpt2-tiny/');
+    const controller = new AbortController();
+    const seen = [];
+    let error = null;
+    try {
+      for await (const t of model.generate('Hello', { maxNewTokens: 40, stopAtEndOfText: false, signal: controller.signal })) {
+        seen.push(t.id);
+        if (seen.length === 3) controller.abort();
+      }
+    } catch (e) {
+      error = e.name;
+    }
+    const again = [];
+    for await (const t of model.generate('Hello', { maxNewTokens: 5, stopAtEndOfText: false })) again.push(t.id);
+    model.dispose();
+    return { seen: seen.length, error, again: again.length };
+  });
+  assert.equal(r.seen, 3, 'no token after the abort');
+  assert.equal(r.error, 'AbortError');
+  assert.equal(r.again, 5);
+});
+
+test('five load/dispose cycles leave the live GL object count where it started', async () => {
+  const counts = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    const counts = [await GPT2.liveGlObjects()];
+    for (let i = 0; i < 5; i += 1) {
+      const model = await GPT2.load('/models/gpt2-tiny/', { maxTextureSize: i % 2 ? 256 : 0 });
+      for await (const t of model.generate('Hi', { maxNewTokens: 3 })) void t;
+      await model.attention(1);
+      counts.push(await GPT2.liveGlObjects());
+      model.dispose();
+      counts.push(await GPT2.liveGlObjects());
+    }
+    return counts;
+  });
+  assert.ok(counts[1] > counts[0] + 50, `a loaded model holds GL objects (${counts[1]})`);
+  for (let i = 2; i < counts.length; i += 2) assert.equal(counts[i], counts[0], `after dispose ${i / 2}: ${counts}`);
+});
+
+test('bad input rejects with a clear Error', async () => {
+  const errors = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    const attempt = async (f) => { try { await f(); return 'no error'; } catch (e) { return e.message; } };
+    const model = await GPT2.load('/models/gpt2-tiny/');
+    const out = {
+      unreachable: await attempt(() => GPT2.load('http://127.0.0.1:9/nothing/')),
+      missing: await attempt(() => GPT2.load('/models/missing/')),
+      scheme: await attempt(() => GPT2.load('file:///etc/')),
+      weights: await attempt(() => GPT2.load('/models/gpt2-tiny/', { weights: 'fp8' })),
+      badToken: await attempt(() => model.logits([50257])),
+      topP: await attempt(async () => { for await (const t of model.generate('a', { topP: 2, temperature: 1 })) void t; }),
+      emptyPrompt: await attempt(async () => { for await (const t of model.generate('')) void t; }),
+    };
+    model.dispose();
+    out.disposed = await attempt(() => model.logits([1]));
+    return out;
+  });
+  assert.match(errors.unreachable, /127\.0\.0\.1:9\/nothing\/config\.json: could not be fetched/);
+  assert.match(errors.missing, /models\/missing\/config\.json: HTTP 404/);
+  assert.match(errors.scheme, /only http\(s\) model URLs/);
+  assert.match(errors.weights, /weights must be 'fp16' or 'fp32'/);
+  assert.match(errors.badToken, /token id 50257 at position 0 is outside the vocabulary/);
+  assert.match(errors.topP, /topP must be in \(0, 1\]/);
+  assert.match(errors.emptyPrompt, /the prompt is empty/);
+  assert.match(errors.disposed, /disposed/);
+});

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The test command (README): installs what is missing, builds the native and WebAssembly builds and
+# the site, runs every test (GoogleTest through CTest, then the Playwright browser tests), and ends
+# with one line "Summary: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+bash .ci/install-deps.sh || exit 1
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build/native -j"$jobs" || exit 1
+NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+  NODE_PATH=/usr/share/nodejs cmake --build build/wasm -j"$jobs" || exit 1
+
+ctest --test-dir build/native --output-on-failure -j"$jobs" 2>&1 | tee build/ctest.log
+native_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' build/ctest.log | tail -1)
+native_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' build/ctest.log | tail -1)
+
+node --test --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination=build/browser.tap tests/browser/
+browser_passed=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
+browser_failed=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
+
+passed=$(( ${native_total:-0} - ${native_failed:-0} + ${browser_passed:-0} ))
+failed=$(( ${native_failed:-1} + ${browser_failed:-1} ))
+[ -n "$native_total" ] || echo "CTest printed no summary"
+[ -n "$browser_passed" ] || echo "the browser tests printed no summary"
+echo "Summary: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,189 @@
+// The demo page: load a model with progress, stream tokens with tokens/s, draw attention heatmaps.
+// All generated or model-provided text goes into the page as text (textContent), never as HTML.
+import { GPT2 } from './gpt2.js';
+
+const BUNDLED_MODEL = 'models/default/';
+const $ = (id) => document.getElementById(id);
+
+let model = null;
+let controller = null;
+let sequence = [];  // ids of the last prompt + generation, for the heatmap labels
+let attention = null;
+
+function showError(error) {
+  const box = $('error');
+  box.textContent = error ? `Error: ${error.message ?? error}` : '';
+  box.hidden = !error;
+  if (error) console.error(error);
+}
+
+function setBusy(busy) {
+  $('generate').disabled = busy || !model;
+  $('stop').disabled = !busy;
+  $('load').disabled = busy;
+  $('show-attention').disabled = busy || !model || sequence.length === 0;
+}
+
+function modelSource() {
+  if ($('model-source').value === 'bundled') return BUNDLED_MODEL;
+  const text = $('model-url').value.trim();
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`"${text}" is not a URL; give the http(s) address of a Hugging Face GPT-2 folder`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http(s) model URLs are allowed');
+  return url.href;
+}
+
+function fillSelect(select, count, label) {
+  select.replaceChildren(...Array.from({ length: count }, (_, i) => new Option(`${label} ${i}`, String(i))));
+}
+
+async function loadModel(event) {
+  event?.preventDefault();
+  showError(null);
+  setBusy(true);
+  const progressBar = $('load-progress');
+  progressBar.value = 0;
+  try {
+    const source = modelSource();
+    model?.dispose();
+    model = null;
+    $('model-status').textContent = `Loading ${source}…`;
+    model = await GPT2.load(source, {
+      weights: $('weights').value,
+      onProgress: ({ loaded, total }) => {
+        progressBar.max = total;
+        progressBar.value = loaded;
+        $('model-status').textContent = `Loading ${source}: ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
+      },
+    });
+    const c = model.config;
+    const stats = model.stats();
+    $('model-status').textContent =
+      `Loaded: ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, context ${c.n_positions}, ` +
+      `${(stats.gpuBytes / 1e6).toFixed(1)} MB of textures on ${stats.renderer}.`;
+    fillSelect($('layer'), c.n_layer, 'layer');
+    fillSelect($('head'), c.n_head, 'head');
+    sequence = [];
+  } catch (error) {
+    $('model-status').textContent = 'No model loaded.';
+    showError(error);
+  } finally {
+    setBusy(false);
+  }
+}
+
+function numberField(id, { integer = false, optional = false } = {}) {
+  const text = $(id).value.trim();
+  if (text === '' && optional) return undefined;
+  const value = Number(text);
+  if (text === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw new Error(`${$(id).parentElement.firstChild.textContent.trim()} must be a ${integer ? 'whole ' : ''}number`);
+  }
+  return value;
+}
+
+async function generate(event) {
+  event.preventDefault();
+  showError(null);
+  const output = $('output');
+  try {
+    const topK = numberField('top-k', { integer: true });
+    const options = {
+      maxNewTokens: numberField('max-new-tokens', { integer: true }),
+      temperature: numberField('temperature'),
+      topK: topK > 0 ? topK : undefined,
+      topP: numberField('top-p'),
+      repetitionPenalty: numberField('repetition-penalty'),
+      seed: numberField('seed', { integer: true, optional: true }),
+    };
+    const prompt = $('prompt').value;
+    const promptIds = model.tokenize(prompt);
+    controller = new AbortController();
+    setBusy(true);
+    output.textContent = prompt;
+    sequence = promptIds.slice();
+    let count = 0;
+    const start = performance.now();
+    try {
+      for await (const token of model.generate(promptIds, { ...options, signal: controller.signal })) {
+        output.textContent += token.text;
+        sequence.push(token.id);
+        count += 1;
+        const seconds = (performance.now() - start) / 1000;
+        $('speed').textContent = `${count} tokens, ${(count / seconds).toFixed(2)} tokens/s`;
+      }
+    } catch (error) {
+      if (error.name !== 'AbortError') throw error;
+      $('speed').textContent += ' (stopped)';
+    }
+    sequence = sequence.slice(-model.config.n_positions);
+    await showAttention();
+  } catch (error) {
+    showError(error);
+  } finally {
+    controller = null;
+    setBusy(false);
+  }
+}
+
+function tokenLabel(id) {
+  return JSON.stringify(model.decode([id]));
+}
+
+function drawHeatmap() {
+  const canvas = $('heatmap');
+  const ctx = canvas.getContext('2d');
+  const { tokens: T, data } = attention;
+  const head = Number($('head').value);
+  const cell = canvas.width / T;
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  for (let q = 0; q < T; q += 1) {
+    for (let k = 0; k <= q; k += 1) {
+      const p = data[(head * T + q) * T + k];
+      ctx.fillStyle = `rgb(${Math.round(255 * (1 - p))}, ${Math.round(255 * (1 - 0.6 * p))}, 255)`;
+      ctx.fillRect(k * cell, q * cell, Math.ceil(cell), Math.ceil(cell));
+    }
+  }
+  canvas.dataset.drawn = 'true';
+}
+
+async function showAttention() {
+  if (!model || sequence.length === 0) return;
+  const layer = Number($('layer').value);
+  attention = await model.attention(layer);
+  drawHeatmap();
+  $('heatmap-tooltip').textContent = `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
+}
+
+function describeCell(event) {
+  if (!attention) return;
+  const canvas = $('heatmap');
+  const rect = canvas.getBoundingClientRect();
+  const T = attention.tokens;
+  const k = Math.floor(((event.clientX - rect.left) / rect.width) * T);
+  const q = Math.floor(((event.clientY - rect.top) / rect.height) * T);
+  if (q < 0 || k < 0 || q >= T || k >= T) return;
+  const ids = sequence.slice(-T);
+  const head = Number($('head').value);
+  const p = k <= q ? attention.data[(head * T + q) * T + k] : 0;
+  $('heatmap-tooltip').textContent = `query ${q} ${tokenLabel(ids[q])} → key ${k} ${tokenLabel(ids[k])}: ${p.toFixed(4)}`;
+}
+
+$('model-source').addEventListener('change', () => {
+  $('model-url-label').hidden = $('model-source').value !== 'url';
+});
+$('model-form').addEventListener('submit', loadModel);
+$('generate-form').addEventListener('submit', generate);
+$('stop').addEventListener('click', () => controller?.abort());
+$('layer').addEventListener('change', () => showAttention().catch(showError));
+$('head').addEventListener('change', () => attention && drawHeatmap());
+$('show-attention').addEventListener('click', () => showAttention().catch(showError));
+$('heatmap').addEventListener('mousemove', describeCell);
+window.addEventListener('error', (event) => showError(event.error ?? event.message));
+window.addEventListener('unhandledrejection', (event) => showError(event.reason));
+
+loadModel();

@@ -1,0 +1,43 @@
+// A small static server for build/site (or any folder): node web/serve.mjs [DIR] [--port N].
+// Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR.
+import { createServer } from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.txt': 'text/plain; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.png': 'image/png',
+};
+
+export function serve(root, port = 8080, host = '127.0.0.1') {
+  const base = resolve(root);
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = normalize(join(base, path));
+    if (file !== base && !file.startsWith(base + sep)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
+    try {
+      if (statSync(file).isDirectory()) file = join(file, 'index.html');
+      const { size } = statSync(file);
+      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache' });
+      if (req.method === 'HEAD') res.end();
+      else createReadStream(file).pipe(res);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    }
+  });
+  return new Promise((ok) => server.listen(port, host, () => ok(server)));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const portAt = args.indexOf('--port');
+  const port = portAt >= 0 ? Number(args[portAt + 1]) : 8080;
+  const dir = args.find((a, i) => !a.startsWith('--') && i !== portAt + 1) ?? 'build/site';
+  const server = await serve(dir, port);
+  console.log(`Serving ${resolve(dir)} on http://localhost:${server.address().port}/`);
+}
