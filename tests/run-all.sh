@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README): installs what is missing, builds the native and WebAssembly builds and
-# the site, runs every test (GoogleTest through CTest, then the Playwright browser tests), and ends
+# the site, runs every test (GoogleTest through CTest, then the Playwright browser tests and the
+# weights-tools tests), and ends
 # with one line "Summary: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ native_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*
 native_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' build/ctest.log | tail -1)
 
 node --test --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=tap --test-reporter-destination=build/browser.tap tests/browser/
+  --test-reporter=tap --test-reporter-destination=build/browser.tap tests/browser/ tests/tools/
 browser_passed=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
 browser_failed=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
 

@@ -112,8 +112,10 @@ class ByteStream {
   }
 }
 
-// Streams one safetensors file into the model's textures, one tensor in the wasm heap at a time.
-async function streamSafetensors(M, handle, url, response, progress) {
+// Streams one safetensors file into a model's textures, one tensor in the wasm heap at a time.
+// `open(headerPtr, headerLength, fileSize)` hands the header to C++ (which checks it) and returns the
+// model handle; C++ then lists the tensors to send, in file order.
+async function streamSafetensors(M, url, response, progress, open) {
   const stream = new ByteStream(url, response, progress.add);
   try {
     const prefix = new Uint8Array(8);
@@ -126,13 +128,13 @@ async function streamSafetensors(M, handle, url, response, progress) {
     const fileSize = progress.sizeOf(url) ?? Number.MAX_SAFE_INTEGER;
     const headerPtr = M._malloc(header.length);
     M.HEAPU8.set(header, headerPtr);
-    let tensors;
+    let handle;
     try {
-      call(M, 'gpt2_begin_file', handle, headerPtr, header.length, fileSize, url);
-      tensors = JSON.parse(result(M));
+      handle = open(headerPtr, header.length, fileSize);
     } finally {
       M._free(headerPtr);
     }
+    const tensors = JSON.parse(result(M));
     progress.knowEnd(url, tensors.reduce((end, t) => Math.max(end, t.end), header.length));
     for (const tensor of tensors) {
       await stream.skipTo(tensor.begin);
@@ -145,6 +147,8 @@ async function streamSafetensors(M, handle, url, response, progress) {
         M._free(ptr);
       }
     }
+    call(M, 'gpt2_end_file', handle);
+    return handle;
   } finally {
     stream.cancel();
   }
@@ -179,51 +183,68 @@ class Progress {
 
 export class GPT2 {
   /**
-   * Loads a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors or a sharded
-   * index, vocab.json, merges.txt) from `source`, streaming the weights into GPU textures.
+   * Loads a model from `source`: a packed model file (gpt2-pack; the last path segment has a dot,
+   * e.g. model.gpt2) or a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors or a
+   * sharded index, vocab.json, merges.txt), streaming the weights into GPU textures.
    */
   static async load(source, options = {}) {
     const { onProgress, weights = 'fp16', maxTextureSize = 0, canvas, signal } = options;
     if (weights !== 'fp16' && weights !== 'fp32') throw new Error(`weights must be 'fp16' or 'fp32', got ${JSON.stringify(weights)}`);
     if (!Number.isInteger(maxTextureSize) || maxTextureSize < 0) throw new Error(`maxTextureSize must be a positive integer, got ${maxTextureSize}`);
-    const base = new URL(String(source).endsWith('/') ? String(source) : `${source}/`, document.baseURI);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`${source}: only http(s) model URLs are supported`);
-    const url = (name) => new URL(name, base).href;
+    const target = new URL(String(source), document.baseURI);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`${source}: only http(s) model URLs are supported`);
+    const packed = !target.pathname.endsWith('/') && target.pathname.split('/').pop().includes('.');
+    if (!packed && !target.pathname.endsWith('/')) target.pathname += '/';
 
     const M = await nativeModule();
-    const [config, vocab, merges] = await Promise.all([
-      fetchText(url('config.json'), signal),
-      fetchText(url('vocab.json'), signal, { optional: true }),
-      fetchText(url('merges.txt'), signal, { optional: true }),
-    ]);
-    if ((vocab === null) !== (merges === null)) throw new Error(`${base.href}: has only one of vocab.json and merges.txt`);
-
+    const progress = new Progress(onProgress);
+    const fp16 = weights === 'fp16' ? 1 : 0;
     const surface = new Surface(canvas);
     let handle = -1;
     try {
-      handle = call(M, 'gpt2_create', surface.selector, config, weights === 'fp16' ? 1 : 0, maxTextureSize);
-      const progress = new Progress(onProgress);
-      // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
-      const files = [];
-      const single = await fetchResponse(url('model.safetensors'), signal, { optional: true });
-      if (single) {
-        files.push([url('model.safetensors'), single]);
+      let vocab = '';
+      let merges = '';
+      if (packed) {
+        const response = await fetchResponse(target.href, signal);
+        progress.expect(target.href, response);
+        handle = await streamSafetensors(M, target.href, response, progress, (headerPtr, length, fileSize) =>
+          call(M, 'gpt2_open_packed', surface.selector, headerPtr, length, fileSize, fp16, maxTextureSize, target.href));
       } else {
-        const indexUrl = url('model.safetensors.index.json');
-        const index = JSON.parse(await fetchText(indexUrl, signal));
-        for (const shard of new Set(Object.values(index.weight_map ?? {}))) {
-          if (typeof shard !== 'string' || shard.includes('/')) throw new Error(`${indexUrl}: bad shard name ${shard}`);
-          files.push([url(shard), await fetchResponse(url(shard), signal)]);
+        const url = (name) => new URL(name, target).href;
+        const [config, vocabText, mergesText] = await Promise.all([
+          fetchText(url('config.json'), signal),
+          fetchText(url('vocab.json'), signal, { optional: true }),
+          fetchText(url('merges.txt'), signal, { optional: true }),
+        ]);
+        if ((vocabText === null) !== (mergesText === null)) throw new Error(`${target.href}: has only one of vocab.json and merges.txt`);
+        vocab = vocabText ?? '';
+        merges = mergesText ?? '';
+        handle = call(M, 'gpt2_create', surface.selector, config, fp16, maxTextureSize);
+        // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
+        const files = [];
+        const single = await fetchResponse(url('model.safetensors'), signal, { optional: true });
+        if (single) {
+          files.push([url('model.safetensors'), single]);
+        } else {
+          const indexUrl = url('model.safetensors.index.json');
+          const index = JSON.parse(await fetchText(indexUrl, signal));
+          for (const shard of new Set(Object.values(index.weight_map ?? {}))) {
+            if (typeof shard !== 'string' || shard.includes('/')) throw new Error(`${indexUrl}: bad shard name ${shard}`);
+            files.push([url(shard), await fetchResponse(url(shard), signal)]);
+          }
+        }
+        files.forEach(([fileUrl, response]) => progress.expect(fileUrl, response));
+        for (const [fileUrl, response] of files) {
+          if (signal?.aborted) throw abortError(signal);
+          await streamSafetensors(M, fileUrl, response, progress, (headerPtr, length, fileSize) => {
+            call(M, 'gpt2_begin_file', handle, headerPtr, length, fileSize, fileUrl);
+            return handle;
+          });
         }
       }
-      files.forEach(([fileUrl, response]) => progress.expect(fileUrl, response));
-      for (const [fileUrl, response] of files) {
-        if (signal?.aborted) throw abortError(signal);
-        await streamSafetensors(M, handle, fileUrl, response, progress);
-      }
-      call(M, 'gpt2_finish_load', handle, vocab ?? '', merges ?? '', base.href);
+      call(M, 'gpt2_finish_load', handle, vocab, merges, target.href);
       progress.report();
-      return new GPT2(M, handle, JSON.parse(result(M)), surface, vocab !== null);
+      return new GPT2(M, handle, JSON.parse(result(M)), surface);
     } catch (error) {
       if (handle > 0) call(M, 'gpt2_destroy', handle);
       surface.release();
@@ -236,11 +257,10 @@ export class GPT2 {
     return (await nativeModule())._gpt2_live_gl_objects();
   }
 
-  constructor(M, handle, config, surface, hasTokenizer) {
+  constructor(M, handle, config, surface) {
     this._M = M;
     this._handle = handle;
     this._surface = surface;
-    this._hasTokenizer = hasTokenizer;
     this._busy = false;
     this.config = Object.freeze(config);
   }

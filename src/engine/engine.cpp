@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "format/checkpoint.h"
+#include "format/packed_model.h"
+#include "model/weight_file.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -20,12 +22,24 @@ const char* stopReasonName(StopReason reason) {
 
 Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) {}
 
-Engine::Engine(const std::string& modelDir, const ModelOptions& options) {
-    const HuggingFaceCheckpoint checkpoint(modelDir);
+Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
+    if (fileExists(modelPath)) {
+        // A packed model file: config, tokenizer and texel streams in one file.
+        const SafetensorsFile file(modelPath);
+        const PackedMetadata meta = parsePackedMetadata(file.header());
+        model_ = std::make_unique<Gpt2Model>(meta.config, options);
+        WeightFile weights(file.header(), model_->weights());
+        for (const TensorInfo* info : weights.wanted()) weights.upload(*info, file.readRaw(*info).data());
+        weights.finish();
+        model_->weights().checkComplete(modelPath);
+        if (!meta.vocabJson.empty()) setTokenizer(Tokenizer::fromJsonAndMerges(meta.vocabJson, meta.mergesText));
+        return;
+    }
+    const HuggingFaceCheckpoint checkpoint(modelPath);
     model_ = std::make_unique<Gpt2Model>(checkpoint.config(), options);
     model_->weights().uploadAll(checkpoint);
-    model_->weights().checkComplete(modelDir);
-    const std::string vocab = joinPath(modelDir, "vocab.json"), merges = joinPath(modelDir, "merges.txt");
+    model_->weights().checkComplete(modelPath);
+    const std::string vocab = joinPath(modelPath, "vocab.json"), merges = joinPath(modelPath, "merges.txt");
     if (fileExists(vocab) && fileExists(merges)) setTokenizer(Tokenizer::fromFiles(vocab, merges));
 }
 

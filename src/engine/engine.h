@@ -66,9 +66,10 @@ private:
 
 class Engine {
 public:
-    // `modelDir`: a Hugging Face GPT-2 checkpoint folder; vocab.json and merges.txt are read from it
-    // when present (otherwise call setTokenizer). Needs a current GL context.
-    Engine(const std::string& modelDir, const ModelOptions& options);
+    // `modelPath`: a packed model file (gpt2-pack), or a Hugging Face GPT-2 checkpoint folder whose
+    // vocab.json and merges.txt are read when present (otherwise call setTokenizer). Needs a
+    // current GL context.
+    Engine(const std::string& modelPath, const ModelOptions& options);
     // A model whose weights are already uploaded (the web module streams them in).
     explicit Engine(std::unique_ptr<Gpt2Model> model);
 

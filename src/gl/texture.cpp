@@ -63,6 +63,23 @@ void Texture::uploadRows(int row0, int rowCount, const float* values) {
     }
 }
 
+void Texture::uploadTexelStream(const void* values, bool half) {
+    const std::int64_t count = layout_.texelCount(), n = count * 4;
+    const bool textureHalf = format_ == TexelFormat::Float16;
+    if (half == textureHalf) return writeTexels(0, count, values);
+    if (half) {
+        std::vector<float> wide(std::size_t(n), 0.0f);
+        const auto* in = static_cast<const std::uint16_t*>(values);
+        for (std::int64_t i = 0; i < n; ++i) wide[std::size_t(i)] = halfToFloat(in[i]);
+        writeTexels(0, count, wide.data());
+    } else {
+        std::vector<std::uint16_t> narrow(std::size_t(n), 0);
+        const auto* in = static_cast<const float*>(values);
+        for (std::int64_t i = 0; i < n; ++i) narrow[std::size_t(i)] = floatToHalf(in[i]);
+        writeTexels(0, count, narrow.data());
+    }
+}
+
 const Framebuffer& Texture::framebuffer(int page) {
     Framebuffer& fb = framebuffers_.at(std::size_t(page));
     if (!fb.valid()) fb = Framebuffer({texture_.get()}, page, name_.c_str());

@@ -31,6 +31,9 @@ public:
     // Writes rows [row0, row0 + rowCount) from `values` (rowCount x cols floats, row-major);
     // padding columns become 0. Float16 textures store the values rounded to half.
     void uploadRows(int row0, int rowCount, const float* values);
+    // Writes the whole matrix from its texel stream: rows x (texelsPerRow * 4) values, F32 (`half`
+    // false) or F16 bit patterns, converted when the texture's format differs.
+    void uploadTexelStream(const void* values, bool half);
     // Reads rows back as rowCount x cols floats. Needs a Float32 texture (a render target).
     std::vector<float> readRows(int row0, int rowCount);
 

@@ -1,8 +1,10 @@
 #include "model/model_weights.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "util/error.h"
+#include "util/half.h"
 
 namespace gpt2 {
 namespace {
@@ -42,11 +44,31 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
     Slot& s = slot(name);
     if (shape != s.spec.sourceShape)
         fail("tensor ", name, " has shape ", shapeText(shape), ", expected ", shapeText(s.spec.sourceShape), " from config.json");
-    for (std::size_t i = 0; i < values.size(); ++i)
-        if (!std::isfinite(values[i]))
-            fail("tensor ", name, " holds a non-finite value (", values[i], ") at element ", i, "; the checkpoint is corrupt");
     const std::vector<float> packed = packMatrix(config_, s.spec, values);
     s.texture->uploadRows(0, s.spec.rows, packed.data());
+    s.uploaded = true;
+}
+
+void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label) {
+    auto it = slots_.find(info.name);
+    if (it == slots_.end()) fail(label, ": tensor ", info.name, " is not an engine matrix of this config");
+    Slot& s = it->second;
+    const std::vector<std::int64_t> shape = {s.spec.rows, std::int64_t(s.texture->layout().texelsPerRow) * 4};
+    if (info.shape != shape)
+        fail(label, ": packed tensor ", info.name, " has shape ", shapeText(info.shape), ", expected ", shapeText(shape));
+    if (info.dtype == DType::BF16) fail(label, ": packed tensor ", info.name, " is BF16; packed files hold F32 or F16");
+    const bool half = info.dtype == DType::F16;
+    const std::int64_t n = info.elementCount();
+    for (std::int64_t i = 0; i < n; ++i) {
+        float value;
+        if (half) {
+            value = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+        } else {
+            std::memcpy(&value, bytes + 4 * i, 4);
+        }
+        if (!std::isfinite(value)) fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
+    }
+    s.texture->uploadTexelStream(bytes, half);
     s.uploaded = true;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "format/safetensors.h"
 #include "gl/texture.h"
 #include "model/weight_packing.h"
 
@@ -19,6 +20,8 @@ public:
     bool wants(const std::string& name) const;
     // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
+    // Uploads an engine matrix from a packed file: shape [rows, texelsPerRow * 4], F32 or F16 bytes.
+    void uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
     // Uploads every weight from `source`.
     void uploadAll(const TensorSource& source);
     // Throws naming the weights that never arrived.

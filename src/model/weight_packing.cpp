@@ -1,6 +1,7 @@
 #include "model/weight_packing.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "util/error.h"
 
@@ -66,6 +67,9 @@ std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, cons
     std::int64_t expected = 1;
     for (auto dim : spec.sourceShape) expected *= dim;
     if (std::int64_t(in.size()) != expected) fail("packMatrix: ", spec.name, " has ", in.size(), " values, expected ", expected);
+    for (std::size_t i = 0; i < in.size(); ++i)
+        if (!std::isfinite(in[i]))
+            fail("tensor ", spec.name, " holds a non-finite value (", in[i], ") at element ", i, "; the checkpoint is corrupt");
     std::vector<float> out(std::size_t(spec.rows) * std::size_t(spec.cols), 0.0f);
 
     if (endsWith(spec.name, "attn.c_attn.weight")) {

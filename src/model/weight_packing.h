@@ -32,6 +32,7 @@ struct MatrixSpec {
 std::vector<MatrixSpec> engineMatrices(const ModelConfig& config);
 
 // The engine matrix (rows x cols floats) from the Hugging Face tensor's values (sourceShape).
+// Throws on NaN or Inf, naming the tensor.
 std::vector<float> packMatrix(const ModelConfig& config, const MatrixSpec& spec, const std::vector<float>& source);
 
 }  // namespace gpt2

@@ -1,9 +1,10 @@
 // The ES module in headless Chromium (WebGL2 over SwiftShader) against the Hugging Face fixture.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, startSite } from './harness.mjs';
+import { root, siteDir, startSite } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const prompts = Object.values(reference.prompts);
@@ -11,6 +12,13 @@ let site;
 let page;
 
 before(async () => {
+  // Packed model files made by the native gpt2-pack: one intact, one with a flipped payload byte.
+  const models = join(siteDir, 'test-models');
+  mkdirSync(models, { recursive: true });
+  execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), join(models, 'tiny.gpt2'), '--dtype', 'fp32']);
+  const corrupt = readFileSync(join(models, 'tiny.gpt2'));
+  corrupt[corrupt.length - 4000] ^= 0x10;
+  writeFileSync(join(models, 'corrupt.gpt2'), corrupt);
   site = await startSite();
   page = await site.page();
   // Headless CI can pass on a blank canvas when WebGL silently fails: assert the context first.
@@ -57,6 +65,26 @@ for (const maxTextureSize of [0, 256]) {
     assert.deepEqual(r.shape, [4, 5]);
   });
 }
+
+test('a packed model file loads with its tokenizer and the same logits; a corrupted one is refused', async () => {
+  const r = await page.evaluate(async (p1) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/test-models/tiny.gpt2', { weights: 'fp32' });
+    const logits = await model.logits(p1.ids);
+    const out = { ids: model.tokenize(p1.text), diff: Math.max(...p1.last_logits.map((v, i) => Math.abs(v - logits[i]))) };
+    model.dispose();
+    try {
+      await GPT2.load('/test-models/corrupt.gpt2');
+      out.corrupt = 'no error';
+    } catch (e) {
+      out.corrupt = e.message;
+    }
+    return out;
+  }, prompts[0]);
+  assert.deepEqual(r.ids, prompts[0].ids);
+  assert.ok(r.diff <= 1e-3, `max |dlogit| ${r.diff}`);
+  assert.match(r.corrupt, /corrupt\.gpt2: payload checksum mismatch/);
+});
 
 test('progress events rise monotonically to the total', async () => {
   const events = await page.evaluate(async () => {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "format/packed_model.h"
 #include "platform/native/cli_args.h"
 #include "platform/native/egl_context.h"
 #include "util/error.h"
@@ -14,7 +15,7 @@ namespace gpt2 {
 namespace {
 
 const char* kUsage =
-    "usage: gpt2 COMMAND --model DIR [options]\n"
+    "usage: gpt2 COMMAND --model PATH [options]   (PATH: a Hugging Face folder or a packed .gpt2 file)\n"
     "  logits     --ids LIST                       last-position logits as JSON\n"
     "  attention  --ids LIST --layer L             attention probabilities (heads x T x T) as JSON\n"
     "  generate   (--ids LIST | --prompt TEXT) [--max-new-tokens N --temperature T --top-k K --top-p P\n"
@@ -53,6 +54,11 @@ float real(const CliArgs& args, const std::string& flag, float fallback) {
 }
 
 Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
+    if (fileExists(modelDir) && !args.has("--vocab")) {
+        const PackedMetadata meta = parsePackedMetadata(SafetensorsFile(modelDir).header());
+        if (meta.vocabJson.empty()) fail(modelDir, ": packed without a tokenizer (pass --vocab and --merges)");
+        return Tokenizer::fromJsonAndMerges(meta.vocabJson, meta.mergesText);
+    }
     const std::string vocab = args.has("--vocab") ? args.text("--vocab") : joinPath(modelDir, "vocab.json");
     const std::string merges = args.has("--merges") ? args.text("--merges") : joinPath(modelDir, "merges.txt");
     if (!fileExists(vocab) || !fileExists(merges))

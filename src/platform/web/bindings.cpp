@@ -8,7 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "format/safetensors.h"
+#include "format/packed_model.h"
+#include "model/weight_file.h"
 #include "gl/gl_objects.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
@@ -21,7 +22,8 @@ struct WebModel {
     std::unique_ptr<WebGlContext> context;
     std::unique_ptr<Gpt2Model> loading;
     std::unique_ptr<Engine> engine;
-    SafetensorsHeader file;
+    std::unique_ptr<WeightFile> file;  // the file being streamed in
+    std::string packedVocab, packedMerges;
     std::unique_ptr<Generation> generation;
 };
 
@@ -88,6 +90,26 @@ std::vector<int> parseIds(const char* json) {
     return ids;
 }
 
+int createModel(const char* canvasSelector, const ModelConfig& config, int fp16, int maxTextureSize) {
+    auto m = std::make_unique<WebModel>();
+    m->context = std::make_unique<WebGlContext>(canvasSelector);
+    m->loading = std::make_unique<Gpt2Model>(config, ModelOptions{fp16 ? TexelFormat::Float16 : TexelFormat::Float32, maxTextureSize});
+    const int handle = g_nextHandle++;
+    g_models[handle] = std::move(m);
+    return handle;
+}
+
+// Starts streaming one file; the result lists the tensors to send as [{"name", "begin", "end"}]
+// with absolute byte offsets, in file order.
+void beginFile(WebModel& m, SafetensorsHeader header) {
+    if (!m.loading) fail("the model has finished loading");
+    m.file = std::make_unique<WeightFile>(std::move(header), m.loading->weights());
+    nlohmann::json list = nlohmann::json::array();
+    const std::uint64_t base = m.file->header().dataOffset;
+    for (const TensorInfo* info : m.file->wanted())
+        list.push_back({{"name", info->name}, {"begin", base + info->begin}, {"end", base + info->end}});
+    g_result = list.dump();
+}
 }  // namespace
 }  // namespace gpt2
 
@@ -101,47 +123,52 @@ EMSCRIPTEN_KEEPALIVE const float* gpt2_float_ptr() { return g_floats.data(); }
 EMSCRIPTEN_KEEPALIVE int gpt2_float_count() { return int(g_floats.size()); }
 EMSCRIPTEN_KEEPALIVE int gpt2_live_gl_objects() { return liveGlObjects(); }
 
-// Makes a WebGL2 context on the canvas and allocates every texture and pass for `configJson`.
+// Makes a WebGL2 context on the canvas and allocates every texture and pass for `configJson`
+// (a Hugging Face folder; its safetensors files follow through gpt2_begin_file).
 EMSCRIPTEN_KEEPALIVE int gpt2_create(const char* canvasSelector, const char* configJson, int fp16, int maxTextureSize) {
     int handle = -1;
+    guarded([&] { handle = createModel(canvasSelector, parseModelConfig(configJson, "config.json"), fp16, maxTextureSize); });
+    return handle;
+}
+
+// A packed model file: its header carries the config and tokenizer. Returns the handle; the result
+// lists the tensors to send, as gpt2_begin_file does.
+EMSCRIPTEN_KEEPALIVE int gpt2_open_packed(const char* canvasSelector, const std::uint8_t* header, int headerSize, double fileSize,
+                                          int fp16, int maxTextureSize, const char* label) {
+    int handle = -1;
     guarded([&] {
-        auto m = std::make_unique<WebModel>();
-        const ModelConfig config = parseModelConfig(configJson, "config.json");
-        m->context = std::make_unique<WebGlContext>(canvasSelector);
-        m->loading = std::make_unique<Gpt2Model>(config, ModelOptions{fp16 ? TexelFormat::Float16 : TexelFormat::Float32, maxTextureSize});
-        handle = g_nextHandle++;
-        g_models[handle] = std::move(m);
+        SafetensorsHeader parsed = parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label);
+        const PackedMetadata meta = parsePackedMetadata(parsed);
+        handle = createModel(canvasSelector, meta.config, fp16, maxTextureSize);
+        WebModel& m = *g_models[handle];
+        m.packedVocab = meta.vocabJson;
+        m.packedMerges = meta.mergesText;
+        beginFile(m, std::move(parsed));
     });
     return handle;
 }
 
-// Parses one safetensors file's header; the result lists the tensors the model wants as
-// [{"name", "begin", "end"}] with absolute byte offsets, in file order.
 EMSCRIPTEN_KEEPALIVE int gpt2_begin_file(int handle, const std::uint8_t* header, int headerSize, double fileSize, const char* label) {
-    return guarded([&] {
-        WebModel& m = model(handle);
-        if (!m.loading) fail("the model has finished loading");
-        m.file = parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label);
-        std::vector<const TensorInfo*> wanted;
-        for (const auto& [name, info] : m.file.tensors)
-            if (m.loading->weights().wants(name)) wanted.push_back(&info);
-        std::sort(wanted.begin(), wanted.end(), [](auto* a, auto* b) { return a->begin < b->begin; });
-        nlohmann::json list = nlohmann::json::array();
-        for (const TensorInfo* info : wanted)
-            list.push_back({{"name", info->name}, {"begin", m.file.dataOffset + info->begin}, {"end", m.file.dataOffset + info->end}});
-        g_result = list.dump();
-    });
+    return guarded([&] { beginFile(model(handle), parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label)); });
 }
 
 EMSCRIPTEN_KEEPALIVE int gpt2_upload_tensor(int handle, const char* name, const std::uint8_t* bytes, int size) {
     return guarded([&] {
         WebModel& m = model(handle);
-        if (!m.loading) fail("the model has finished loading");
-        const TensorInfo& info = m.file.tensor(name);
-        if (std::uint64_t(size) != info.end - info.begin) fail(m.file.label, ": tensor ", name, " got ", size, " bytes");
-        std::vector<float> values(std::size_t(info.elementCount()));
-        convertToFloat(info.dtype, bytes, values.size(), values.data());
-        m.loading->weights().upload(name, info.shape, values);
+        if (!m.file) fail("no file is being loaded");
+        const TensorInfo& info = m.file->header().tensor(name);
+        if (std::uint64_t(size) != info.end - info.begin) fail(m.file->header().label, ": tensor ", name, " got ", size, " bytes");
+        m.file->upload(info, bytes);
+    });
+}
+
+// The file's tensors have all been sent: checks a packed file's payload checksum.
+EMSCRIPTEN_KEEPALIVE int gpt2_end_file(int handle) {
+    return guarded([&] {
+        WebModel& m = model(handle);
+        if (!m.file) fail("no file is being loaded");
+        m.file->finish();
+        m.file.reset();
     });
 }
 
@@ -152,9 +179,13 @@ EMSCRIPTEN_KEEPALIVE int gpt2_finish_load(int handle, const char* vocabJson, con
         if (!m.loading) fail("the model has finished loading");
         m.loading->weights().checkComplete(label);
         auto engine = std::make_unique<Engine>(std::move(m.loading));
-        if (*vocabJson) engine->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
+        if (*vocabJson)
+            engine->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
+        else if (!m.packedVocab.empty())
+            engine->setTokenizer(Tokenizer::fromJsonAndMerges(m.packedVocab, m.packedMerges));
         m.engine = std::move(engine);
-        m.file = {};
+        m.packedVocab.clear();
+        m.packedMerges.clear();
         const ModelConfig& c = m.engine->config();
         g_result = modelConfigToJson(c);
     });

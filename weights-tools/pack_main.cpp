@@ -1,0 +1,49 @@
+// gpt2-pack IN_DIR OUT_FILE [--dtype fp16|fp32]   a Hugging Face GPT-2 folder -> one packed model file
+// gpt2-pack --verify FILE                         checks a packed file
+// Prints a JSON summary; on failure one line on stderr and exit code 1.
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "util/error.h"
+#include "weights-tools/packer.h"
+
+namespace {
+
+nlohmann::json describe(const gpt2::PackSummary& s) {
+    return {{"n_layer", s.config.layers}, {"n_embd", s.config.embedDim}, {"n_head", s.config.heads},
+            {"vocab_size", s.config.vocabSize}, {"tensors", s.tensors}, {"payload_bytes", s.payloadBytes},
+            {"payload_crc32", s.payloadCrc32}, {"tokenizer", s.hasTokenizer}};
+}
+
+int run(int argc, char** argv) {
+    const std::string usage = "usage: gpt2-pack IN_DIR OUT_FILE [--dtype fp16|fp32] | gpt2-pack --verify FILE";
+    if (argc == 3 && std::string(argv[1]) == "--verify") {
+        nlohmann::json out = describe(gpt2::verifyPacked(argv[2]));
+        out["ok"] = true;
+        std::cout << out.dump() << "\n";
+        return 0;
+    }
+    bool half = true;
+    if (argc == 5 && std::string(argv[3]) == "--dtype") {
+        const std::string dtype = argv[4];
+        if (dtype != "fp16" && dtype != "fp32") gpt2::fail("--dtype must be fp16 or fp32, got \"", dtype, "\"");
+        half = dtype == "fp16";
+    } else if (argc != 3) {
+        gpt2::fail(usage);
+    }
+    if (std::string(argv[1]).rfind("--", 0) == 0) gpt2::fail(usage);
+    std::cout << describe(gpt2::packCheckpoint(argv[1], argv[2], half)).dump() << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "gpt2-pack: " << e.what() << "\n";
+        return 1;
+    }
+}
