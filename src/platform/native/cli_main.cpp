@@ -1,10 +1,13 @@
 // The native `gpt2` tool: JSON on stdout (or streamed text), one clear error line on stderr and exit
 // code 1 on failure. `gpt2 help` lists the commands; docs/cli.md documents them.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "engine/benchmark.h"
 #include "engine/engine.h"
+#include "gl/gl_api.h"
 #include "format/packed_model.h"
 #include "platform/native/cli_args.h"
 #include "platform/native/egl_context.h"
@@ -22,6 +25,7 @@ const char* kUsage =
     "             --repetition-penalty R --seed S --stop STR --slide on|off --json 1]\n"
     "  tokenize   (--text T | --file F)            {\"ids\": [...]}\n"
     "  detokenize --ids LIST                       {\"text\": \"...\"}\n"
+    "  bench      --prompt-tokens P[,P...] --new-tokens N   a JSON line per P: load, prefill, decode\n"
     "common: --weights fp32|fp16  --max-texture-size N  --vocab FILE --merges FILE (default: in DIR)";
 
 ModelOptions modelOptions(const CliArgs& args) {
@@ -83,7 +87,7 @@ int run(int argc, char** argv) {
     const std::vector<std::string> flags = {"--model", "--ids", "--weights", "--max-texture-size", "--layer",
                                             "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
-                                            "--text", "--file", "--vocab", "--merges"};
+                                            "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << "\n";
         return 0;
@@ -105,11 +109,25 @@ int run(int argc, char** argv) {
         }
         return 0;
     }
-    if (command != "logits" && command != "attention" && command != "generate")
+    if (command != "logits" && command != "attention" && command != "generate" && command != "bench")
         fail("unknown command \"", command, "\"; run gpt2 help");
 
     EglContext context;
+    const auto loadStart = std::chrono::steady_clock::now();
     Engine engine(modelDir, modelOptions(args));
+    glFinish();
+    const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
+    if (command == "bench") {
+        // --prompt-tokens may list several lengths: one JSON line each, from one load.
+        const std::vector<int> lengths = args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
+        for (int promptTokens : lengths) {
+            auto json = nlohmann::json::parse(benchmarkJson(runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16))));
+            json["load_ms"] = loadMs;
+            json["weights"] = args.has("--weights") ? args.text("--weights") : "fp32";
+            std::cout << json.dump() << std::endl;
+        }
+        return 0;
+    }
     if (args.has("--vocab") || args.has("--merges")) engine.setTokenizer(loadTokenizer(args, modelDir));
     if (command == "logits") {
         engine.prefill(args.ids("--ids"));

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "engine/benchmark.h"
 #include "engine/engine.h"
 #include "format/packed_model.h"
 #include "model/weight_file.h"
@@ -265,6 +266,11 @@ EMSCRIPTEN_KEEPALIVE int gpt2_stats(int handle) {
                                   {"maxTextureSize", m.capabilities().limits.maxTextureSize}}
                        .dump();
     });
+}
+
+// The benchmark of `gpt2 bench`, run in the browser: the result is its JSON line.
+EMSCRIPTEN_KEEPALIVE int gpt2_bench(int handle, int promptTokens, int newTokens) {
+    return guarded([&] { g_result = benchmarkJson(runBenchmark(engine(handle), promptTokens, newTokens)); });
 }
 
 EMSCRIPTEN_KEEPALIVE int gpt2_destroy(int handle) {

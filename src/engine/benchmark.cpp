@@ -1,0 +1,69 @@
+#include "engine/benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "gl/pass.h"
+#include "gl/texture.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens) {
+    const int context = engine.config().contextLength;
+    if (promptTokens < 1 || newTokens < 1 || promptTokens + newTokens > context)
+        fail("bench: need 1 <= prompt tokens, 1 <= new tokens, and their sum <= the context (", context, ")");
+    BenchmarkResult r;
+    r.promptTokens = promptTokens;
+    r.newTokens = newTokens;
+    std::vector<int> prompt;
+    for (int i = 0; i < promptTokens; ++i) prompt.push_back((i * 7919 + 464) % engine.config().vocabSize);
+
+    Gpt2Model& model = engine.model();
+    // glFinish does not wait in browsers; reading back the first token's candidate does, everywhere.
+    auto start = std::chrono::steady_clock::now();
+    engine.prefill(prompt);
+    int next = model.topCandidates(1).front().id;
+    r.prefillMs = millisecondsSince(start);
+
+    std::vector<double> steps;
+    const long long drawsBefore = passDraws();
+    const auto readBefore = model.readbackBytes();
+    for (int i = 0; i < newTokens; ++i) {
+        start = std::chrono::steady_clock::now();
+        engine.step(next);
+        next = model.topCandidates(1).front().id;  // reading the candidate waits for the GPU
+        steps.push_back(millisecondsSince(start));
+    }
+    r.decodeMsFirst = steps.front();
+    r.decodeMsLast = steps.back();
+    r.passesPerToken = double(passDraws() - drawsBefore) / newTokens;
+    r.readbackBytesPerToken = double(model.readbackBytes() - readBefore) / newTokens;
+    std::sort(steps.begin(), steps.end());
+    r.decodeMsPerToken = steps[steps.size() / 2];
+    r.gpuBytes = liveTextureBytes();
+    r.renderer = model.capabilities().renderer;
+    return r;
+}
+
+std::string benchmarkJson(const BenchmarkResult& r) {
+    return nlohmann::json{{"prompt_tokens", r.promptTokens},
+                          {"new_tokens", r.newTokens},
+                          {"prefill_ms", r.prefillMs},
+                          {"decode_ms_per_token", r.decodeMsPerToken},
+                          {"decode_ms_first", r.decodeMsFirst},
+                          {"decode_ms_last", r.decodeMsLast},
+                          {"passes_per_token", r.passesPerToken},
+                          {"readback_bytes_per_token", r.readbackBytesPerToken},
+                          {"gpu_bytes", r.gpuBytes},
+                          {"renderer", r.renderer}}
+        .dump();
+}
+
+}  // namespace gpt2

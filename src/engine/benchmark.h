@@ -1,0 +1,28 @@
+#pragma once
+// The decode/prefill benchmark shared by `gpt2 bench` (native) and the web module (browser bench):
+// the same measurements in both builds.
+#include <string>
+
+#include "engine/engine.h"
+
+namespace gpt2 {
+
+struct BenchmarkResult {
+    int promptTokens = 0;
+    int newTokens = 0;
+    double prefillMs = 0;               // the prompt's passes and its first token's GPU argmax (time to first token)
+    double decodeMsPerToken = 0;        // median over the decode steps (greedy: GPU argmax, 16-byte readback)
+    double decodeMsFirst = 0;
+    double decodeMsLast = 0;
+    double passesPerToken = 0;          // draw calls per decode step
+    double readbackBytesPerToken = 0;
+    long long gpuBytes = 0;             // texture memory this process allocated
+    std::string renderer;
+};
+
+// Runs a prompt of `promptTokens` fixed ids, then `newTokens` greedy decode steps (each: one token's
+// forward plus the GPU argmax and its 16-byte readback).
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens);
+std::string benchmarkJson(const BenchmarkResult& result);
+
+}  // namespace gpt2

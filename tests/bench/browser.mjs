@@ -1,0 +1,41 @@
+// node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32]
+// The `gpt2 bench` measurements from headless Chromium (Debian's, WebGL2 over SwiftShader): one JSON
+// line with load_ms added. PATH is a packed .gpt2 file or a Hugging Face folder; it is served from
+// localhost next to build/site.
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { siteDir, startSite } from '../browser/harness.mjs';
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : fallback;
+};
+const model = flag('--model');
+if (!model || !existsSync(model)) {
+  console.error('usage: node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32]');
+  process.exit(1);
+}
+const link = join(siteDir, 'bench-model');
+rmSync(link, { recursive: true, force: true });
+mkdirSync(link);
+symlinkSync(resolve(model), join(link, basename(model)));
+const source = `/bench-model/${basename(model)}${existsSync(join(model, 'config.json')) ? '/' : ''}`;
+
+const site = await startSite();
+try {
+  const page = await site.page();
+  const result = await page.evaluate(async ({ source, weights, promptTokens, newTokens }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const start = performance.now();
+    const m = await GPT2.load(source, { weights });
+    const loadMs = performance.now() - start;
+    const r = m.benchmark({ promptTokens, newTokens });
+    m.dispose();
+    return { ...r, load_ms: loadMs, browser: navigator.userAgent };
+  }, { source, weights: flag('--weights', 'fp16'), promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
+  console.log(JSON.stringify(result));
+} finally {
+  await site.close();
+  rmSync(link, { recursive: true, force: true });
+}
