@@ -75,6 +75,8 @@ export interface ModelStats {
   passDraws: number;
   renderer: string;
   maxTextureSize: number;
+  /** Size of the WebAssembly heap (it grows to hold the largest tensor while loading, never the file). */
+  wasmHeapBytes: number;
 }
 
 export declare class GPT2 {
@@ -92,6 +94,12 @@ export declare class GPT2 {
   /** Attention probabilities of `layer` over the current sequence. */
   attention(layer: number): Promise<Attention>;
   stats(): ModelStats;
+  /** The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps. */
+  benchmark(options?: { promptTokens?: number; newTokens?: number }): Record<string, number | string>;
+  /** True after the browser dropped this model's WebGL context. */
+  readonly contextLost: boolean;
+  /** Loads the model again (same source and options, fresh canvas) after a lost context. */
+  restore(options?: { onProgress?: (progress: LoadProgress) => void; signal?: AbortSignal }): Promise<void>;
   dispose(): void;
 }
 

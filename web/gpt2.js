@@ -244,7 +244,7 @@ export class GPT2 {
       }
       call(M, 'gpt2_finish_load', handle, vocab, merges, target.href);
       progress.report();
-      return new GPT2(M, handle, JSON.parse(result(M)), surface);
+      return new GPT2(M, handle, JSON.parse(result(M)), surface, { source: target.href, weights, maxTextureSize });
     } catch (error) {
       if (handle > 0) call(M, 'gpt2_destroy', handle);
       surface.release();
@@ -257,17 +257,37 @@ export class GPT2 {
     return (await nativeModule())._gpt2_live_gl_objects();
   }
 
-  constructor(M, handle, config, surface) {
+  constructor(M, handle, config, surface, loadedWith) {
     this._M = M;
     this._handle = handle;
     this._surface = surface;
+    this._loadedWith = loadedWith;
     this._busy = false;
     this.config = Object.freeze(config);
   }
 
   _check() {
     if (this._handle < 0) throw new Error('this model has been disposed');
-    if (this._surface.lost) throw new Error('WebGL context lost (the browser reclaimed the GPU); dispose this model and load it again');
+    if (this._surface.lost) throw new Error('WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
+  }
+
+  /** True after the browser dropped this model's WebGL context; restore() brings the model back. */
+  get contextLost() {
+    return this._surface.lost;
+  }
+
+  /**
+   * After a lost context: loads the model again from the same source with the same options, on a
+   * fresh hidden canvas, and takes its place (this object stays valid). The sequence starts empty.
+   */
+  async restore({ onProgress, signal } = {}) {
+    if (this._handle < 0) throw new Error('this model has been disposed');
+    const fresh = await GPT2.load(this._loadedWith.source, {
+      weights: this._loadedWith.weights, maxTextureSize: this._loadedWith.maxTextureSize, onProgress, signal,
+    });
+    this.dispose();
+    Object.assign(this, { _handle: fresh._handle, _surface: fresh._surface, _busy: false });
+    fresh._handle = -1;
   }
 
   /** Token ids of `text`. `allowSpecial: false` encodes "<|endoftext|>" as plain text. */

@@ -1,5 +1,6 @@
 #include "format/model_config.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
@@ -57,10 +58,15 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& lab
     c.layers = positiveInt(json, "n_layer", c.layers, label);
     c.heads = positiveInt(json, "n_head", c.heads, label);
     c.innerDim = positiveInt(json, "n_inner", 4 * c.embedDim, label);
+    // The same bound as an explicit n_inner, so modelConfigToJson's output parses back.
+    if (c.innerDim > (1 << 24)) fail(label, ": n_inner (4 * n_embd when null) is ", c.innerDim, ", over ", 1 << 24);
     if (json.contains("layer_norm_epsilon")) {
-        if (!json["layer_norm_epsilon"].is_number() || json["layer_norm_epsilon"].get<double>() <= 0)
-            fail(label, ": layer_norm_epsilon must be a positive number");
-        c.layerNormEpsilon = json["layer_norm_epsilon"].get<float>();
+        // Checked against float, the type the engine uses: 1e300 does not fit and 1e-50 would become 0.
+        const auto& epsilon = json["layer_norm_epsilon"];
+        if (!epsilon.is_number() || !(epsilon.get<double>() > 0) ||
+            epsilon.get<double>() > std::numeric_limits<float>::max() || !(epsilon.get<float>() > 0))
+            fail(label, ": layer_norm_epsilon must be a positive number a 32-bit float can hold, got ", epsilon.dump());
+        c.layerNormEpsilon = epsilon.get<float>();
     }
     if (json.contains("activation_function")) {
         if (!json["activation_function"].is_string()) fail(label, ": activation_function must be a string");

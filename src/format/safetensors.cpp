@@ -113,7 +113,10 @@ SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t 
         for (auto& d : entry["shape"]) {
             if (!d.is_number_unsigned()) fail(label, ": tensor ", name, " has a negative or non-integer dimension");
             const std::uint64_t dim = d.get<std::uint64_t>();
-            if (dim != 0 && elements > std::numeric_limits<std::uint32_t>::max() / dim)
+            // Each dimension too, not only the product: after a 0, any dimension would pass, and one over
+            // INT64_MAX would turn negative in TensorInfo::shape.
+            if (dim > std::numeric_limits<std::uint32_t>::max() ||
+                (dim != 0 && elements > std::numeric_limits<std::uint32_t>::max() / dim))
                 fail(label, ": tensor ", name, " has an implausibly large shape");
             elements *= dim;
             info.shape.push_back(static_cast<std::int64_t>(dim));
@@ -143,7 +146,8 @@ SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t 
 void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, float* out) {
     switch (dtype) {
         case DType::F32:
-            std::memcpy(out, bytes, count * 4);
+            // A 0-element tensor's buffers may be null (an empty vector's data()): memcpy must not see those.
+            if (count != 0) std::memcpy(out, bytes, count * 4);
             return;
         case DType::F16:
             for (std::size_t i = 0; i < count; ++i) out[i] = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));

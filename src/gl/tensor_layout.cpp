@@ -6,14 +6,29 @@
 
 namespace gpt2 {
 
-TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits, const char* what) {
+glm::ivec4 TensorLayout::uniform() const {
+    int mode = 0;
+    if (unfolded()) {
+        mode = 1;
+    } else if (pages == 1 && (width & (width - 1)) == 0) {
+        int shift = 0;
+        while ((1 << shift) < width) ++shift;
+        mode = -shift;
+    }
+    return {texelsPerRow, width, height, mode};
+}
+
+TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits, const char* what, int lineWidth) {
     if (rows <= 0 || cols <= 0) fail(what, ": cannot lay out a ", rows, " x ", cols, " matrix");
     const int max = limits.maxTextureSize;
     TensorLayout l;
     l.rows = rows;
     l.cols = cols;
     l.texelsPerRow = (cols + 3) / 4;
-    if (l.texelsPerRow <= max) {
+    if (lineWidth > 0 && lineWidth < l.texelsPerRow && lineWidth <= max) {
+        if ((lineWidth & (lineWidth - 1)) != 0) fail(what, ": line width ", lineWidth, " must be a power of two");
+        l.width = lineWidth;
+    } else if (l.texelsPerRow <= max) {
         // Whole rows per line; the fewest that keep the height within the limit.
         const int rowsPerLine = std::min((rows + max - 1) / max, max / l.texelsPerRow);
         l.width = l.texelsPerRow * rowsPerLine;

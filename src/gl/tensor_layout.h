@@ -24,13 +24,17 @@ struct TensorLayout {
     int height = 0;        // physical lines per page
     int pages = 0;
 
-    static TensorLayout make(int rows, int cols, const TextureLimits& limits, const char* what);
+    // `lineWidth` > 0 (a power of two) caps the texels per line: activations use it so that even a
+    // single row covers a 2D block of fragments (software rasterisers such as SwiftShader give a
+    // one-line draw a single thread and half-empty 2x2 quads).
+    static TensorLayout make(int rows, int cols, const TextureLimits& limits, const char* what, int lineWidth = 0);
 
     std::int64_t texelCount() const { return std::int64_t(rows) * texelsPerRow; }
     std::int64_t pageTexels() const { return std::int64_t(width) * height; }
     bool unfolded() const { return pages == 1 && width == texelsPerRow; }
-    // Uniform for the shaders: (texelsPerRow, width, height, 1 when unfolded).
-    glm::ivec4 uniform() const { return {texelsPerRow, width, height, unfolded() ? 1 : 0}; }
+    // Uniform for the shaders: (texelsPerRow, width, height, mode): mode 1 unfolded; -s one page
+    // of width 2^s (shift and mask); 0 the general case.
+    glm::ivec4 uniform() const;
 };
 
 }  // namespace gpt2

@@ -71,7 +71,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
 }
 
 std::unique_ptr<Texture> Gpt2Model::activation(int rows, int cols, const char* name) {
-    return std::make_unique<Texture>(TensorLayout::make(rows, cols, caps_.limits, name), TexelFormat::Float32, name);
+    return std::make_unique<Texture>(TensorLayout::make(rows, cols, caps_.limits, name, kActivationLineWidth), TexelFormat::Float32, name);
 }
 
 void Gpt2Model::checkPositions(std::size_t count, int pos0) {

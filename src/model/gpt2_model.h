@@ -61,6 +61,9 @@ public:
 
 private:
     static constexpr int kPassesPerLayer = 8;
+    // Texels per line of activation textures (see TensorLayout::make): a decode row of a 768-wide
+    // model covers 32 x 6 fragments instead of one 192-texel line.
+    static constexpr int kActivationLineWidth = 32;
     struct Layer {
         std::unique_ptr<Texture> kCache, vCache;
         std::vector<Pass> passes;  // ln1 stats, qkv, scores, apply, proj, ln2 stats, fc, mlp proj

@@ -22,7 +22,7 @@ Vocabulary parseVocabJson(const std::string& json, const std::string& sourceName
     nlohmann::json root;
     try {
         root = nlohmann::json::parse(json);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
         fail(sourceName, ": not valid JSON (", e.what(), "); pass GPT-2's vocab.json (encoder.json)");
     }
     if (!root.is_object() || root.empty())

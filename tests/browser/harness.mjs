@@ -17,7 +17,7 @@ export async function startSite() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu-sandbox'],
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu-sandbox', '--js-flags=--expose-gc'],
   });
   return {
     url,

@@ -25,10 +25,13 @@ struct OpShape {
     int C;        // width
     int heads;
     int maxTextureSize;
+    int lineWidth = 0;  // > 0: every texture caps its lines at this many texels, as activations do
 };
 
 std::ostream& operator<<(std::ostream& out, const OpShape& s) {
-    return out << "T" << s.T << "_C" << s.C << "_H" << s.heads << "_max" << s.maxTextureSize;
+    out << "T" << s.T << "_C" << s.C << "_H" << s.heads << "_max" << s.maxTextureSize;
+    if (s.lineWidth) out << "_line" << s.lineWidth;
+    return out;
 }
 
 class OpsTest : public ::testing::TestWithParam<OpShape> {
@@ -39,7 +42,7 @@ protected:
     }
     std::unique_ptr<Texture> texture(int rows, int cols, const std::vector<float>& values = {},
                                      TexelFormat format = TexelFormat::Float32) {
-        auto t = std::make_unique<Texture>(TensorLayout::make(rows, cols, limits_, "op test"), format, "op test");
+        auto t = std::make_unique<Texture>(TensorLayout::make(rows, cols, limits_, "op test", GetParam().lineWidth), format, "op test");
         if (!values.empty()) t->uploadRows(0, rows, values.data());
         return t;
     }
@@ -70,7 +73,7 @@ protected:
 };
 
 TEST_P(OpsTest, RowStatsGiveMeanAndInverseStd) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const auto xv = random(std::size_t(T) * C, 2.0f, 0.5f);
     auto x = texture(T, C, xv);
     auto stats = texture(T, 4);
@@ -87,7 +90,7 @@ TEST_P(OpsTest, RowStatsGiveMeanAndInverseStd) {
 }
 
 TEST_P(OpsTest, MatmulWithFusedLayerNormBiasAndEachActivation) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const int N = 4 * C + 2;  // not a multiple of 4: padded output columns
     const int Kp = (C + 3) / 4 * 4;
     const auto xv = random(std::size_t(T) * C, 1.5f, 0.3f);
@@ -116,7 +119,7 @@ TEST_P(OpsTest, MatmulWithFusedLayerNormBiasAndEachActivation) {
 }
 
 TEST_P(OpsTest, MatmulWithResidualOnARowRange) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const int rows = T + 3, first = 2;  // render rows [2, 2 + T) of a taller target, as the cache positions do
     const int Kp = (C + 3) / 4 * 4;
     const auto xv = random(std::size_t(rows) * C), residual = random(std::size_t(rows) * C);
@@ -140,7 +143,7 @@ TEST_P(OpsTest, MatmulWithResidualOnARowRange) {
 }
 
 TEST_P(OpsTest, TransposedMatmulReadsWeightRowsLikeTheTiedLmHead) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const int V = 203, Vp = 204;  // vocabulary not a multiple of 4
     const auto xv = random(std::size_t(T) * C), wte = random(std::size_t(V) * C, 0.3f);
     std::vector<float> wtePadded(std::size_t(Vp) * C, 0.0f);
@@ -162,7 +165,7 @@ TEST_P(OpsTest, TransposedMatmulReadsWeightRowsLikeTheTiedLmHead) {
 }
 
 TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     // Each part is padded to whole texels (Pw columns), as the model pads Q, K and V.
     const int Kp = (C + 3) / 4 * 4, Pw = Kp, hf = 3 * C;
     const auto xv = random(std::size_t(T) * C), wv = random(std::size_t(C) * hf, 0.3f), bias = random(std::size_t(hf), 0.1f);
@@ -190,7 +193,7 @@ TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
 }
 
 TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const int D = C / heads, Dp = (D + 3) / 4 * 4, padded = heads * Dp;
     const AttentionShape shape{heads, Dp / 4};
     const float scale = 1.0f / std::sqrt(float(D));
@@ -228,7 +231,7 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
 }
 
 TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const int V = 97, P = T + 4;
     const auto wte = random(std::size_t(V) * C), wpe = random(std::size_t(P) * C);
     std::vector<float> ids(std::size_t(P), 0.0f);
@@ -244,7 +247,7 @@ TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
 }
 
 TEST_P(OpsTest, HalfFloatWeightsAreTheRoundedValues) {
-    const auto [T, C, heads, max] = GetParam();
+    const auto [T, C, heads, max, lineWidth] = GetParam();
     const auto values = random(std::size_t(T) * C, 3.0f);
     auto half = texture(T, C, values, TexelFormat::Float16);
     auto copy = texture(T, C);
@@ -264,7 +267,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest,
                                            OpShape{9, 30, 5, 16},      // head dim 6 (not whole texels), folded
                                            OpShape{13, 72, 4, 32},     // head dim 18, folded
                                            OpShape{1, 40, 2, 16},      // decode, folded
-                                           OpShape{33, 256, 4, 64}),   // head dim 64, many rows, folded
+                                           OpShape{33, 256, 4, 64},    // head dim 64, many rows, folded
+                                           OpShape{1, 120, 5, 16384, 8},  // decode row over 4 lines of 8 texels
+                                           OpShape{6, 72, 4, 16384, 4}),  // rows split over lines of 4 texels
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;

@@ -49,6 +49,16 @@ TEST(TensorLayout, UsesPagesWhenOnePageIsNotEnough) {
     EXPECT_EQ(l.pages, 7);  // 50260 * 8 texels / 65536 per page
 }
 
+TEST(TensorLayout, CapsLinesAtAPowerOfTwoWidthForActivations) {
+    const auto l = TensorLayout::make(1024, 768, {16384, 256}, "x", 32);
+    expectValid(l, 16384);
+    EXPECT_EQ(l.width, 32);
+    EXPECT_EQ(l.height, 1024 * 6);
+    EXPECT_EQ(l.uniform().w, -5) << "one page of width 2^5: shift-and-mask addressing";
+    EXPECT_TRUE(TensorLayout::make(4, 32, {16384, 256}, "x", 32).unfolded()) << "rows that fit a line stay unfolded";
+    EXPECT_THROW(TensorLayout::make(4, 400, {16384, 256}, "x", 24), Error);
+}
+
 TEST(TensorLayout, RejectsMatricesBeyondTheLayerLimit) {
     EXPECT_THROW(TensorLayout::make(50260, 1600, {256, 16}, "wte"), Error);
     EXPECT_THROW(TensorLayout::make(0, 4, {256, 16}, "empty"), Error);

@@ -2,6 +2,7 @@
 // handle > 0) on success and -1 on failure, with the message in gpt2_last_error(). Structured
 // results travel as JSON text (gpt2_result) or as a float array (gpt2_float_ptr / gpt2_float_count).
 #include <emscripten/emscripten.h>
+#include <emscripten/heap.h>
 
 #include <map>
 #include <memory>
@@ -38,7 +39,7 @@ WebModel& model(int handle) {
     if (it == g_models.end()) fail("no model with handle ", handle, " (disposed?)");
     WebModel& m = *it->second;
     if (m.context->lost())
-        fail("WebGL context lost (the browser reclaimed the GPU); dispose this model and load it again");
+        fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
     m.context->makeCurrent();
     return m;
 }
@@ -58,6 +59,14 @@ int guarded(F&& f) {
         g_error = e.what();
         return -1;
     }
+}
+
+// A context lost in the middle of a call makes GL calls do nothing and reads return zeros: the
+// result of that call cannot be trusted, so it fails too.
+void checkStillThere(int handle) {
+    auto it = g_models.find(handle);
+    if (it != g_models.end() && it->second->context->lost())
+        fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
 }
 
 GenerateOptions parseGenerateOptions(const std::string& text) {
@@ -222,6 +231,7 @@ EMSCRIPTEN_KEEPALIVE int gpt2_generate_next(int handle) {
         if (!m.generation) fail("no generation in progress");
         try {
             if (auto token = m.generation->next()) {
+                checkStillThere(handle);
                 g_result = nlohmann::json{{"id", token->id}, {"text", token->text}}.dump();
                 return;
             }
@@ -244,6 +254,7 @@ EMSCRIPTEN_KEEPALIVE int gpt2_logits(int handle, const char* idsJson) {
         Engine& e = engine(handle);
         e.prefill(parseIds(idsJson));
         g_floats = e.logits();
+        checkStillThere(handle);
     });
 }
 
@@ -252,6 +263,7 @@ EMSCRIPTEN_KEEPALIVE int gpt2_attention(int handle, int layer) {
     return guarded([&] {
         Engine& e = engine(handle);
         g_floats = e.attention(layer);
+        checkStillThere(handle);
         g_result = nlohmann::json{{"heads", e.config().heads}, {"tokens", e.tokens().size()}}.dump();
     });
 }
@@ -263,7 +275,8 @@ EMSCRIPTEN_KEEPALIVE int gpt2_stats(int handle) {
                                   {"readbackBytes", m.readbackBytes()},
                                   {"passDraws", passDraws()},
                                   {"renderer", m.capabilities().renderer},
-                                  {"maxTextureSize", m.capabilities().limits.maxTextureSize}}
+                                  {"maxTextureSize", m.capabilities().limits.maxTextureSize},
+                                  {"wasmHeapBytes", emscripten_get_heap_size()}}
                        .dump();
     });
 }
@@ -277,8 +290,9 @@ EMSCRIPTEN_KEEPALIVE int gpt2_destroy(int handle) {
     return guarded([&] {
         auto it = g_models.find(handle);
         if (it == g_models.end()) return;
-        // Deleting GL objects needs their context current; a lost context has freed them already.
-        if (!it->second->context->lost()) it->second->context->makeCurrent();
+        // GL names are per context: the deletes must go to this model's context even when it is
+        // lost (where they do nothing), never to another model's context that happens to be current.
+        emscripten_webgl_make_context_current(it->second->context->handle());
         g_models.erase(it);
     });
 }

@@ -16,6 +16,7 @@ public:
 
     void makeCurrent() const;
     bool lost() const;
+    EMSCRIPTEN_WEBGL_CONTEXT_HANDLE handle() const { return handle_; }
 
 private:
     EMSCRIPTEN_WEBGL_CONTEXT_HANDLE handle_ = 0;
