@@ -4,7 +4,8 @@ precision highp float;
 precision highp int;
 precision highp sampler2DArray;
 
-// Every layout is (texelsPerRow, width, height, 1 when unfolded).
+// Every layout is (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width 2^s,
+// 0 anything else (src/gl/tensor_layout.h).
 uniform ivec4 u_out_layout;
 uniform int u_out_page;
 uniform ivec2 u_rows;  // the output rows [begin, end) this draw renders
@@ -22,6 +23,7 @@ ivec2 outputCoord() {
 vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) {
     if (L.w == 1) return texelFetch(t, ivec3(texel, row, 0), 0);
     int linear = row * L.x + texel;
+    if (L.w < 0) return texelFetch(t, ivec3(linear & (L.y - 1), linear >> -L.w, 0), 0);
     int pageTexels = L.y * L.z;
     int page = linear / pageTexels;
     int inPage = linear - page * pageTexels;

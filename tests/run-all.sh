@@ -12,9 +12,18 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --buil
 NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null &&
   NODE_PATH=/usr/share/nodejs cmake --build build/wasm -j"$jobs" || exit 1
 
+# The native suites, then the same suites built with AddressSanitizer + UndefinedBehaviorSanitizer
+# (any report fails the test that caused it).
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPT2_SANITIZE=ON >/dev/null &&
+  cmake --build build/asan -j"$jobs" || exit 1
 ctest --test-dir build/native --output-on-failure -j"$jobs" 2>&1 | tee build/ctest.log
-native_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' build/ctest.log | tail -1)
-native_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' build/ctest.log | tail -1)
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" 2>&1 | tee build/ctest-asan.log
+summary() { sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 \2/p' "$1" | tail -1; }
+read -r failed_plain total_plain <<< "$(summary build/ctest.log)"
+read -r failed_asan total_asan <<< "$(summary build/ctest-asan.log)"
+native_total=$(( ${total_plain:-0} + ${total_asan:-0} ))
+native_failed=$(( ${failed_plain:-1} + ${failed_asan:-1} ))
 
 node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination=build/browser.tap tests/browser/ tests/tools/
@@ -23,7 +32,7 @@ browser_failed=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' build/browser.tap | tail -1
 
 passed=$(( ${native_total:-0} - ${native_failed:-0} + ${browser_passed:-0} ))
 failed=$(( ${native_failed:-1} + ${browser_failed:-1} ))
-[ -n "$native_total" ] || echo "CTest printed no summary"
+[ -n "$total_plain" ] && [ -n "$total_asan" ] || echo "CTest printed no summary"
 [ -n "$browser_passed" ] || echo "the browser tests printed no summary"
 echo "Summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

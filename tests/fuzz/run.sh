@@ -43,8 +43,11 @@ esac
 
 mkdir -p "$work" "$artifacts"
 if [[ $mode == merge ]]; then
-  # Adds to the committed corpus only the inputs that bring new coverage.
-  exec "$exe" -merge=1 -rss_limit_mb=2048 -timeout=10 "${dict[@]}" "$committed" "$work"
+  # Adds to the committed corpus only the inputs that bring new coverage: new edges for the file
+  # formats (-use_counters=0 keeps their corpus small), new edges or hit counts for prompt text.
+  counters=(-use_counters=0)
+  [[ $target == tokenizer ]] && counters=()
+  exec "$exe" -merge=1 "${counters[@]}" -rss_limit_mb=2048 -timeout=10 "${dict[@]}" "$committed" "$work"
 fi
 [[ $mode =~ ^[0-9]+$ ]] || { echo "SECONDS must be a number or 'merge', got '$mode'" >&2; exit 2; }
 cp -n "$committed"/* "$work"/ 2>/dev/null || true

@@ -66,8 +66,9 @@ TEST_P(FixtureTest, TopFiveAtEveryPositionMatchHuggingFace) {
             for (int i = 0; i < 5; ++i)
                 EXPECT_NEAR(logits[std::size_t(prompt.top5Ids[t][std::size_t(i)])], prompt.top5Logits[t][std::size_t(i)], tolerance())
                     << prompt.key << " position " << t;
-            if (GetParam().weights == TexelFormat::Float32)
+            if (GetParam().weights == TexelFormat::Float32) {
                 EXPECT_EQ(testing::topK(logits, 5), prompt.top5Ids[t]) << prompt.key << " position " << t;
+            }
         }
     }
 }

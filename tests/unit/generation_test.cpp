@@ -50,7 +50,9 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
         for (std::size_t i = 0; i < got.size(); ++i) {
             EXPECT_EQ(got[i].logit, logits[std::size_t(got[i].id)]) << prompt.key << " rank " << i;
             EXPECT_EQ(got[i].logit, logits[std::size_t(expected[i])]) << prompt.key << " rank " << i;
-            if (i > 0) EXPECT_TRUE(got[i - 1].logit > got[i].logit || (got[i - 1].logit == got[i].logit && got[i - 1].id < got[i].id));
+            if (i > 0) {
+                EXPECT_TRUE(got[i - 1].logit > got[i].logit || (got[i - 1].logit == got[i].logit && got[i - 1].id < got[i].id));
+            }
         }
         EXPECT_EQ(engine_->model().topCandidates(1).front().id, testing::topK(logits, 1)[0]);
     }

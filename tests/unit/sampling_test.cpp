@@ -31,10 +31,11 @@ void expectFrequencies(const SamplingOptions& options, const std::vector<double>
     for (std::size_t id = 0; id < expected.size(); ++id) {
         const double p = expected[id], freq = double(counts[int(id)]) / n;
         const double sigma = std::sqrt(std::max(p * (1 - p), 1e-12) / n);
-        if (p == 0)
+        if (p == 0) {
             EXPECT_EQ(counts[int(id)], 0) << "token " << id << " must never be drawn";
-        else
+        } else {
             EXPECT_NEAR(freq, p, 5 * sigma + 1e-9) << "token " << id;
+        }
     }
 }
 

@@ -56,7 +56,8 @@ EglContext::EglContext() {
 EglContext::~EglContext() {
     eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (context_ != EGL_NO_CONTEXT) eglDestroyContext(display_, context_);
-    eglTerminate(display_);
+    // No eglTerminate: the display is one per process and other contexts may still use it;
+    // terminating it would also unload the driver under them.
 }
 
 }  // namespace gpt2
