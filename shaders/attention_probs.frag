@@ -1,4 +1,5 @@
-// Attention probabilities for readback: softmax of each scores row, 0 for masked keys.
+// Attention probabilities for readback: softmax of each scores row, 0 for masked keys. Output row
+// q * heads + h covers the whole sequence; the scores hold the chunk of queries from u_pos0.
 #include "common.glsl"
 #include "attention.glsl"
 
@@ -9,9 +10,10 @@ out vec4 o_probs;
 
 void main() {
     ivec2 c = outputCoord();
-    int queryPos = queryPosition(c.x);
-    float m = rowMax(u_scores, u_scores_layout, c.x, queryPos);
+    int row = c.x - u_pos0 * u_heads;
+    int queryPos = queryPosition(row);
+    float m = rowMax(u_scores, u_scores_layout, row, queryPos);
     float total = 0.0;
-    for (int b = 0; 4 * b <= queryPos; ++b) total += dot(exp(fetch(u_scores, u_scores_layout, c.x, b) - m), vec4(1.0));
-    o_probs = 4 * c.y <= queryPos ? exp(fetch(u_scores, u_scores_layout, c.x, c.y) - m) / total : vec4(0.0);
+    for (int b = 0; 4 * b <= queryPos; ++b) total += dot(exp(fetch(u_scores, u_scores_layout, row, b) - m), vec4(1.0));
+    o_probs = 4 * c.y <= queryPos ? exp(fetch(u_scores, u_scores_layout, row, c.y) - m) / total : vec4(0.0);
 }

@@ -1,5 +1,6 @@
 #include "model/gpt2_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -8,7 +9,11 @@
 namespace gpt2 {
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
-    : config_(config), caps_(queryCapabilities(options.maxTextureSize)), weights_(config, options.weights, caps_.limits) {
+    : config_(config),
+      caps_(queryCapabilities(options.maxTextureSize)),
+      weights_(config, options.weights, caps_.limits),
+      prefillChunk_(std::min(options.prefillChunk, config.contextLength)) {
+    if (options.prefillChunk < 1) fail("prefillChunk must be at least 1, got ", options.prefillChunk);
     const ModelConfig& c = config_;
     const EngineDims d = engineDims(c);
     const int positions = c.contextLength, headsCols = d.headsTexels * 4;
@@ -19,7 +24,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     x_[1] = activation(positions, c.embedDim, "residual B");
     stats_ = activation(positions, 4, "layernorm statistics");
     q_ = activation(positions, headsCols, "queries");
-    scores_ = activation(positions * c.heads, positions, "attention scores");
+    scores_ = activation(prefillChunk_ * c.heads, positions, "attention scores");
     attended_ = activation(positions, headsCols, "attention output");
     hidden_ = activation(positions, c.innerDim, "mlp hidden");
     logits_ = activation(1, d.vocabRows, "logits");
@@ -85,13 +90,19 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
              config_.contextLength, " tokens");
 }
 
+// LN1 statistics, Q/K/V (filling the cache rows) and the scores of queries [pos0, pos0 + count).
+void Gpt2Model::runScores(Layer& layer, int pos0, int count) {
+    auto& p = layer.passes;
+    p[0].run(pos0, pos0 + count);
+    p[1].run(pos0, pos0 + count);
+    setAttentionPosition(p[2], pos0);
+    p[2].run(0, count * config_.heads);
+}
+
 void Gpt2Model::runLayer(Layer& layer, int pos0, int count) {
     const int end = pos0 + count;
     auto& p = layer.passes;
-    p[0].run(pos0, end);
-    p[1].run(pos0, end);
-    setAttentionPosition(p[2], pos0);
-    p[2].run(0, count * config_.heads);
+    runScores(layer, pos0, count);
     setAttentionPosition(p[3], pos0);
     p[3].run(pos0, end);
     for (int i = 4; i < kPassesPerLayer; ++i) p[std::size_t(i)].run(pos0, end);
@@ -107,8 +118,11 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
     }
     const int count = int(ids.size()), end = pos0 + count;
     ids_->uploadRows(pos0, count, idValues.data());
-    head_[0].run(pos0, end);
-    for (Layer& layer : layers_) runLayer(layer, pos0, count);
+    for (int start = pos0; start < end; start += prefillChunk_) {
+        const int n = std::min(prefillChunk_, end - start);
+        head_[0].run(start, start + n);
+        for (Layer& layer : layers_) runLayer(layer, start, n);
+    }
     // Only the last position's logits are needed: statistics and lm_head run for one row.
     head_[1].run(end - 1, end);
     head_[2].set("u_in_row_offset", end - 1).run(0, 1);
@@ -141,28 +155,27 @@ std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
 std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) {
     checkPositions(ids.size(), 0);
     if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
-    const int count = int(ids.size());
+    const int count = int(ids.size()), heads = config_.heads;
     std::vector<float> idValues(ids.begin(), ids.end());
     ids_->uploadRows(0, count, idValues.data());
-    head_[0].run(0, count);
-    for (int l = 0; l < layer; ++l) runLayer(layers_[std::size_t(l)], 0, count);
-    auto& p = layers_[std::size_t(layer)].passes;
-    p[0].run(0, count);
-    p[1].run(0, count);
-    setAttentionPosition(p[2], 0);
-    p[2].run(0, count * config_.heads);
-
-    Texture probs(TensorLayout::make(count * config_.heads, count, caps_.limits, "attention probabilities"),
-                  TexelFormat::Float32, "attention probabilities");
-    attentionProbsPass(programs_, probs, *scores_, shape_).run(0, count * config_.heads);
-    // Rows are (query, head); callers get heads x T x T.
-    const std::vector<float> rows = probs.readRows(0, count * config_.heads);
+    // Rows are (query, head); a chunk's scores become its rows of the probabilities.
+    Texture probs(TensorLayout::make(count * heads, count, caps_.limits, "attention probabilities"), TexelFormat::Float32,
+                  "attention probabilities");
+    Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
+    for (int start = 0; start < count; start += prefillChunk_) {
+        const int n = std::min(prefillChunk_, count - start);
+        head_[0].run(start, start + n);
+        for (int l = 0; l < layer; ++l) runLayer(layers_[std::size_t(l)], start, n);
+        runScores(layers_[std::size_t(layer)], start, n);
+        setAttentionPosition(probsPass, start);
+        probsPass.run(start * heads, (start + n) * heads);
+    }
+    const std::vector<float> rows = probs.readRows(0, count * heads);
     readbackBytes_ += std::int64_t(rows.size()) * 4;
-    std::vector<float> out(rows.size());
+    std::vector<float> out(rows.size());  // heads x T x T
     for (int q = 0; q < count; ++q)
-        for (int h = 0; h < config_.heads; ++h)
-            std::copy_n(rows.begin() + (std::int64_t(q) * config_.heads + h) * count, count,
-                        out.begin() + (std::int64_t(h) * count + q) * count);
+        for (int h = 0; h < heads; ++h)
+            std::copy_n(rows.begin() + (std::int64_t(q) * heads + h) * count, count, out.begin() + (std::int64_t(h) * count + q) * count);
     return out;
 }
 

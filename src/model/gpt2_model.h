@@ -25,6 +25,9 @@ namespace gpt2 {
 struct ModelOptions {
     TexelFormat weights = TexelFormat::Float32;
     int maxTextureSize = 0;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
+    // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
+    // (heads x chunk x context), which keeps activation memory small next to the KV cache.
+    int prefillChunk = 32;
 };
 
 class Gpt2Model {
@@ -70,6 +73,7 @@ private:
     };
     void checkPositions(std::size_t count, int pos0);
     void runLayer(Layer& layer, int pos0, int count);
+    void runScores(Layer& layer, int pos0, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
 
     ModelConfig config_;
@@ -81,6 +85,7 @@ private:
     std::vector<Layer> layers_;
     std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head, top-k block, top-k select
     std::int64_t readbackBytes_ = 0;
+    int prefillChunk_;
     int lastPosition_ = -1;
     bool weightsChecked_ = false;
 };

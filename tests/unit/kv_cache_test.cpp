@@ -14,7 +14,8 @@ TEST(KvCache, DecodeEqualsRecomputationAtEveryStep) {
     testing::ensureGlContext();
     for (int maxTextureSize : {0, 256}) {
         Engine cached(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize});
-        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize});
+        // Recomputation in prefill chunks of 7 tokens: the scores texture then holds 7 queries.
+        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 7});
         const auto& ids = testing::tinyPrompts()[1].ids;  // p2: 40 tokens
         ASSERT_GE(ids.size(), 30u);
         cached.prefill({ids[0]});
