@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "platform/native/tool_main.h"
 #include "util/error.h"
 #include "weights-tools/packer.h"
 
@@ -39,11 +40,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "gpt2-pack: " << e.what() << "\n";
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return gpt2::runTool("gpt2-pack", argc, argv, run); }

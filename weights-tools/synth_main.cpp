@@ -6,6 +6,7 @@
 #include <string>
 
 #include "platform/native/cli_args.h"
+#include "platform/native/tool_main.h"
 #include "util/error.h"
 #include "weights-tools/synthetic_checkpoint.h"
 
@@ -13,7 +14,8 @@ namespace {
 
 int run(int argc, char** argv) {
     // CliArgs treats argv[1] as the command: here it is the output folder.
-    const gpt2::CliArgs args(argc, argv, {"--size", "--seed", "--dtype", "--n-embd", "--n-layer", "--n-head", "--n-positions", "--vocab-size"});
+    const gpt2::CliArgs args(argc, argv, {"--size", "--seed", "--dtype", "--n-embd", "--n-layer", "--n-head", "--n-positions", "--vocab-size"},
+                             "usage: gpt2-synth OUT_DIR (--size 124M|355M|774M|1.5B | --n-embd N --n-layer N --n-head N) [--seed S] [--dtype fp32|fp16]");
     const std::string dir = args.command();
     gpt2::ModelConfig config;
     if (args.has("--size")) {
@@ -42,11 +44,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "gpt2-synth: " << e.what() << "\n";
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return gpt2::runTool("gpt2-synth", argc, argv, run); }

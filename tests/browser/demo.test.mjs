@@ -65,6 +65,20 @@ test('generated text goes into the page as text, never as HTML', async () => {
   await page.close();
 });
 
+test('the demo works from the keyboard on a phone-width screen', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(site.url);
+  await waitForModel(page);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no horizontal scrolling at 375 px');
+  await page.fill('#max-new-tokens', '8');
+  await page.focus('#generate');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, { timeout: 60000 });
+  assert.match(await page.locator('#speed').textContent(), /8 tokens/);
+  await page.screenshot({ path: join(artifactsDir, 'demo-phone.png'), fullPage: true });
+  await page.close();
+});
+
 test('the embedding example imports the module and generates', async () => {
   const page = await site.page('examples/embed.html');
   await page.waitForFunction(() => document.getElementById('out').dataset.done, null, { timeout: 60000 });

@@ -25,13 +25,18 @@ void expectGenerates(const std::string& model) {
     for (int id : result.ids) EXPECT_TRUE(id >= 0 && id < 50257) << id;
 }
 
-TEST(OfficialSizes, Synth124MPacksToAbout250MBAndGenerates) {
+fs::path synthesize(const std::string& size) {
     testing::ensureGlContext();
-    const fs::path dir = fs::temp_directory_path() / "gpt2-synth-124M";
+    const fs::path dir = fs::temp_directory_path() / ("gpt2-synth-" + size);
     fs::create_directories(dir);
     SyntheticWeights weights;
     weights.dtype = DType::F16;
-    writeSyntheticCheckpoint(dir.string(), officialConfig("124M"), weights);
+    writeSyntheticCheckpoint(dir.string(), officialConfig(size), weights);
+    return dir;
+}
+
+TEST(OfficialSizes, Synth124MPacksToAbout250MBAndGenerates) {
+    const fs::path dir = synthesize("124M");
     const std::string packed = (dir / "model.gpt2").string();
     packCheckpoint(dir.string(), packed, /*half=*/true);
     const auto bytes = fs::file_size(packed);
@@ -43,12 +48,7 @@ TEST(OfficialSizes, Synth124MPacksToAbout250MBAndGenerates) {
 }
 
 TEST(OfficialSizes, Synth355MLoadsFromItsFolderAndGenerates) {
-    testing::ensureGlContext();
-    const fs::path dir = fs::temp_directory_path() / "gpt2-synth-355M";
-    fs::create_directories(dir);
-    SyntheticWeights weights;
-    weights.dtype = DType::F16;
-    writeSyntheticCheckpoint(dir.string(), officialConfig("355M"), weights);
+    const fs::path dir = synthesize("355M");
     expectGenerates(dir.string());
     fs::remove_all(dir);
 }

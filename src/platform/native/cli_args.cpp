@@ -20,8 +20,8 @@ long parseLong(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-CliArgs::CliArgs(int argc, char** argv, const std::vector<std::string>& allowed) {
-    if (argc < 2) fail("usage: gpt2 COMMAND [--flag value ...]; run gpt2 help for the commands");
+CliArgs::CliArgs(int argc, char** argv, const std::vector<std::string>& allowed, const std::string& usage) {
+    if (argc < 2) fail(usage);
     command_ = argv[1];
     for (int i = 2; i < argc; ++i) {
         const std::string flag = argv[i];

@@ -8,8 +8,8 @@ namespace gpt2 {
 
 class CliArgs {
 public:
-    // Throws Error for a flag without a value or a flag not in `allowed`.
-    CliArgs(int argc, char** argv, const std::vector<std::string>& allowed);
+    // Throws Error for a flag without a value or a flag not in `allowed`; `usage` when there are no arguments.
+    CliArgs(int argc, char** argv, const std::vector<std::string>& allowed, const std::string& usage);
     const std::string& command() const { return command_; }
     bool has(const std::string& flag) const { return values_.count(flag) != 0; }
     std::string text(const std::string& flag) const;  // required

@@ -1,5 +1,6 @@
 // The native `gpt2` tool: JSON on stdout (or streamed text), one clear error line on stderr and exit
 // code 1 on failure. `gpt2 help` lists the commands; docs/cli.md documents them.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "format/packed_model.h"
 #include "platform/native/cli_args.h"
 #include "platform/native/egl_context.h"
+#include "platform/native/tool_main.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -92,8 +94,11 @@ int run(int argc, char** argv) {
         std::cout << kUsage << "\n";
         return 0;
     }
-    const CliArgs args(argc, argv, flags);
+    const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
     const std::string& command = args.command();
+    const std::vector<std::string> commands = {"logits", "attention", "generate", "bench", "tokenize", "detokenize"};
+    if (std::find(commands.begin(), commands.end(), command) == commands.end())
+        fail("unknown command \"", command, "\"; run gpt2 help");
     const std::string modelDir = args.text("--model");
 
     if (command == "tokenize" || command == "detokenize") {
@@ -109,9 +114,6 @@ int run(int argc, char** argv) {
         }
         return 0;
     }
-    if (command != "logits" && command != "attention" && command != "generate" && command != "bench")
-        fail("unknown command \"", command, "\"; run gpt2 help");
-
     EglContext context;
     const auto loadStart = std::chrono::steady_clock::now();
     Engine engine(modelDir, modelOptions(args));
@@ -163,11 +165,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace gpt2
 
-int main(int argc, char** argv) {
-    try {
-        return gpt2::run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "gpt2: " << e.what() << "\n";
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return gpt2::runTool("gpt2", argc, argv, gpt2::run); }
