@@ -5,6 +5,19 @@
 #include "gl/gl_api.h"
 #include "util/error.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <cstdlib>
+
+// Browsers report GL_RENDERER as "WebKit WebGL"; WEBGL_debug_renderer_info, where offered, names
+// the real one ("ANGLE (..., SwiftShader Device ...)").
+EM_JS(char*, gpt2UnmaskedRenderer, (), {
+    const gl = GL.currentContext && GL.currentContext.GLctx;
+    const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
+    return allocateUTF8(info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '');
+});
+#endif
+
 namespace gpt2 {
 namespace {
 
@@ -30,6 +43,14 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
     caps.version = glString(GL_VERSION);
     caps.renderer = glString(GL_RENDERER);
     if (caps.version.empty()) fail("no current GL context (was the WebGL2/EGL context created?)");
+#ifdef __EMSCRIPTEN__
+    if (char* unmasked = gpt2UnmaskedRenderer()) {
+        if (*unmasked) caps.renderer = unmasked;
+        std::free(unmasked);
+    }
+#endif
+    for (const char* software : {"SwiftShader", "llvmpipe", "softpipe", "Software Rasterizer"})
+        if (caps.renderer.find(software) != std::string::npos) caps.softwareRenderer = true;
     if (!hasExtension("EXT_color_buffer_float"))
         fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
              "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");

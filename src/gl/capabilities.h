@@ -7,9 +7,10 @@
 namespace gpt2 {
 
 struct GlCapabilities {
-    std::string renderer;
+    std::string renderer;  // in a browser the unmasked renderer when the browser tells it
     std::string version;
     TextureLimits limits;
+    bool softwareRenderer = false;  // SwiftShader, llvmpipe, softpipe: the CPU runs the shaders
 };
 
 // Throws a clear Error when the context cannot run the engine (no float render targets).

@@ -12,7 +12,10 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     : config_(config),
       caps_(queryCapabilities(options.maxTextureSize)),
       weights_(config, options.weights, caps_.limits),
-      prefillChunk_(std::min(options.prefillChunk, config.contextLength)) {
+      prefillChunk_(std::min(options.prefillChunk, config.contextLength)),
+      activationLineWidth_(options.activationLineWidth >= 0 ? options.activationLineWidth
+                           : caps_.softwareRenderer      ? kSoftwareActivationLineWidth
+                                                         : 0) {
     if (options.prefillChunk < 1) fail("prefillChunk must be at least 1, got ", options.prefillChunk);
     const ModelConfig& c = config_;
     const EngineDims d = engineDims(c);
@@ -76,7 +79,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
 }
 
 std::unique_ptr<Texture> Gpt2Model::activation(int rows, int cols, const char* name) {
-    return std::make_unique<Texture>(TensorLayout::make(rows, cols, caps_.limits, name, kActivationLineWidth), TexelFormat::Float32, name);
+    return std::make_unique<Texture>(TensorLayout::make(rows, cols, caps_.limits, name, activationLineWidth_), TexelFormat::Float32, name);
 }
 
 void Gpt2Model::checkPositions(std::size_t count, int pos0) {

@@ -28,6 +28,9 @@ struct ModelOptions {
     // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
     // (heads x chunk x context), which keeps activation memory small next to the KV cache.
     int prefillChunk = 32;
+    // Texels per line of activation textures: -1 picks 32 on software renderers and 0 (rows
+    // unfolded) on GPUs; tests force either.
+    int activationLineWidth = -1;
 };
 
 class Gpt2Model {
@@ -64,9 +67,10 @@ public:
 
 private:
     static constexpr int kPassesPerLayer = 8;
-    // Texels per line of activation textures (see TensorLayout::make): a decode row of a 768-wide
-    // model covers 32 x 6 fragments instead of one 192-texel line.
-    static constexpr int kActivationLineWidth = 32;
+    // Texels per line of activation textures on software renderers (see TensorLayout::make): a
+    // decode row of a 768-wide model then covers 32 x 6 fragments instead of one 192-texel line,
+    // which halves SwiftShader's decode. GPUs keep rows unfolded (the folded rows cost them 17%).
+    static constexpr int kSoftwareActivationLineWidth = 32;
     struct Layer {
         std::unique_ptr<Texture> kCache, vCache;
         std::vector<Pass> passes;  // ln1 stats, qkv, scores, apply, proj, ln2 stats, fc, mlp proj
@@ -86,6 +90,7 @@ private:
     std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head, top-k block, top-k select
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;
+    int activationLineWidth_;
     int lastPosition_ = -1;
     bool weightsChecked_ = false;
 };

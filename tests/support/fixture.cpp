@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdlib.h>
 
 #include "util/error.h"
 #include "util/file.h"
@@ -14,6 +15,12 @@ std::string fixturePath(const std::string& relative) { return std::string(GPT2_S
 const nlohmann::json& tinyReference() {
     static const nlohmann::json json = nlohmann::json::parse(readTextFile(fixturePath("gpt2-tiny/reference.json")));
     return json;
+}
+
+std::string makeTempDir(const std::string& prefix) {
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+    if (!mkdtemp(pattern.data())) fail("cannot create a temporary folder ", pattern);
+    return pattern;
 }
 
 float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {

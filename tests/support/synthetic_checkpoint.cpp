@@ -1,8 +1,7 @@
 #include "support/synthetic_checkpoint.h"
 
-#include <cstdlib>
 
-#include "util/error.h"
+#include "support/fixture.h"
 #include "weights-tools/synthetic_checkpoint.h"
 
 namespace gpt2::testing {
@@ -15,15 +14,14 @@ std::vector<float> randomVector(std::size_t n, float stddev, std::mt19937& rng, 
 }
 
 std::string writeSyntheticCheckpoint(const ModelConfig& config, unsigned seed) {
-    char pattern[] = "/tmp/gpt2-synthetic-XXXXXX";
-    if (!mkdtemp(pattern)) fail("cannot create a temporary folder");
+    const std::string dir = makeTempDir("gpt2-synthetic");
     SyntheticWeights weights;
     weights.seed = seed;
     weights.weightStd = 0.3f;
     weights.biasStd = 0.1f;
     weights.gainStd = 0.1f;
-    gpt2::writeSyntheticCheckpoint(pattern, config, weights);
-    return pattern;
+    gpt2::writeSyntheticCheckpoint(dir, config, weights);
+    return dir;
 }
 
 }  // namespace gpt2::testing

@@ -20,7 +20,7 @@ struct Result {
 };
 
 Result runCli(const std::string& args) {
-    const std::string errPath = "/tmp/gpt2-cli-test-stderr.txt";
+    static const std::string errPath = testing::makeTempDir("gpt2-cli-test") + "/stderr.txt";
     const std::string command = std::string(GPT2_CLI) + " " + args + " 2>" + errPath;
     FILE* pipe = popen(command.c_str(), "r");
     std::string out;

@@ -13,9 +13,10 @@ namespace {
 TEST(KvCache, DecodeEqualsRecomputationAtEveryStep) {
     testing::ensureGlContext();
     for (int maxTextureSize : {0, 256}) {
-        Engine cached(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize});
-        // Recomputation in prefill chunks of 7 tokens: the scores texture then holds 7 queries.
-        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 7});
+        // Decoding with rows unfolded (as on GPUs) against recomputation in prefill chunks of 7 tokens
+        // with activation lines of 4 texels (as software renderers fold them, narrower).
+        Engine cached(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 32, 0});
+        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 7, 4});
         const auto& ids = testing::tinyPrompts()[1].ids;  // p2: 40 tokens
         ASSERT_GE(ids.size(), 30u);
         cached.prefill({ids[0]});

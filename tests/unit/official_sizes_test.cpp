@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/engine.h"
+#include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "weights-tools/packer.h"
 #include "weights-tools/synthetic_checkpoint.h"
@@ -27,8 +28,7 @@ void expectGenerates(const std::string& model) {
 
 fs::path synthesize(const std::string& size) {
     testing::ensureGlContext();
-    const fs::path dir = fs::temp_directory_path() / ("gpt2-synth-" + size);
-    fs::create_directories(dir);
+    const fs::path dir = testing::makeTempDir("gpt2-synth-" + size);
     SyntheticWeights weights;
     weights.dtype = DType::F16;
     writeSyntheticCheckpoint(dir.string(), officialConfig(size), weights);

@@ -23,8 +23,7 @@ class PackedModelTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
         testing::ensureGlContext();
-        dir_ = fs::temp_directory_path() / "gpt2-packed-test";
-        fs::create_directories(dir_);
+        dir_ = testing::makeTempDir("gpt2-packed-test");
         // The tiny fixture plus GPT-2's tokenizer files, as a complete Hugging Face folder.
         const fs::path folder = dir_ / "hf";
         fs::create_directories(folder);
@@ -36,6 +35,7 @@ protected:
         packCheckpoint(folder.string(), (dir_ / "tiny32.gpt2").string(), false);
         packCheckpoint(folder.string(), (dir_ / "tiny16.gpt2").string(), true);
     }
+    static void TearDownTestSuite() { fs::remove_all(dir_); }
     static std::string path(const char* name) { return (dir_ / name).string(); }
     static std::string hfFolder() { return path("hf"); }
 

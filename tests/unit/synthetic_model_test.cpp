@@ -24,7 +24,8 @@ struct SyntheticCase {
     const char* name;
     ModelConfig config;
     int maxTextureSize;
-    int prefillChunk = 64;
+    int prefillChunk = 32;
+    int lineWidth = -1;
 };
 
 ModelConfig config(int vocab, int context, int embd, int layers, int heads, int inner, Activation activation) {
@@ -47,7 +48,7 @@ std::vector<SyntheticCase> cases() {
     auto c = config(97, 16, 40, 1, 8, 72, Activation::GeluErf);
     c.scaleAttentionWeights = false;
     c.layerNormEpsilon = 1e-3f;
-    return {{"embd120_heads5_layers3", a, 0},   {"embd120_heads5_layers3_max32_chunk5", a, 32, 5},
+    return {{"embd120_heads5_layers3_unfolded_rows", a, 0, 32, 0}, {"embd120_heads5_layers3_max32_chunk5", a, 32, 5},
             {"embd30_headdim6_untied_relu", b, 0}, {"embd30_headdim6_untied_relu_max16", b, 16},
             {"embd40_headdim5_erf_unscaled", c, 0}};
 }
@@ -59,7 +60,7 @@ TEST_P(SyntheticModelTest, MatchesCpuReference) {
     const auto& param = GetParam();
     const std::string dir = testing::writeSyntheticCheckpoint(param.config, 7);
     const HuggingFaceCheckpoint checkpoint(dir);
-    Engine engine(dir, ModelOptions{TexelFormat::Float32, param.maxTextureSize, param.prefillChunk});
+    Engine engine(dir, ModelOptions{TexelFormat::Float32, param.maxTextureSize, param.prefillChunk, param.lineWidth});
 
     std::vector<int> ids;
     for (int i = 0; i < param.config.contextLength - 2; ++i) ids.push_back((i * 7919 + 13) % param.config.vocabSize);
