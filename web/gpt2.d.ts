@@ -70,6 +70,7 @@ export interface Attention {
 }
 
 export interface ModelStats {
+  /** Bytes of every texture of this model (weights, KV cache, activations). */
   gpuBytes: number;
   readbackBytes: number;
   passDraws: number;

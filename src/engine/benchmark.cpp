@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "gl/pass.h"
-#include "gl/texture.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -47,7 +46,7 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens) {
     r.readbackBytesPerToken = double(model.readbackBytes() - readBefore) / newTokens;
     std::sort(steps.begin(), steps.end());
     r.decodeMsPerToken = steps[steps.size() / 2];
-    r.gpuBytes = liveTextureBytes();
+    r.gpuBytes = model.gpuBytes();
     r.renderer = model.capabilities().renderer;
     return r;
 }

@@ -16,7 +16,7 @@ struct BenchmarkResult {
     double decodeMsLast = 0;
     double passesPerToken = 0;          // draw calls per decode step
     double readbackBytesPerToken = 0;
-    long long gpuBytes = 0;             // texture memory this process allocated
+    long long gpuBytes = 0;             // texture memory of the model
     std::string renderer;
 };
 

@@ -182,6 +182,12 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     return out;
 }
 
-std::int64_t Gpt2Model::gpuBytes() const { return liveTextureBytes(); }
+std::int64_t Gpt2Model::gpuBytes() const {
+    std::int64_t total = weights_.bytes();
+    for (const auto* t : {&ids_, &x_[0], &x_[1], &stats_, &q_, &scores_, &attended_, &hidden_, &logits_, &topkBlocks_, &candidates_})
+        total += (*t)->bytes();
+    for (const Layer& layer : layers_) total += layer.kCache->bytes() + layer.vCache->bytes();
+    return total;
+}
 
 }  // namespace gpt2

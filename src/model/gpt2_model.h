@@ -63,6 +63,7 @@ public:
     std::vector<float> attention(const std::vector<int>& ids, int layer);
 
     int passesPerLayer() const { return kPassesPerLayer; }
+    // Bytes of every texture this model owns (weights, KV cache, activations).
     std::int64_t gpuBytes() const;
 
 private:

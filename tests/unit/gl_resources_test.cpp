@@ -4,6 +4,7 @@
 
 #include "engine/engine.h"
 #include "gl/gl_objects.h"
+#include "gl/texture.h"
 #include "support/gl_test_environment.h"
 #include "support/model_fixture.h"
 #include "util/error.h"
@@ -36,13 +37,16 @@ TEST(GlResources, OutOfMemoryDuringAllocationIsAClearErrorAndFreesEverything) {
 TEST(GlResources, ModelsReleaseEveryObject) {
     testing::ensureGlContext();
     const int before = liveGlObjects();
+    const std::int64_t bytesBefore = liveTextureBytes();
     for (int i = 0; i < 3; ++i) {
         Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float16, i == 1 ? 256 : 0});
         engine.generateGreedy({464, 318}, 4);
         engine.attention(1);
         EXPECT_GT(liveGlObjects(), before + 50);
+        EXPECT_EQ(engine.model().gpuBytes(), liveTextureBytes() - bytesBefore) << "the model counts every texture it holds";
     }
     EXPECT_EQ(liveGlObjects(), before);
+    EXPECT_EQ(liveTextureBytes(), bytesBefore);
 }
 
 }  // namespace
