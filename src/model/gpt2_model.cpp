@@ -123,12 +123,12 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
     ids_->uploadRows(pos0, count, idValues.data());
     for (int start = pos0; start < end; start += prefillChunk_) {
         const int n = std::min(prefillChunk_, end - start);
-        head_[0].run(start, start + n);
+        head_[kEmbedding].run(start, start + n);
         for (Layer& layer : layers_) runLayer(layer, start, n);
     }
     // Only the last position's logits are needed: statistics and lm_head run for one row.
-    head_[1].run(end - 1, end);
-    head_[2].set("u_in_row_offset", end - 1).run(0, 1);
+    head_[kFinalStats].run(end - 1, end);
+    head_[kLmHead].set("u_in_row_offset", end - 1).run(0, 1);
     lastPosition_ = end - 1;
 }
 
@@ -145,8 +145,8 @@ std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
     if (k < 1 || k > kMaxCandidates || k > config_.vocabSize)
         fail("topCandidates: k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
     for (int rank = 0; rank < k; ++rank) {
-        head_[3].set("u_rank", rank).run(0, 1);
-        head_[4].run(rank, rank + 1);
+        head_[kTopkBlock].set("u_rank", rank).run(0, 1);
+        head_[kTopkSelect].run(rank, rank + 1);
     }
     const std::vector<float> rows = candidates_->readRows(0, k);
     readbackBytes_ += std::int64_t(k) * 16;
@@ -167,7 +167,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
     for (int start = 0; start < count; start += prefillChunk_) {
         const int n = std::min(prefillChunk_, count - start);
-        head_[0].run(start, start + n);
+        head_[kEmbedding].run(start, start + n);
         for (int l = 0; l < layer; ++l) runLayer(layers_[std::size_t(l)], start, n);
         runScores(layers_[std::size_t(layer)], start, n);
         setAttentionPosition(probsPass, start);

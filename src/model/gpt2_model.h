@@ -88,7 +88,8 @@ private:
     AttentionShape shape_;
     std::unique_ptr<Texture> ids_, x_[2], stats_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
     std::vector<Layer> layers_;
-    std::vector<Pass> head_;  // embedding, final-LayerNorm stats, lm_head, top-k block, top-k select
+    enum HeadPass { kEmbedding, kFinalStats, kLmHead, kTopkBlock, kTopkSelect };
+    std::vector<Pass> head_;  // the passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;
     int activationLineWidth_;
