@@ -101,8 +101,7 @@ PackSummary verifyPacked(const std::string& file) {
         const TensorInfo& info = header.tensor(spec.name);
         const std::vector<std::int64_t> shape = {spec.rows, paddedCols(spec.cols)};
         if (info.shape != shape)
-            fail(file, ": tensor ", spec.name, " has shape [", info.shape.at(0), ", ", info.shape.size() > 1 ? info.shape[1] : 0,
-                 "], expected [", shape[0], ", ", shape[1], "]");
+            fail(file, ": tensor ", spec.name, " has shape ", shapeText(info.shape), ", expected ", shapeText(shape));
         if (info.dtype == DType::BF16 || (spec.rows == 1 && info.dtype != DType::F32))
             fail(file, ": tensor ", spec.name, " has dtype ", dtypeName(info.dtype), "; packed files hold F32 (vectors) or F16/F32 matrices");
         if (info.begin != offset) fail(file, ": tensor ", spec.name, " is not where the payload continues (byte ", info.begin, ", expected ", offset, ")");

@@ -9,12 +9,6 @@
 namespace gpt2 {
 namespace {
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 std::vector<std::string> shardFiles(const std::string& indexPath) {
     nlohmann::json index;
     try {

@@ -27,13 +27,13 @@ std::uint64_t readU64LE(const std::uint8_t* p) {
     return v;
 }
 
+}  // namespace
+
 std::string shapeText(const std::vector<std::int64_t>& shape) {
     std::string s = "[";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
 }
-
-}  // namespace
 
 std::size_t dtypeSize(DType dtype) { return dtype == DType::F32 ? 4 : 2; }
 

@@ -14,6 +14,8 @@ namespace gpt2 {
 enum class DType { F32, F16, BF16 };
 
 std::size_t dtypeSize(DType dtype);
+// "[768, 2304]": shapes as error messages print them.
+std::string shapeText(const std::vector<std::int64_t>& shape);
 const char* dtypeName(DType dtype);
 
 struct TensorInfo {

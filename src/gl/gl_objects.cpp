@@ -32,8 +32,6 @@ void GlObject::reset() {
         case GlKind::Framebuffer: glDeleteFramebuffers(1, &name_); break;
         case GlKind::Program: glDeleteProgram(name_); break;
         case GlKind::Shader: glDeleteShader(name_); break;
-        case GlKind::VertexArray: glDeleteVertexArrays(1, &name_); break;
-        case GlKind::Buffer: glDeleteBuffers(1, &name_); break;
     }
     name_ = 0;
     --g_live;
@@ -49,12 +47,6 @@ GlObject GlObject::framebuffer() {
     GLuint name = 0;
     glGenFramebuffers(1, &name);
     return {GlKind::Framebuffer, name};
-}
-
-GlObject GlObject::vertexArray() {
-    GLuint name = 0;
-    glGenVertexArrays(1, &name);
-    return {GlKind::VertexArray, name};
 }
 
 GlObject GlObject::program() { return {GlKind::Program, glCreateProgram()}; }

@@ -7,7 +7,7 @@
 
 namespace gpt2 {
 
-enum class GlKind { Texture, Framebuffer, Program, Shader, VertexArray, Buffer };
+enum class GlKind { Texture, Framebuffer, Program, Shader };
 
 // Live GL objects made through GlObject and not yet deleted.
 int liveGlObjects();
@@ -34,7 +34,6 @@ public:
 
     static GlObject texture();
     static GlObject framebuffer();
-    static GlObject vertexArray();
     static GlObject program();
     static GlObject shader(GLenum type);
 

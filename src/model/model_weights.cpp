@@ -14,12 +14,6 @@ std::string withoutPrefix(const std::string& name) {
     return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
 }
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 }  // namespace
 
 ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits) : config_(config) {

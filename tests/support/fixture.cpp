@@ -12,11 +12,6 @@ namespace gpt2::testing {
 
 std::string fixturePath(const std::string& relative) { return std::string(GPT2_SOURCE_DIR) + "/tests/fixtures/" + relative; }
 
-const nlohmann::json& tinyReference() {
-    static const nlohmann::json json = nlohmann::json::parse(readTextFile(fixturePath("gpt2-tiny/reference.json")));
-    return json;
-}
-
 std::string makeTempDir(const std::string& prefix) {
     std::string pattern = "/tmp/" + prefix + "-XXXXXX";
     if (!mkdtemp(pattern.data())) fail("cannot create a temporary folder ", pattern);

@@ -7,7 +7,6 @@
 namespace gpt2::testing {
 
 std::string fixturePath(const std::string& relative);  // under tests/fixtures/
-const nlohmann::json& tinyReference();                  // tests/fixtures/gpt2-tiny/reference.json
 
 // A new folder of its own under /tmp (CTest runs test cases in parallel processes).
 std::string makeTempDir(const std::string& prefix);

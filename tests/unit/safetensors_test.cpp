@@ -14,11 +14,10 @@ namespace gpt2 {
 namespace {
 
 std::vector<std::uint8_t> fileWith(const std::string& header, std::size_t dataBytes) {
-    std::vector<std::uint8_t> bytes(8);
+    std::vector<std::uint8_t> bytes(8 + header.size() + dataBytes, 0);
     const std::uint64_t n = header.size();
     for (int i = 0; i < 8; ++i) bytes[std::size_t(i)] = std::uint8_t(n >> (8 * i));
-    bytes.insert(bytes.end(), header.begin(), header.end());
-    bytes.resize(bytes.size() + dataBytes, 0);
+    std::copy(header.begin(), header.end(), bytes.begin() + 8);
     return bytes;
 }
 
