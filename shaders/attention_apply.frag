@@ -3,9 +3,7 @@
 #include "attention.glsl"
 
 uniform highp sampler2DArray u_scores;
-uniform ivec4 u_scores_layout;
 uniform highp sampler2DArray u_v;  // the layer's V cache
-uniform ivec4 u_v_layout;
 
 out vec4 o_value;
 

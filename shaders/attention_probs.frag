@@ -4,7 +4,6 @@
 #include "attention.glsl"
 
 uniform highp sampler2DArray u_scores;
-uniform ivec4 u_scores_layout;
 
 out vec4 o_probs;
 

@@ -3,9 +3,7 @@
 #include "attention.glsl"
 
 uniform highp sampler2DArray u_q;
-uniform ivec4 u_q_layout;
 uniform highp sampler2DArray u_k;  // the layer's K cache: one row per position, heads side by side
-uniform ivec4 u_k_layout;
 uniform float u_scale;
 
 out vec4 o_scores;

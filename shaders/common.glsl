@@ -5,7 +5,10 @@ precision highp int;
 precision highp sampler2DArray;
 
 // Every layout is (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width 2^s,
-// 0 anything else (src/gl/tensor_layout.h).
+// 0 anything else (src/gl/tensor_layout.h). Each input sampler NAME has its layout compiled in as
+// the constant NAME_layout (src/gl/pass.cpp), so `fetch` folds to the arithmetic of that one mode:
+// software renderers run every branch of a uniform-dependent `if`, and divide lane by lane.
+// The output's layout stays a uniform: it is used once per fragment.
 uniform ivec4 u_out_layout;
 uniform int u_out_page;
 uniform ivec2 u_rows;  // the output rows [begin, end) this draw renders

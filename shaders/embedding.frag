@@ -2,11 +2,8 @@
 #include "common.glsl"
 
 uniform highp sampler2DArray u_ids;  // one row per position, the token id in .x
-uniform ivec4 u_ids_layout;
 uniform highp sampler2DArray u_wte;
-uniform ivec4 u_wte_layout;
 uniform highp sampler2DArray u_wpe;
-uniform ivec4 u_wpe_layout;
 
 out vec4 o_value;
 

@@ -12,26 +12,19 @@
 #endif
 
 uniform highp sampler2DArray u_x;
-uniform ivec4 u_x_layout;
 uniform highp sampler2DArray u_w;
-uniform ivec4 u_w_layout;
 uniform int u_in_row_offset;
 uniform int u_part_texels;
 #ifdef NORM_INPUT
 uniform highp sampler2DArray u_stats;
-uniform ivec4 u_stats_layout;
 uniform highp sampler2DArray u_gamma;
-uniform ivec4 u_gamma_layout;
 uniform highp sampler2DArray u_beta;
-uniform ivec4 u_beta_layout;
 #endif
 #ifdef BIAS
 uniform highp sampler2DArray u_bias;
-uniform ivec4 u_bias_layout;
 #endif
 #ifdef RESIDUAL
 uniform highp sampler2DArray u_residual;
-uniform ivec4 u_residual_layout;
 #endif
 
 layout(location = 0) out vec4 o_part0;

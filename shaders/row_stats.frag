@@ -3,7 +3,6 @@
 #include "common.glsl"
 
 uniform highp sampler2DArray u_x;
-uniform ivec4 u_x_layout;
 uniform int u_cols;  // real columns; padding columns are 0 and are masked out of the variance
 uniform float u_eps;
 

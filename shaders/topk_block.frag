@@ -4,9 +4,7 @@
 #include "topk.glsl"
 
 uniform highp sampler2DArray u_logits;  // one row of padded vocabulary logits
-uniform ivec4 u_logits_layout;
 uniform highp sampler2DArray u_candidates;  // row r: (logit, id) of candidate r
-uniform ivec4 u_candidates_layout;
 uniform int u_rank;
 uniform int u_vocab;  // real vocabulary size: padding ids never win
 uniform int u_block_texels;

@@ -4,7 +4,6 @@
 #include "topk.glsl"
 
 uniform highp sampler2DArray u_blocks;
-uniform ivec4 u_blocks_layout;
 
 out vec4 o_candidate;
 

@@ -11,16 +11,26 @@ long long g_draws = 0;
 
 long long passDraws() { return g_draws; }
 
-Pass::Pass(Program& program, std::vector<Texture*> outputs) : program_(&program), outputs_(std::move(outputs)) {
-    if (outputs_.empty()) fail("pass ", program.label(), ": needs an output texture");
+Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
+           const PassInputs& inputs)
+    : outputs_(std::move(outputs)) {
+    if (outputs_.empty()) fail("pass ", shader, ": needs an output texture");
     for (const Texture* t : outputs_) {
         const auto& a = t->layout();
         const auto& b = outputs_[0]->layout();
         if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages)
-            fail("pass ", program.label(), ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
-        if (t->format() != TexelFormat::Float32) fail("pass ", program.label(), ": output ", t->name(), " must be RGBA32F");
+            fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
+        if (t->format() != TexelFormat::Float32) fail("pass ", shader, ": output ", t->name(), " must be RGBA32F");
     }
     if (outputs_.size() > 1) framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
+    for (const auto& [name, texture] : inputs) {
+        const glm::ivec4 l = texture->layout().uniform();
+        defines += "#define " + name + "_layout ivec4(" + std::to_string(l.x) + ", " + std::to_string(l.y) + ", " +
+                   std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
+    }
+    program_ = &programs.get(shader, defines);
+    for (const auto& [name, texture] : inputs)
+        if (const GLint location = program_->uniform(name); location != -1) inputs_.push_back({location, texture});
 }
 
 Pass::Uniform& Pass::slot(const std::string& name, int kind) {
@@ -35,17 +45,6 @@ Pass::Uniform& Pass::slot(const std::string& name, int kind) {
         if (u.location == location) return u;
     uniforms_.push_back({location, kind});
     return uniforms_.back();
-}
-
-Pass& Pass::input(const std::string& name, const Texture& texture) {
-    const GLint location = program_->uniform(name);
-    auto it = std::find_if(inputs_.begin(), inputs_.end(), [&](auto& in) { return in.first == location; });
-    if (it != inputs_.end())
-        it->second = &texture;
-    else if (location != -1)
-        inputs_.push_back({location, &texture});
-    slot(name + "_layout", 3).ints = texture.layout().uniform();
-    return *this;
 }
 
 Pass& Pass::set(const std::string& name, int value) {

@@ -17,13 +17,17 @@ namespace gpt2 {
 // Draw calls made by all passes since the process started (benchmarks report passes per token).
 long long passDraws();
 
+// (sampler uniform name, texture) for each input of a pass.
+using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
+
 class Pass {
 public:
     // All outputs must share one layout; more than one output draws to multiple render targets.
-    Pass(Program& program, std::vector<Texture*> outputs);
+    // Each input's layout is compiled into the program as the constant `name`_layout (so passes
+    // over textures of the same shapes share one program variant).
+    Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
+         const PassInputs& inputs);
 
-    // Binds `texture` to the sampler uniform `name` and its layout to `name`_layout.
-    Pass& input(const std::string& name, const Texture& texture);
     Pass& set(const std::string& name, int value);
     Pass& set(const std::string& name, float value);
     Pass& set(const std::string& name, glm::ivec2 value);

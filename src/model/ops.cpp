@@ -7,14 +7,12 @@
 namespace gpt2 {
 
 Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe) {
-    Pass pass(programs.get("embedding.frag"), {&out});
-    pass.input("u_ids", ids).input("u_wte", wte).input("u_wpe", wpe);
-    return pass;
+    return Pass(programs, "embedding.frag", "", {&out}, {{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}});
 }
 
 Pass rowStatsPass(ProgramCache& programs, Texture& out, const Texture& x, int cols, float eps) {
-    Pass pass(programs.get("row_stats.frag"), {&out});
-    pass.input("u_x", x).set("u_cols", cols).set("u_eps", eps);
+    Pass pass(programs, "row_stats.frag", "", {&out}, {{"u_x", &x}});
+    pass.set("u_cols", cols).set("u_eps", eps);
     return pass;
 }
 
@@ -43,18 +41,19 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.residual) defines += "#define RESIDUAL 1\n";
     if (spec.transposedWeight) defines += "#define TRANSPOSED_WEIGHT 1\n";
 
-    Pass pass(programs.get("matmul.frag", defines), outputs);
-    pass.input("u_x", *spec.x).input("u_w", *spec.weight);
-    if (spec.stats) pass.input("u_stats", *spec.stats).input("u_gamma", *spec.gamma).input("u_beta", *spec.beta);
-    if (spec.bias) pass.input("u_bias", *spec.bias);
-    if (spec.residual) pass.input("u_residual", *spec.residual);
+    PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
+    if (spec.stats) inputs.insert(inputs.end(), {{"u_stats", spec.stats}, {"u_gamma", spec.gamma}, {"u_beta", spec.beta}});
+    if (spec.bias) inputs.push_back({"u_bias", spec.bias});
+    if (spec.residual) inputs.push_back({"u_residual", spec.residual});
+    Pass pass(programs, "matmul.frag", defines, outputs, inputs);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
     return pass;
 }
 
 namespace {
-Pass attentionPass(ProgramCache& programs, const char* shader, Texture& out, const AttentionShape& shape) {
-    Pass pass(programs.get(shader), {&out});
+Pass attentionPass(ProgramCache& programs, const char* shader, Texture& out, const PassInputs& inputs,
+                   const AttentionShape& shape) {
+    Pass pass(programs, shader, "", {&out}, inputs);
     pass.set("u_heads", shape.heads).set("u_head_texels", shape.headTexels).set("u_pos0", 0);
     return pass;
 }
@@ -62,38 +61,31 @@ Pass attentionPass(ProgramCache& programs, const char* shader, Texture& out, con
 
 Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture& q, const Texture& kCache,
                          const AttentionShape& shape, float scale) {
-    Pass pass = attentionPass(programs, "attention_scores.frag", scores, shape);
-    pass.input("u_q", q).input("u_k", kCache).set("u_scale", scale);
+    Pass pass = attentionPass(programs, "attention_scores.frag", scores, {{"u_q", &q}, {"u_k", &kCache}}, shape);
+    pass.set("u_scale", scale);
     return pass;
 }
 
 Pass attentionApplyPass(ProgramCache& programs, Texture& out, const Texture& scores, const Texture& vCache,
                         const AttentionShape& shape) {
-    Pass pass = attentionPass(programs, "attention_apply.frag", out, shape);
-    pass.input("u_scores", scores).input("u_v", vCache);
-    return pass;
+    return attentionPass(programs, "attention_apply.frag", out, {{"u_scores", &scores}, {"u_v", &vCache}}, shape);
 }
 
 Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& scores, const AttentionShape& shape) {
-    Pass pass = attentionPass(programs, "attention_probs.frag", out, shape);
-    pass.input("u_scores", scores);
-    return pass;
+    return attentionPass(programs, "attention_probs.frag", out, {{"u_scores", &scores}}, shape);
 }
 
 void setAttentionPosition(Pass& pass, int pos0) { pass.set("u_pos0", pos0); }
 
 Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
                    int blockTexels) {
-    Pass pass(programs.get("topk_block.frag"), {&blocks});
-    pass.input("u_logits", logits).input("u_candidates", candidates).set("u_vocab", vocab).set("u_block_texels", blockTexels);
-    pass.set("u_rank", 0);
+    Pass pass(programs, "topk_block.frag", "", {&blocks}, {{"u_logits", &logits}, {"u_candidates", &candidates}});
+    pass.set("u_vocab", vocab).set("u_block_texels", blockTexels).set("u_rank", 0);
     return pass;
 }
 
 Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks) {
-    Pass pass(programs.get("topk_select.frag"), {&candidates});
-    pass.input("u_blocks", blocks);
-    return pass;
+    return Pass(programs, "topk_select.frag", "", {&candidates}, {{"u_blocks", &blocks}});
 }
 
 }  // namespace gpt2
