@@ -1,7 +1,5 @@
-// Activations of the MLP epilogue, chosen by ACTIVATION: 0 none, 1 gelu_new (tanh), 2 gelu (erf), 3 relu.
-#ifndef ACTIVATION
-#define ACTIVATION 0
-#endif
+// Activations of the MLP, by kind: 0 none, 1 gelu_new (tanh), 2 gelu (erf), 3 relu. Kinds are
+// compile-time constants, so `activate` folds to one of them.
 
 vec4 geluTanh(vec4 x) {
     // tanh of a large argument is NaN on some drivers; it is +-1 to fp32 precision beyond 10.
@@ -18,14 +16,9 @@ vec4 erfApprox(vec4 x) {
     return s * (1.0 - poly * exp(-a * a));
 }
 
-vec4 activate(vec4 x) {
-#if ACTIVATION == 1
-    return geluTanh(x);
-#elif ACTIVATION == 2
-    return 0.5 * x * (1.0 + erfApprox(x * 0.7071067811865476));
-#elif ACTIVATION == 3
-    return max(x, vec4(0.0));
-#else
+vec4 activate(vec4 x, int kind) {
+    if (kind == 1) return geluTanh(x);
+    if (kind == 2) return 0.5 * x * (1.0 + erfApprox(x * 0.7071067811865476));
+    if (kind == 3) return max(x, vec4(0.0));
     return x;
-#endif
 }

@@ -3,12 +3,25 @@
 //   NORM_INPUT         normalise `in` on fetch with LayerNorm statistics and gamma/beta
 //   TRANSPOSED_WEIGHT  W is stored as [n, k] (the tied lm_head reads wte rows)
 //   PARTS 1|3          outputs; part p reads W columns p * u_part_texels + texel (fused Q, K, V)
-//   BIAS, RESIDUAL, ACTIVATION (activation.glsl)
+//   BIAS, RESIDUAL, ACTIVATION (of the output), INPUT_ACTIVATION (of `in`, on fetch): activation.glsl
+//   SPLIT_TEXELS       split-K: instance s sums input texels [s, s + 1) * SPLIT_TEXELS, and the
+//                      instances are added by blending (src/gl/pass.h); only instance 0 adds the
+//                      bias and residual, and a nonlinear ACTIVATION cannot be split (the consumer
+//                      applies it as its INPUT_ACTIVATION).
 #include "common.glsl"
 #include "activation.glsl"
 
 #ifndef PARTS
 #define PARTS 1
+#endif
+#ifndef ACTIVATION
+#define ACTIVATION 0
+#endif
+#ifndef INPUT_ACTIVATION
+#define INPUT_ACTIVATION 0
+#endif
+#ifdef SPLIT_TEXELS
+flat in int v_instance;
 #endif
 
 uniform highp sampler2DArray u_x;
@@ -45,10 +58,13 @@ vec4 weightTimes(vec4 a, int i, int col) {
 }
 
 vec4 epilogue(vec4 acc, int row, int col) {
+#ifdef SPLIT_TEXELS
+    if (v_instance != 0) return acc;
+#endif
 #ifdef BIAS
     acc += fetch(u_bias, u_bias_layout, 0, col);
 #endif
-    acc = activate(acc);
+    acc = activate(acc, ACTIVATION);
 #ifdef RESIDUAL
     acc += fetch(u_residual, u_residual_layout, row, col);
 #endif
@@ -63,8 +79,15 @@ void main() {
 #endif
     vec4 acc[PARTS];
     for (int p = 0; p < PARTS; ++p) acc[p] = vec4(0.0);
-    for (int i = 0; i < u_x_layout.x; ++i) {
-        vec4 a = fetch(u_x, u_x_layout, inRow, i);
+#ifdef SPLIT_TEXELS
+    int first = v_instance * SPLIT_TEXELS;
+    int last = min(first + SPLIT_TEXELS, u_x_layout.x);
+#else
+    int first = 0;
+    int last = u_x_layout.x;
+#endif
+    for (int i = first; i < last; ++i) {
+        vec4 a = activate(fetch(u_x, u_x_layout, inRow, i), INPUT_ACTIVATION);
 #ifdef NORM_INPUT
         a = (a - stats.x) * stats.y * fetch(u_gamma, u_gamma_layout, 0, i) + fetch(u_beta, u_beta_layout, 0, i);
 #endif

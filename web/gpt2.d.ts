@@ -95,8 +95,11 @@ export declare class GPT2 {
   /** Attention probabilities of `layer` over the current sequence. */
   attention(layer: number): Promise<Attention>;
   stats(): ModelStats;
-  /** The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps. */
-  benchmark(options?: { promptTokens?: number; newTokens?: number }): Record<string, number | string>;
+  /**
+   * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps;
+   * `profile` adds `profile_ms_per_token` (ms per decode token of each pass, from a run that waits per pass).
+   */
+  benchmark(options?: { promptTokens?: number; newTokens?: number; profile?: boolean }): Record<string, unknown>;
   /** True after the browser dropped this model's WebGL context. */
   readonly contextLost: boolean;
   /** Loads the model again (same source and options, fresh canvas) after a lost context. */

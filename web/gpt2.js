@@ -362,10 +362,13 @@ export class GPT2 {
     return JSON.parse(result(this._M));
   }
 
-  /** The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps. */
-  benchmark({ promptTokens = 32, newTokens = 16 } = {}) {
+  /**
+   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps;
+   * `profile` adds `profile_ms_per_token`, each pass's time from a second run that waits per pass.
+   */
+  benchmark({ promptTokens = 32, newTokens = 16, profile = false } = {}) {
     this._check();
-    call(this._M, 'gpt2_bench', this._handle, promptTokens, newTokens);
+    call(this._M, 'gpt2_bench', this._handle, promptTokens, newTokens, profile ? 1 : 0);
     return JSON.parse(result(this._M));
   }
 

@@ -14,7 +14,7 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens) {
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile) {
     const int context = engine.config().contextLength;
     if (promptTokens < 1 || newTokens < 1 || promptTokens + newTokens > context)
         fail("bench: need 1 <= prompt tokens, 1 <= new tokens, and their sum <= the context (", context, ")");
@@ -48,11 +48,23 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens) {
     r.decodeMsPerToken = steps[steps.size() / 2];
     r.gpuBytes = model.gpuBytes();
     r.renderer = model.capabilities().renderer;
+    if (profile) {
+        engine.prefill(prompt);
+        next = model.topCandidates(1).front().id;
+        takePassProfile();
+        setPassProfiling(true);
+        for (int i = 0; i < newTokens; ++i) {
+            engine.step(next);
+            next = model.topCandidates(1).front().id;
+        }
+        setPassProfiling(false);
+        for (const auto& [pass, time] : takePassProfile()) r.profileMsPerToken[pass] = time.ms / newTokens;
+    }
     return r;
 }
 
 std::string benchmarkJson(const BenchmarkResult& r) {
-    return nlohmann::json{{"prompt_tokens", r.promptTokens},
+    nlohmann::json json{{"prompt_tokens", r.promptTokens},
                           {"new_tokens", r.newTokens},
                           {"prefill_ms", r.prefillMs},
                           {"decode_ms_per_token", r.decodeMsPerToken},
@@ -61,8 +73,9 @@ std::string benchmarkJson(const BenchmarkResult& r) {
                           {"passes_per_token", r.passesPerToken},
                           {"readback_bytes_per_token", r.readbackBytesPerToken},
                           {"gpu_bytes", r.gpuBytes},
-                          {"renderer", r.renderer}}
-        .dump();
+                          {"renderer", r.renderer}};
+    if (!r.profileMsPerToken.empty()) json["profile_ms_per_token"] = r.profileMsPerToken;
+    return json.dump();
 }
 
 }  // namespace gpt2

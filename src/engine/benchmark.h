@@ -1,6 +1,7 @@
 #pragma once
 // The decode/prefill benchmark shared by `gpt2 bench` (native) and the web module (browser bench):
 // the same measurements in both builds.
+#include <map>
 #include <string>
 
 #include "engine/engine.h"
@@ -18,11 +19,15 @@ struct BenchmarkResult {
     double readbackBytesPerToken = 0;
     long long gpuBytes = 0;             // texture memory of the model
     std::string renderer;
+    // With profiling: wall ms per decode token of each pass ("shader -> output"), each pass waiting
+    // for its result (so their sum exceeds an unprofiled step). Empty otherwise.
+    std::map<std::string, double> profileMsPerToken;
 };
 
 // Runs a prompt of `promptTokens` fixed ids, then `newTokens` greedy decode steps (each: one token's
-// forward plus the GPU argmax and its 16-byte readback).
-BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens);
+// forward plus the GPU argmax and its 16-byte readback). `profile` adds a second, profiled run of
+// the decode steps (setPassProfiling); the timings above come from the plain run.
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile = false);
 std::string benchmarkJson(const BenchmarkResult& result);
 
 }  // namespace gpt2

@@ -54,6 +54,7 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
     if (!hasExtension("EXT_color_buffer_float"))
         fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
              "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");
+    caps.floatBlend = hasExtension("EXT_float_blend");
     GLint size = 0, layers = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);

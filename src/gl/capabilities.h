@@ -11,6 +11,7 @@ struct GlCapabilities {
     std::string version;
     TextureLimits limits;
     bool softwareRenderer = false;  // SwiftShader, llvmpipe, softpipe: the CPU runs the shaders
+    bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
 };
 
 // Throws a clear Error when the context cannot run the engine (no float render targets).

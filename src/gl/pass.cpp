@@ -1,20 +1,32 @@
 #include "gl/pass.h"
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
 
 #include "util/error.h"
 
 namespace gpt2 {
 namespace {
 long long g_draws = 0;
-}
+bool g_profiling = false;
+std::map<std::string, PassTime> g_profile;
+}  // namespace
 
 long long passDraws() { return g_draws; }
 
+void setPassProfiling(bool on) { g_profiling = on; }
+
+std::map<std::string, PassTime> takePassProfile() { return std::exchange(g_profile, {}); }
+
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
-           const PassInputs& inputs)
-    : outputs_(std::move(outputs)) {
+           const PassInputs& inputs, int instances)
+    : instances_(instances), outputs_(std::move(outputs)) {
     if (outputs_.empty()) fail("pass ", shader, ": needs an output texture");
+    if (instances_ < 1) fail("pass ", shader, ": instances must be at least 1, got ", instances_);
+    if (instances_ > 1 && !outputs_[0]->layout().unfolded())
+        fail("pass ", shader, ": ", instances_, " blended instances need unfolded output rows; ", outputs_[0]->name(),
+             " is folded");
     for (const Texture* t : outputs_) {
         const auto& a = t->layout();
         const auto& b = outputs_[0]->layout();
@@ -79,6 +91,7 @@ void Pass::run(int rowBegin, int rowEnd) {
     const TensorLayout& out = outputs_[0]->layout();
     if (rowBegin < 0 || rowEnd > out.rows || rowBegin >= rowEnd)
         fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
+    const auto start = std::chrono::steady_clock::now();
     glUseProgram(program_->id());
     for (std::size_t unit = 0; unit < inputs_.size(); ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
@@ -111,10 +124,29 @@ void Pass::run(int rowBegin, int rowEnd) {
         glViewport(0, 0, out.width, out.height);
         glScissor(0, y0, out.width, y1 - y0 + 1);
         glUniform1i(pageLocation, page);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
+        if (instances_ == 1) {
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        } else {
+            // Unfolded rows are whole lines, so the scissored clear touches exactly the rows drawn.
+            const float zero[4] = {0, 0, 0, 0};
+            for (std::size_t i = 0; i < outputs_.size(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
+            glEnable(GL_BLEND);
+            glBlendFunc(GL_ONE, GL_ONE);
+            glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
+            glDisable(GL_BLEND);
+        }
         ++g_draws;
     }
     glDisable(GL_SCISSOR_TEST);
+    if (g_profiling) {
+        float texel[4];
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(firstLine / out.height).id());
+        glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        PassTime& entry = g_profile[program_->label() + " -> " + outputs_[0]->name()];
+        entry.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        ++entry.runs;
+    }
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }
 

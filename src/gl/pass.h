@@ -2,6 +2,7 @@
 // A Pass is one fragment program drawn as ONE fullscreen triangle per output page, with its inputs,
 // uniforms and output textures fixed when it is declared. The model declares each pass once at load
 // time and only changes the row range (and a few uniforms such as the position) per run.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,16 @@ namespace gpt2 {
 // Draw calls made by all passes since the process started (benchmarks report passes per token).
 long long passDraws();
 
+// Profiling (benchmarks only): while on, every pass waits for its own result (a 1-texel readback,
+// which also waits in browsers, where glFinish does not) and adds its wall time to its entry,
+// keyed "shader -> output texture". The waits make profiled runs slower than plain ones.
+struct PassTime {
+    double ms = 0;
+    long long runs = 0;
+};
+void setPassProfiling(bool on);
+std::map<std::string, PassTime> takePassProfile();  // the entries so far; clears them
+
 // (sampler uniform name, texture) for each input of a pass.
 using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
 
@@ -25,8 +36,11 @@ public:
     // All outputs must share one layout; more than one output draws to multiple render targets.
     // Each input's layout is compiled into the program as the constant `name`_layout (so passes
     // over textures of the same shapes share one program variant).
+    // `instances` > 1 draws that many copies of the triangle (the shader reads its copy as
+    // v_instance) and adds their results by blending into the cleared output rows: split-K. It
+    // needs EXT_float_blend and unfolded outputs (clearing a row must not touch other rows).
     Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
-         const PassInputs& inputs);
+         const PassInputs& inputs, int instances = 1);
 
     Pass& set(const std::string& name, int value);
     Pass& set(const std::string& name, float value);
@@ -46,6 +60,7 @@ private:
     const Framebuffer& framebuffer(int page);
 
     Program* program_;
+    int instances_;
     std::vector<Texture*> outputs_;
     std::vector<std::pair<GLint, const Texture*>> inputs_;
     std::vector<Uniform> uniforms_;

@@ -15,7 +15,13 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
       prefillChunk_(std::min(options.prefillChunk, config.contextLength)),
       activationLineWidth_(options.activationLineWidth >= 0 ? options.activationLineWidth
                            : caps_.softwareRenderer      ? kSoftwareActivationLineWidth
-                                                         : 0) {
+                                                         : 0),
+      splitTexels_(options.splitTexels >= 0                         ? options.splitTexels
+                   : caps_.softwareRenderer || !caps_.floatBlend ? 0
+                                                                 : kGpuSplitTexels) {
+    if (splitTexels_ > 0 && !caps_.floatBlend)
+        fail("splitTexels ", splitTexels_, " needs EXT_float_blend, which this GPU/browser lacks (renderer: ",
+             caps_.renderer, "); use 0");
     if (options.prefillChunk < 1) fail("prefillChunk must be at least 1, got ", options.prefillChunk);
     const ModelConfig& c = config_;
     const EngineDims d = engineDims(c);
@@ -37,6 +43,8 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     topkBlocks_ = activation(1, 4 * ((logitTexels + blockTexels - 1) / blockTexels), "top-k block winners");
     candidates_ = activation(kMaxCandidates, 4, "top-k candidates");
 
+    // Split-K only where the output rows are unfolded (Pass instances).
+    auto split = [&](const Texture& out) { return out.layout().unfolded() ? splitTexels_ : 0; };
     const Texture& wte = weights_["wte.weight"];
     head_.push_back(embeddingPass(programs_, *x_[0], *ids_, wte, weights_["wpe.weight"]));
     for (int l = 0; l < c.layers; ++l) {
@@ -49,15 +57,20 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
 
         MatmulSpec qkv{x_[0].get(), &weights_[h + "attn.c_attn.weight"], stats_.get(), &weights_[h + "ln_1.weight"],
                        &weights_[h + "ln_1.bias"], &weights_[h + "attn.c_attn.bias"]};
+        qkv.splitTexels = split(*q_);
         MatmulSpec proj{attended_.get(), &weights_[h + "attn.c_proj.weight"]};
         proj.bias = &weights_[h + "attn.c_proj.bias"];
         proj.residual = x_[0].get();
+        proj.splitTexels = split(*x_[1]);
         MatmulSpec fc{x_[1].get(), &weights_[h + "mlp.c_fc.weight"], stats_.get(), &weights_[h + "ln_2.weight"],
                       &weights_[h + "ln_2.bias"], &weights_[h + "mlp.c_fc.bias"]};
-        fc.activation = activationEpilogue(c.activation);
+        fc.splitTexels = split(*hidden_);
         MatmulSpec mlpProj{hidden_.get(), &weights_[h + "mlp.c_proj.weight"]};
         mlpProj.bias = &weights_[h + "mlp.c_proj.bias"];
         mlpProj.residual = x_[1].get();
+        mlpProj.splitTexels = split(*x_[0]);
+        // A split c_fc stores sums before the activation; the projection activates them on fetch.
+        (fc.splitTexels > 0 ? mlpProj.inputActivation : fc.activation) = activationEpilogue(c.activation);
 
         layer.passes.push_back(rowStatsPass(programs_, *stats_, *x_[0], c.embedDim, c.layerNormEpsilon));
         layer.passes.push_back(matmulPass(programs_, {q_.get(), layer.kCache.get(), layer.vCache.get()}, qkv));
@@ -73,6 +86,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     MatmulSpec lmHead{x_[0].get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"], stats_.get(),
                       &weights_["ln_f.weight"], &weights_["ln_f.bias"]};
     lmHead.transposedWeight = true;
+    lmHead.splitTexels = split(*logits_);
     head_.push_back(matmulPass(programs_, {logits_.get()}, lmHead));
     head_.push_back(topkBlockPass(programs_, *topkBlocks_, *logits_, *candidates_, c.vocabSize, blockTexels));
     head_.push_back(topkSelectPass(programs_, *candidates_, *topkBlocks_));

@@ -31,6 +31,11 @@ struct ModelOptions {
     // Texels per line of activation textures: -1 picks 32 on software renderers and 0 (rows
     // unfolded) on GPUs; tests force either.
     int activationLineWidth = -1;
+    // Split-K: each matmul whose output rows are unfolded sums its inputs in blended instances of
+    // this many input texels, so a one-row decode matmul has enough fragments for a big GPU.
+    // -1 picks kGpuSplitTexels on GPUs with EXT_float_blend and 0 (one loop) on software renderers,
+    // where more fragments only add work; tests force either.
+    int splitTexels = -1;
 };
 
 class Gpt2Model {
@@ -72,6 +77,8 @@ private:
     // decode row of a 768-wide model then covers 32 x 6 fragments instead of one 192-texel line,
     // which halves SwiftShader's decode. GPUs keep rows unfolded (the folded rows cost them 17%).
     static constexpr int kSoftwareActivationLineWidth = 32;
+    // Input texels per split-K instance on GPUs (ModelOptions::splitTexels).
+    static constexpr int kGpuSplitTexels = 8;
     struct Layer {
         std::unique_ptr<Texture> kCache, vCache;
         std::vector<Pass> passes;  // ln1 stats, qkv, scores, apply, proj, ln2 stats, fc, mlp proj
@@ -93,6 +100,7 @@ private:
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;
     int activationLineWidth_;
+    int splitTexels_;
     int lastPosition_ = -1;
     bool weightsChecked_ = false;
 };

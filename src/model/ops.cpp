@@ -36,6 +36,15 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
 
     std::string defines = "#define PARTS " + std::to_string(outputs.size()) + "\n";
     defines += "#define ACTIVATION " + std::to_string(int(spec.activation)) + "\n";
+    defines += "#define INPUT_ACTIVATION " + std::to_string(int(spec.inputActivation)) + "\n";
+    int instances = 1;
+    if (spec.splitTexels > 0) {
+        if (spec.activation != Epilogue::None)
+            fail("matmul into ", outputs[0]->name(), ": a split-K matmul cannot apply an activation to its sums; "
+                 "apply it as the consumer's inputActivation");
+        instances = (inTexels + spec.splitTexels - 1) / spec.splitTexels;
+        defines += "#define SPLIT_TEXELS " + std::to_string(spec.splitTexels) + "\n";
+    }
     if (spec.stats) defines += "#define NORM_INPUT 1\n";
     if (spec.bias) defines += "#define BIAS 1\n";
     if (spec.residual) defines += "#define RESIDUAL 1\n";
@@ -45,7 +54,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.stats) inputs.insert(inputs.end(), {{"u_stats", spec.stats}, {"u_gamma", spec.gamma}, {"u_beta", spec.beta}});
     if (spec.bias) inputs.push_back({"u_bias", spec.bias});
     if (spec.residual) inputs.push_back({"u_residual", spec.residual});
-    Pass pass(programs, "matmul.frag", defines, outputs, inputs);
+    Pass pass(programs, "matmul.frag", defines, outputs, inputs, instances);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
     return pass;
 }

@@ -25,13 +25,17 @@ struct MatmulSpec {
     const Texture* beta = nullptr;
     const Texture* bias = nullptr;          // [1, N]
     const Texture* residual = nullptr;      // added last, rows as the output
-    Epilogue activation = Epilogue::None;
+    Epilogue activation = Epilogue::None;       // of the output (not with splitTexels)
+    Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
     int inRowOffset = 0;                    // output row r reads x row r + inRowOffset
+    // > 0: split-K, one blended instance per this many input texels (Pass instances); 0: one loop.
+    int splitTexels = 0;
 };
 
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
 // [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.
+// Split-K needs unfolded outputs and no output activation.
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
 
 struct AttentionShape {

@@ -1,4 +1,4 @@
-// node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32]
+// node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]
 // The `gpt2 bench` measurements from headless Chromium (Debian's, WebGL2 over SwiftShader): one JSON
 // line with load_ms added. PATH is a packed .gpt2 file or a Hugging Face folder; it is served from
 // localhost next to build/site.
@@ -13,7 +13,7 @@ const flag = (name, fallback) => {
 };
 const model = flag('--model');
 if (!model || !existsSync(model)) {
-  console.error('usage: node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32]');
+  console.error('usage: node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]');
   process.exit(1);
 }
 const link = join(siteDir, 'bench-model');
@@ -25,15 +25,15 @@ const source = `/bench-model/${basename(model)}${existsSync(join(model, 'config.
 const site = await startSite();
 try {
   const page = await site.page();
-  const result = await page.evaluate(async ({ source, weights, promptTokens, newTokens }) => {
+  const result = await page.evaluate(async ({ source, profile, weights, promptTokens, newTokens }) => {
     const { GPT2 } = await import('/gpt2.js');
     const start = performance.now();
     const m = await GPT2.load(source, { weights });
     const loadMs = performance.now() - start;
-    const r = m.benchmark({ promptTokens, newTokens });
+    const r = m.benchmark({ promptTokens, newTokens, profile });
     m.dispose();
     return { ...r, load_ms: loadMs, browser: navigator.userAgent };
-  }, { source, weights: flag('--weights', 'fp16'), promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
+  }, { source, profile: args.includes('--profile'), weights: flag('--weights', 'fp16'), promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
   console.log(JSON.stringify(result));
 } finally {
   await site.close();

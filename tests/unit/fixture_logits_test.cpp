@@ -1,7 +1,7 @@
 // The GL forward against Hugging Face transformers on the gpt2-tiny fixture (tests/fixtures/README.md):
 // last-position logits, top-5 at every position, the 20-token greedy continuation and attention
 // probabilities, with fp32 and fp16 weights, unfolded and with textures limited to 256 texels
-// (the 50257-row embedding then spans 7 texture pages).
+// (the 50257-row embedding then spans 7 texture pages), and with split-K matmuls as on GPUs.
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
@@ -29,17 +29,20 @@ constexpr float kFp16LogitTolerance = 0.01f;
 struct Variant {
     TexelFormat weights;
     int maxTextureSize;
+    int splitTexels = -1;  // ModelOptions::splitTexels; -1 is none on the software renderers tests use
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
-    return out << (v.weights == TexelFormat::Float32 ? "fp32" : "fp16") << "_max" << v.maxTextureSize;
+    out << (v.weights == TexelFormat::Float32 ? "fp32" : "fp16") << "_max" << v.maxTextureSize;
+    if (v.splitTexels > 0) out << "_split" << v.splitTexels;
+    return out;
 }
 
 class FixtureTest : public ::testing::TestWithParam<Variant> {
 protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
-        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize});
+        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, -1, v.splitTexels});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -117,7 +120,8 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                          ::testing::Values(Variant{TexelFormat::Float32, 0}, Variant{TexelFormat::Float32, 256},
-                                           Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256}),
+                                           Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
+                                           Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3}),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;

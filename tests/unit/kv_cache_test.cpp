@@ -13,10 +13,11 @@ namespace {
 TEST(KvCache, DecodeEqualsRecomputationAtEveryStep) {
     testing::ensureGlContext();
     for (int maxTextureSize : {0, 256}) {
-        // Decoding with rows unfolded (as on GPUs) against recomputation in prefill chunks of 7 tokens
-        // with activation lines of 4 texels (as software renderers fold them, narrower).
-        Engine cached(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 32, 0});
-        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 7, 4});
+        // Decoding with rows unfolded and split-K matmuls (as on GPUs) against recomputation in
+        // prefill chunks of 7 tokens with activation lines of 4 texels and one loop per matmul (as
+        // software renderers fold them, narrower).
+        Engine cached(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 32, 0, 3});
+        Engine fresh(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, maxTextureSize, 7, 4, 0});
         const auto& ids = testing::tinyPrompts()[1].ids;  // p2: 40 tokens
         ASSERT_GE(ids.size(), 30u);
         cached.prefill({ids[0]});

@@ -13,6 +13,7 @@
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/synthetic_checkpoint.h"
+#include "util/error.h"
 #include "util/half.h"
 
 namespace gpt2 {
@@ -65,6 +66,12 @@ protected:
             for (int h = 0; h < H; ++h)
                 for (int d = 0; d < D; ++d) out[std::size_t(r) * C + h * D + d] = x[(std::size_t(r) * H + h) * Dp + d];
         return out;
+    }
+    // Split-K variants to run into `out`: 0 (one loop) always, `split` where the output rows are
+    // unfolded (blended instances need that; MatmulSplitIntoFoldedRowsIsRefused covers the rest).
+    static std::vector<int> splits(const Texture& out, int split) {
+        if (out.layout().unfolded()) return {0, split};
+        return {0};
     }
 
     ProgramCache programs_;
@@ -128,18 +135,65 @@ TEST_P(OpsTest, MatmulWithResidualOnARowRange) {
     std::copy(wv.begin(), wv.end(), wPadded.begin());
     auto x = texture(rows, C, xv), res = texture(rows, C, residual), w = texture(Kp, C, wPadded);
     const std::vector<float> sentinel(std::size_t(rows) * C, 7.0f);
-    auto out = texture(rows, C, sentinel);
-    MatmulSpec spec{x.get(), w.get()};
-    spec.residual = res.get();
-    matmulPass(programs_, {out.get()}, spec).run(first, first + T);
-
-    const auto got = out->readRows(0, rows);
     const std::vector<float> xs(xv.begin() + first * C, xv.begin() + (first + T) * C);
     auto expected = reference::matmul(xs, wv, {}, T, C, C);
     for (int i = 0; i < T * C; ++i) expected[std::size_t(i)] += residual[std::size_t(first * C + i)];
-    EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C), expected), kTolerance);
-    for (int i = 0; i < first * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
-    for (int i = (first + T) * C; i < rows * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+    for (int split : splits(*texture(rows, C), 3)) {
+        auto out = texture(rows, C, sentinel);
+        MatmulSpec spec{x.get(), w.get()};
+        spec.residual = res.get();
+        spec.splitTexels = split;
+        matmulPass(programs_, {out.get()}, spec).run(first, first + T);
+
+        const auto got = out->readRows(0, rows);
+        EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C), expected),
+                  kTolerance)
+            << "split " << split;
+        // Split-K clears its rows before blending: the rows around them must survive that too.
+        for (int i = 0; i < first * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+        for (int i = (first + T) * C; i < rows * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+    }
+}
+
+// A split c_fc stores sums before the activation; the projection after it activates on fetch.
+TEST_P(OpsTest, SplitMatmulLeavesTheActivationToItsConsumer) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int Kp = (C + 3) / 4 * 4, N = 4 * C;
+    const auto xv = random(std::size_t(T) * C, 1.5f, 0.3f), residual = random(std::size_t(T) * C);
+    const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
+    const auto w1 = random(std::size_t(C) * N, 0.3f), b1 = random(std::size_t(N), 0.1f);
+    const auto w2 = random(std::size_t(N) * C, 0.1f), b2 = random(std::size_t(C), 0.1f);
+    std::vector<float> w1Padded(std::size_t(Kp) * N, 0.0f);
+    std::copy(w1.begin(), w1.end(), w1Padded.begin());
+    auto x = texture(T, C, xv), res = texture(T, C, residual), stats = texture(T, 4);
+    auto g = texture(1, C, gamma), b = texture(1, C, beta), wFc = texture(Kp, N, w1Padded), bFc = texture(1, N, b1);
+    auto wProj = texture(N, C, w2), bProj = texture(1, C, b2);
+    auto hidden = texture(T, N), out = texture(T, C);
+    rowStatsPass(programs_, *stats, *x, C, 1e-5f).run(0, T);
+
+    auto expected = reference::matmul(reference::layerNorm(xv, T, C, gamma, beta, 1e-5f), w1, b1, T, C, N);
+    for (float& e : expected) e = reference::activation(e, Activation::GeluTanh);
+    expected = reference::matmul(expected, w2, b2, T, N, C);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += residual[i];
+
+    MatmulSpec fc{x.get(), wFc.get(), stats.get(), g.get(), b.get(), bFc.get()};
+    fc.splitTexels = 3;
+    MatmulSpec proj{hidden.get(), wProj.get()};
+    proj.bias = bProj.get();
+    proj.residual = res.get();
+    proj.inputActivation = Epilogue::GeluTanh;
+    if (!hidden->layout().unfolded()) {
+        EXPECT_THROW(matmulPass(programs_, {hidden.get()}, fc), Error) << "split-K into folded rows";
+        return;
+    }
+    matmulPass(programs_, {hidden.get()}, fc).run(0, T);
+    for (int split : {0, 5}) {
+        proj.splitTexels = split;
+        matmulPass(programs_, {out.get()}, proj).run(0, T);
+        EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), kTolerance) << "projection split " << split;
+    }
+    fc.activation = Epilogue::GeluTanh;
+    EXPECT_THROW(matmulPass(programs_, {hidden.get()}, fc), Error) << "an activation of split sums";
 }
 
 TEST_P(OpsTest, TransposedMatmulReadsWeightRowsLikeTheTiedLmHead) {
@@ -150,18 +204,20 @@ TEST_P(OpsTest, TransposedMatmulReadsWeightRowsLikeTheTiedLmHead) {
     std::copy(wte.begin(), wte.end(), wtePadded.begin());
     auto x = texture(T, C, xv), w = texture(Vp, C, wtePadded);
     auto out = texture(1, Vp);
-    MatmulSpec spec{x.get(), w.get()};
-    spec.transposedWeight = true;
-    spec.inRowOffset = T - 1;  // the last row only, as lm_head runs
-    matmulPass(programs_, {out.get()}, spec).run(0, 1);
-
     std::vector<float> wT(std::size_t(C) * V);
     for (int v = 0; v < V; ++v)
         for (int c = 0; c < C; ++c) wT[std::size_t(c) * V + v] = wte[std::size_t(v) * C + c];
     const std::vector<float> last(xv.end() - C, xv.end());
-    auto got = out->readRows(0, 1);
-    got.resize(std::size_t(V));
-    EXPECT_LT(testing::maxAbsDiff(got, reference::matmul(last, wT, {}, 1, C, V)), kTolerance);
+    for (int split : splits(*out, 5)) {
+        MatmulSpec spec{x.get(), w.get()};
+        spec.transposedWeight = true;
+        spec.inRowOffset = T - 1;  // the last row only, as lm_head runs
+        spec.splitTexels = split;
+        matmulPass(programs_, {out.get()}, spec).run(0, 1);
+        auto got = out->readRows(0, 1);
+        got.resize(std::size_t(V));
+        EXPECT_LT(testing::maxAbsDiff(got, reference::matmul(last, wT, {}, 1, C, V)), kTolerance) << "split " << split;
+    }
 }
 
 TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
@@ -177,18 +233,22 @@ TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
         }
     auto x = texture(T, C, xv), w = texture(Kp, 3 * Pw, wPadded), b = texture(1, 3 * Pw, bPadded);
     auto q = texture(T, Pw), k = texture(T, Pw), v = texture(T, Pw);
-    MatmulSpec spec{x.get(), w.get()};
-    spec.bias = b.get();
-    matmulPass(programs_, {q.get(), k.get(), v.get()}, spec).run(0, T);
     const auto expected = reference::matmul(xv, wv, bias, T, C, hf);
-    Texture* outs[] = {q.get(), k.get(), v.get()};
-    for (int p = 0; p < 3; ++p) {
-        const auto got = outs[p]->readRows(0, T);
-        for (int r = 0; r < T; ++r)
-            for (int c = 0; c < Pw; ++c) {
-                const float want = c < C ? expected[std::size_t(r) * hf + p * C + c] : 0.0f;
-                ASSERT_NEAR(got[std::size_t(r) * Pw + c], want, kTolerance) << "part " << p << " row " << r << " col " << c;
-            }
+    for (int split : splits(*q, 2)) {
+        MatmulSpec spec{x.get(), w.get()};
+        spec.bias = b.get();
+        spec.splitTexels = split;
+        matmulPass(programs_, {q.get(), k.get(), v.get()}, spec).run(0, T);
+        Texture* outs[] = {q.get(), k.get(), v.get()};
+        for (int p = 0; p < 3; ++p) {
+            const auto got = outs[p]->readRows(0, T);
+            for (int r = 0; r < T; ++r)
+                for (int c = 0; c < Pw; ++c) {
+                    const float want = c < C ? expected[std::size_t(r) * hf + p * C + c] : 0.0f;
+                    ASSERT_NEAR(got[std::size_t(r) * Pw + c], want, kTolerance)
+                        << "split " << split << " part " << p << " row " << r << " col " << c;
+                }
+        }
     }
 }
 

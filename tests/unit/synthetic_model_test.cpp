@@ -26,6 +26,7 @@ struct SyntheticCase {
     int maxTextureSize;
     int prefillChunk = 32;
     int lineWidth = -1;
+    int splitTexels = -1;
 };
 
 ModelConfig config(int vocab, int context, int embd, int layers, int heads, int inner, Activation activation) {
@@ -50,7 +51,10 @@ std::vector<SyntheticCase> cases() {
     c.layerNormEpsilon = 1e-3f;
     return {{"embd120_heads5_layers3_unfolded_rows", a, 0, 32, 0}, {"embd120_heads5_layers3_max32_chunk5", a, 32, 5},
             {"embd30_headdim6_untied_relu", b, 0}, {"embd30_headdim6_untied_relu_max16", b, 16},
-            {"embd40_headdim5_erf_unscaled", c, 0}};
+            {"embd40_headdim5_erf_unscaled", c, 0},
+            // Split-K (as on GPUs), which moves the activation to the MLP projection's input.
+            {"embd120_heads5_layers3_split5", a, 0, 32, 0, 5}, {"embd30_headdim6_untied_relu_split2", b, 0, 32, 0, 2},
+            {"embd40_headdim5_erf_unscaled_split1", c, 0, 32, 0, 1}};
 }
 
 class SyntheticModelTest : public ::testing::TestWithParam<SyntheticCase> {};
@@ -60,7 +64,7 @@ TEST_P(SyntheticModelTest, MatchesCpuReference) {
     const auto& param = GetParam();
     const std::string dir = testing::writeSyntheticCheckpoint(param.config, 7);
     const HuggingFaceCheckpoint checkpoint(dir);
-    Engine engine(dir, ModelOptions{TexelFormat::Float32, param.maxTextureSize, param.prefillChunk, param.lineWidth});
+    Engine engine(dir, ModelOptions{TexelFormat::Float32, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels});
 
     std::vector<int> ids;
     for (int i = 0; i < param.config.contextLength - 2; ++i) ids.push_back((i * 7919 + 13) % param.config.vocabSize);

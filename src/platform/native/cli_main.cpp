@@ -27,8 +27,10 @@ const char* kUsage =
     "             --repetition-penalty R --seed S --stop STR --slide on|off --json 1]\n"
     "  tokenize   (--text T | --file F)            {\"ids\": [...]}\n"
     "  detokenize --ids LIST                       {\"text\": \"...\"}\n"
-    "  bench      --prompt-tokens P[,P...] --new-tokens N   a JSON line per P: load, prefill, decode\n"
-    "common: --weights fp32|fp16  --max-texture-size N  --vocab FILE --merges FILE (default: in DIR)";
+    "  bench      --prompt-tokens P[,P...] --new-tokens N [--profile on]   a JSON line per P: load, prefill,\n"
+    "             decode (and with --profile, each pass's ms per decode token)\n"
+    "common: --weights fp32|fp16  --max-texture-size N  --split-texels N (-1 auto, 0 off)\n"
+    "        --vocab FILE --merges FILE (default: in DIR)";
 
 ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
@@ -38,6 +40,8 @@ ModelOptions modelOptions(const CliArgs& args) {
     else if (weights != "fp32")
         fail("--weights must be fp32 or fp16, got \"", weights, "\"");
     options.maxTextureSize = args.integer("--max-texture-size", 0);
+    options.splitTexels = args.integer("--split-texels", -1);
+    if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
     return options;
 }
@@ -89,7 +93,8 @@ int run(int argc, char** argv) {
     const std::vector<std::string> flags = {"--model", "--ids", "--weights", "--max-texture-size", "--layer",
                                             "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
-                                            "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens"};
+                                            "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
+                                            "--split-texels"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << "\n";
         return 0;
@@ -123,7 +128,7 @@ int run(int argc, char** argv) {
         // --prompt-tokens may list several lengths: one JSON line each, from one load.
         const std::vector<int> lengths = args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
         for (int promptTokens : lengths) {
-            auto json = nlohmann::json::parse(benchmarkJson(runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16))));
+            auto json = nlohmann::json::parse(benchmarkJson(runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
             json["load_ms"] = loadMs;
             json["weights"] = args.has("--weights") ? args.text("--weights") : "fp32";
             std::cout << json.dump() << std::endl;

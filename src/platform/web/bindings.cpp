@@ -282,8 +282,8 @@ EMSCRIPTEN_KEEPALIVE int gpt2_stats(int handle) {
 }
 
 // The benchmark of `gpt2 bench`, run in the browser: the result is its JSON line.
-EMSCRIPTEN_KEEPALIVE int gpt2_bench(int handle, int promptTokens, int newTokens) {
-    return guarded([&] { g_result = benchmarkJson(runBenchmark(engine(handle), promptTokens, newTokens)); });
+EMSCRIPTEN_KEEPALIVE int gpt2_bench(int handle, int promptTokens, int newTokens, int profile) {
+    return guarded([&] { g_result = benchmarkJson(runBenchmark(engine(handle), promptTokens, newTokens, profile != 0)); });
 }
 
 EMSCRIPTEN_KEEPALIVE int gpt2_destroy(int handle) {
