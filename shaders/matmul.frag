@@ -4,10 +4,12 @@
 //   TRANSPOSED_WEIGHT  W is stored as [n, k] (the tied lm_head reads wte rows)
 //   PARTS 1|3          outputs; part p reads W columns p * u_part_texels + texel (fused Q, K, V)
 //   BIAS, RESIDUAL, ACTIVATION (of the output), INPUT_ACTIVATION (of `in`, on fetch): activation.glsl
-//   SPLIT_TEXELS       split-K: instance s sums input texels [s, s + 1) * SPLIT_TEXELS, and the
-//                      instances are added by blending (src/gl/pass.h); only instance 0 adds the
-//                      bias and residual, and a nonlinear ACTIVATION cannot be split (the consumer
-//                      applies it as its INPUT_ACTIVATION).
+//   SPLIT_TEXELS       split-K: instance s sums input texels [s, s + 1) * SPLIT_TEXELS (a divisor of
+//                      the input texels, so the loop has a constant trip count that the compiler
+//                      unrolls, issuing every fetch before the first returns). The instances are
+//                      added by blending (src/gl/pass.h); only instance 0 adds the bias and
+//                      residual, and a nonlinear ACTIVATION cannot be split (the consumer applies it
+//                      as its INPUT_ACTIVATION).
 #include "common.glsl"
 #include "activation.glsl"
 
@@ -80,13 +82,11 @@ void main() {
     vec4 acc[PARTS];
     for (int p = 0; p < PARTS; ++p) acc[p] = vec4(0.0);
 #ifdef SPLIT_TEXELS
-    int first = v_instance * SPLIT_TEXELS;
-    int last = min(first + SPLIT_TEXELS, u_x_layout.x);
+    for (int j = 0; j < SPLIT_TEXELS; ++j) {
+        int i = v_instance * SPLIT_TEXELS + j;
 #else
-    int first = 0;
-    int last = u_x_layout.x;
+    for (int i = 0; i < u_x_layout.x; ++i) {
 #endif
-    for (int i = first; i < last; ++i) {
         vec4 a = activate(fetch(u_x, u_x_layout, inRow, i), INPUT_ACTIVATION);
 #ifdef NORM_INPUT
         a = (a - stats.x) * stats.y * fetch(u_gamma, u_gamma_layout, 0, i) + fetch(u_beta, u_beta_layout, 0, i);

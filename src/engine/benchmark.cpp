@@ -31,12 +31,13 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
     int next = model.topCandidates(1).front().id;
     r.prefillMs = millisecondsSince(start);
 
-    std::vector<double> steps;
+    std::vector<double> steps, submits;
     const long long drawsBefore = passDraws();
     const auto readBefore = model.readbackBytes();
     for (int i = 0; i < newTokens; ++i) {
         start = std::chrono::steady_clock::now();
         engine.step(next);
+        submits.push_back(millisecondsSince(start));
         next = model.topCandidates(1).front().id;  // reading the candidate waits for the GPU
         steps.push_back(millisecondsSince(start));
     }
@@ -46,6 +47,8 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
     r.readbackBytesPerToken = double(model.readbackBytes() - readBefore) / newTokens;
     std::sort(steps.begin(), steps.end());
     r.decodeMsPerToken = steps[steps.size() / 2];
+    std::sort(submits.begin(), submits.end());
+    r.decodeSubmitMs = submits[submits.size() / 2];
     r.gpuBytes = model.gpuBytes();
     r.renderer = model.capabilities().renderer;
     if (profile) {
@@ -70,6 +73,7 @@ std::string benchmarkJson(const BenchmarkResult& r) {
                           {"decode_ms_per_token", r.decodeMsPerToken},
                           {"decode_ms_first", r.decodeMsFirst},
                           {"decode_ms_last", r.decodeMsLast},
+                          {"decode_submit_ms", r.decodeSubmitMs},
                           {"passes_per_token", r.passesPerToken},
                           {"readback_bytes_per_token", r.readbackBytesPerToken},
                           {"gpu_bytes", r.gpuBytes},

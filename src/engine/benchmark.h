@@ -15,6 +15,9 @@ struct BenchmarkResult {
     double decodeMsPerToken = 0;        // median over the decode steps (greedy: GPU argmax, 16-byte readback)
     double decodeMsFirst = 0;
     double decodeMsLast = 0;
+    // Median CPU time to issue a decode step's passes, before the readback waits for the GPU: near
+    // decodeMsPerToken means the driver, not the GPU, sets the pace.
+    double decodeSubmitMs = 0;
     double passesPerToken = 0;          // draw calls per decode step
     double readbackBytesPerToken = 0;
     long long gpuBytes = 0;             // texture memory of the model

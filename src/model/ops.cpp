@@ -1,5 +1,6 @@
 #include "model/ops.h"
 
+#include <algorithm>
 #include <string>
 
 #include "util/error.h"
@@ -42,8 +43,12 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
         if (spec.activation != Epilogue::None)
             fail("matmul into ", outputs[0]->name(), ": a split-K matmul cannot apply an activation to its sums; "
                  "apply it as the consumer's inputActivation");
-        instances = (inTexels + spec.splitTexels - 1) / spec.splitTexels;
-        defines += "#define SPLIT_TEXELS " + std::to_string(spec.splitTexels) + "\n";
+        // The largest divisor of the input texels up to splitTexels: every instance runs the same
+        // constant number of iterations.
+        int texels = std::min(spec.splitTexels, inTexels);
+        while (inTexels % texels != 0) --texels;
+        instances = inTexels / texels;
+        defines += "#define SPLIT_TEXELS " + std::to_string(texels) + "\n";
     }
     if (spec.stats) defines += "#define NORM_INPUT 1\n";
     if (spec.bias) defines += "#define BIAS 1\n";

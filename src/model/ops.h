@@ -29,7 +29,8 @@ struct MatmulSpec {
     Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
     int inRowOffset = 0;                    // output row r reads x row r + inRowOffset
-    // > 0: split-K, one blended instance per this many input texels (Pass instances); 0: one loop.
+    // > 0: split-K, one blended instance per this many input texels (or the largest divisor of the
+    // input texels below it; Pass instances); 0: one loop.
     int splitTexels = 0;
 };
 

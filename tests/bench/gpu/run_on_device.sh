@@ -4,10 +4,10 @@
 #
 #   bash tests/bench/gpu/run_on_device.sh            # whole plan, ends within BENCH_BUDGET_S
 #   BENCH_BUDGET_S=300 SIZES="124M 355M" bash tests/bench/gpu/run_on_device.sh
-#   ENGINE_ARGS="--profile on" HF=0 SPLIT_SWEEP="0 8 32" bash tests/bench/gpu/run_on_device.sh
+#   ENGINE_ARGS="--profile on" HF=0 SWEEP="--split-texels 0;--split-texels 32" bash tests/bench/gpu/run_on_device.sh
 #
-# ENGINE_ARGS are added to every `gpt2 bench`; HF=0 skips Hugging Face; SPLIT_SWEEP runs 124M fp16
-# once more per --split-texels value (after the plan).
+# ENGINE_ARGS are added to every `gpt2 bench`; HF=0 skips Hugging Face; SWEEP runs 124M fp16 once
+# more per ';'-separated set of bench arguments (after the plan).
 #
 # Every step runs under `timeout`, capped by what is left of the budget; a step that no longer
 # fits is skipped and says so (a {"skipped": ...} row in results.jsonl and a SKIP line in the log).
@@ -19,7 +19,7 @@ PROMPTS=${PROMPTS:-"32,32,256,1000"}   # the first 32 is the cold run (first use
 NEW=${NEW_TOKENS:-16}
 ENGINE_ARGS=${ENGINE_ARGS:-}
 HF=${HF:-1}
-SPLIT_SWEEP=${SPLIT_SWEEP:-}
+SWEEP=${SWEEP:-}
 OUT=${OUT:-/tmp/gpt2-bench-out}
 MD=${MODEL_DIR:-/tmp/gpt2-models}
 BIN=${BIN:-.device-bin}
@@ -179,7 +179,8 @@ has 355M && hf_on && hf 355M compiled fp16 60 120 80
 has 774M && hf_on && hf 774M eager fp16,fp32 40 90
 has 1.5B && hf_on && hf 1.5B eager fp16,fp32 40 90
 has 124M && hf_on && hf 124M compiled fp32 60 100 60
-for v in $SPLIT_SWEEP; do has 124M && engine 124M fp16 15 60 "--split-texels $v"; done
+IFS=';' read -r -a sweep <<<"$SWEEP"
+for v in "${sweep[@]}"; do has 124M && engine 124M fp16 15 60 "$v"; done
 
 for s in $SIZES; do wait_synth_quiet "$s" >/dev/null 2>&1 || true; done
 for s in $SIZES; do [ -f "$MD/$s.synth.out" ] && sed "s/^/  synth $s: /" "$MD/$s.synth.out"; done
