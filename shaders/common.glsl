@@ -5,7 +5,7 @@ precision highp int;
 precision highp sampler2DArray;
 
 // Every layout is (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width 2^s,
-// 0 anything else (src/gl/tensor_layout.h). Each input sampler NAME has its layout compiled in as
+// 32 + s one row per line in pages of 2^s lines, 0 anything else (src/gl/tensor_layout.h). Each input sampler NAME has its layout compiled in as
 // the constant NAME_layout (src/gl/pass.cpp), so `fetch` folds to the arithmetic of that one mode:
 // software renderers run every branch of a uniform-dependent `if`, and divide lane by lane.
 // The output's layout stays a uniform: it is used once per fragment.
@@ -27,6 +27,7 @@ vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) {
     if (L.w == 1) return texelFetch(t, ivec3(texel, row, 0), 0);
     int linear = row * L.x + texel;
     if (L.w < 0) return texelFetch(t, ivec3(linear & (L.y - 1), linear >> -L.w, 0), 0);
+    if (L.w >= 32) return texelFetch(t, ivec3(texel, row & (L.z - 1), row >> (L.w - 32)), 0);
     int pageTexels = L.y * L.z;
     int page = linear / pageTexels;
     int inPage = linear - page * pageTexels;

@@ -7,13 +7,19 @@
 namespace gpt2 {
 
 glm::ivec4 TensorLayout::uniform() const {
+    auto log2 = [](int powerOfTwo) {
+        int shift = 0;
+        while ((1 << shift) < powerOfTwo) ++shift;
+        return shift;
+    };
+    auto powerOfTwo = [](int v) { return (v & (v - 1)) == 0; };
     int mode = 0;
     if (unfolded()) {
         mode = 1;
-    } else if (pages == 1 && (width & (width - 1)) == 0) {
-        int shift = 0;
-        while ((1 << shift) < width) ++shift;
-        mode = -shift;
+    } else if (pages == 1 && powerOfTwo(width)) {
+        mode = -log2(width);
+    } else if (width == texelsPerRow && powerOfTwo(height)) {
+        mode = kPagedRowsMode + log2(height);
     }
     return {texelsPerRow, width, height, mode};
 }
@@ -28,8 +34,12 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
     if (lineWidth > 0 && lineWidth < l.texelsPerRow && lineWidth <= max) {
         if ((lineWidth & (lineWidth - 1)) != 0) fail(what, ": line width ", lineWidth, " must be a power of two");
         l.width = lineWidth;
+    } else if (l.texelsPerRow <= max && (rows <= max || (rows + max - 1) / max <= limits.maxArrayLayers)) {
+        // One row per line, in pages of `max` lines when too tall: a row's page and line are then a
+        // shift and a mask of its index (MAX_TEXTURE_SIZE is a power of two on every GPU).
+        l.width = l.texelsPerRow;
     } else if (l.texelsPerRow <= max) {
-        // Whole rows per line; the fewest that keep the height within the limit.
+        // Too many pages: whole rows per line, the fewest that keep the height within the limit.
         const int rowsPerLine = std::min((rows + max - 1) / max, max / l.texelsPerRow);
         l.width = l.texelsPerRow * rowsPerLine;
     } else {

@@ -2,8 +2,9 @@
 // The texture layout contract (docs/architecture.md, "Textures"):
 // a rows x cols float matrix is padded to whole RGBA texels (4 columns per texel) and laid out
 // row-major as one linear run of texels. That run fills pages of width x height texels, the layers
-// of a 2D array texture. When a row fits in MAX_TEXTURE_SIZE, width is a whole number of rows so
-// no row is split, and a matrix that fits is stored unfolded (texel (row, t) at x = t, y = row).
+// of a 2D array texture. When a row fits in MAX_TEXTURE_SIZE, each line holds one row (a matrix
+// that fits is stored unfolded: texel (row, t) at x = t, y = row; a taller one continues on more
+// pages), or, where that would need more pages than the GPU allows, a whole number of rows.
 // A matrix too tall or too wide folds into more texels per line or more pages; the one shader helper
 // `fetch` (shaders/common.glsl) maps a logical (row, texel) to (x, y, page).
 #include <cstdint>
@@ -32,9 +33,11 @@ struct TensorLayout {
     std::int64_t texelCount() const { return std::int64_t(rows) * texelsPerRow; }
     std::int64_t pageTexels() const { return std::int64_t(width) * height; }
     bool unfolded() const { return pages == 1 && width == texelsPerRow; }
-    // Uniform for the shaders: (texelsPerRow, width, height, mode): mode 1 unfolded; -s one page
-    // of width 2^s (shift and mask); 0 the general case.
+    // For the shaders: (texelsPerRow, width, height, mode): mode 1 unfolded; -s one page of width
+    // 2^s; kPagedRowsMode + s one row per line, pages of 2^s lines (both shift and mask); 0 the
+    // general case.
     glm::ivec4 uniform() const;
+    static constexpr int kPagedRowsMode = 32;
 };
 
 }  // namespace gpt2

@@ -1,7 +1,7 @@
 // The GL forward against Hugging Face transformers on the gpt2-tiny fixture (tests/fixtures/README.md):
 // last-position logits, top-5 at every position, the 20-token greedy continuation and attention
 // probabilities, with fp32 and fp16 weights, unfolded and with textures limited to 256 texels
-// (the 50257-row embedding then spans 7 texture pages), and with split-K matmuls as on GPUs.
+// (the 50257-row embedding then spans 197 texture pages), and with split-K matmuls as on GPUs.
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"

@@ -1,5 +1,6 @@
-// The layout contract: unfolded when it fits, whole rows per line when too tall, lines split when
-// too wide, extra pages when one page cannot hold the matrix; never a dimension over the limit.
+// The layout contract: unfolded when it fits, one row per line over extra pages when too tall
+// (whole rows per line when that needs too many pages), lines split when too wide; never a
+// dimension over the limit.
 #include <gtest/gtest.h>
 
 #include "gl/tensor_layout.h"
@@ -46,7 +47,15 @@ TEST(TensorLayout, SplitsRowsWiderThanTheLimit) {
 TEST(TensorLayout, UsesPagesWhenOnePageIsNotEnough) {
     const auto l = TensorLayout::make(50260, 32, {256, 256}, "wte");
     expectValid(l, 256);
-    EXPECT_EQ(l.pages, 7);  // 50260 * 8 texels / 65536 per page
+    EXPECT_EQ(l.width, 8) << "one row per line";
+    EXPECT_EQ(l.pages, 197);  // ceil(50260 rows / 256 lines per page)
+    EXPECT_EQ(l.uniform().w, TensorLayout::kPagedRowsMode + 8) << "pages of 2^8 lines: shift-and-mask addressing";
+    // Beyond the layer limit, rows share lines: 32 rows of 8 texels per line, 50260 / 32 / 256 -> 7 pages.
+    const auto packed = TensorLayout::make(50260, 32, {256, 64}, "wte");
+    expectValid(packed, 256);
+    EXPECT_EQ(packed.width, 256);
+    EXPECT_EQ(packed.pages, 7);
+    EXPECT_EQ(packed.uniform().w, 0);
 }
 
 TEST(TensorLayout, CapsLinesAtAPowerOfTwoWidthForActivations) {
