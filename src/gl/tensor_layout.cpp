@@ -24,6 +24,21 @@ glm::ivec4 TensorLayout::uniform() const {
     return {texelsPerRow, width, height, mode};
 }
 
+namespace {
+// Lines per page for a matrix too tall for one page, stored one row per line: the largest power of
+// two (so a row's page and line are a shift and a mask of its index) whose last page wastes at most
+// 1/64 of the rows, within the layer limit; 0 if there is none.
+int pagedRowsHeight(int rows, int max, int maxLayers) {
+    for (int lines = 1 << 30; lines >= 1; lines >>= 1) {
+        if (lines > max) continue;
+        const std::int64_t pages = (std::int64_t(rows) + lines - 1) / lines;
+        if (pages > maxLayers) return 0;
+        if ((pages * lines - rows) * 64 <= rows) return lines;
+    }
+    return 0;
+}
+}  // namespace
+
 TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits, const char* what, int lineWidth) {
     if (rows <= 0 || cols <= 0) fail(what, ": cannot lay out a ", rows, " x ", cols, " matrix");
     const int max = limits.maxTextureSize;
@@ -34,10 +49,13 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
     if (lineWidth > 0 && lineWidth < l.texelsPerRow && lineWidth <= max) {
         if ((lineWidth & (lineWidth - 1)) != 0) fail(what, ": line width ", lineWidth, " must be a power of two");
         l.width = lineWidth;
-    } else if (l.texelsPerRow <= max && (rows <= max || (rows + max - 1) / max <= limits.maxArrayLayers)) {
-        // One row per line, in pages of `max` lines when too tall: a row's page and line are then a
-        // shift and a mask of its index (MAX_TEXTURE_SIZE is a power of two on every GPU).
+    } else if (l.texelsPerRow <= max && rows <= max) {
         l.width = l.texelsPerRow;
+    } else if (const int lines = pagedRowsHeight(rows, max, limits.maxArrayLayers); l.texelsPerRow <= max && lines > 0) {
+        l.width = l.texelsPerRow;
+        l.height = lines;
+        l.pages = (rows + lines - 1) / lines;
+        return l;
     } else if (l.texelsPerRow <= max) {
         // Too many pages: whole rows per line, the fewest that keep the height within the limit.
         const int rowsPerLine = std::min((rows + max - 1) / max, max / l.texelsPerRow);

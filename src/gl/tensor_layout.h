@@ -3,8 +3,9 @@
 // a rows x cols float matrix is padded to whole RGBA texels (4 columns per texel) and laid out
 // row-major as one linear run of texels. That run fills pages of width x height texels, the layers
 // of a 2D array texture. When a row fits in MAX_TEXTURE_SIZE, each line holds one row (a matrix
-// that fits is stored unfolded: texel (row, t) at x = t, y = row; a taller one continues on more
-// pages), or, where that would need more pages than the GPU allows, a whole number of rows.
+// that fits is stored unfolded: texel (row, t) at x = t, y = row; a taller one continues on pages
+// of a power-of-two height that wastes at most 1/64 of its rows), or, where that would need more
+// pages than the GPU allows, a whole number of rows.
 // A matrix too tall or too wide folds into more texels per line or more pages; the one shader helper
 // `fetch` (shaders/common.glsl) maps a logical (row, texel) to (x, y, page).
 #include <cstdint>

@@ -48,8 +48,14 @@ TEST(TensorLayout, UsesPagesWhenOnePageIsNotEnough) {
     const auto l = TensorLayout::make(50260, 32, {256, 256}, "wte");
     expectValid(l, 256);
     EXPECT_EQ(l.width, 8) << "one row per line";
-    EXPECT_EQ(l.pages, 197);  // ceil(50260 rows / 256 lines per page)
+    EXPECT_EQ(l.height, 256);
+    EXPECT_EQ(l.pages, 197);  // ceil(50260 rows / 256 lines per page): 172 empty lines, under 1/64
     EXPECT_EQ(l.uniform().w, TensorLayout::kPagedRowsMode + 8) << "pages of 2^8 lines: shift-and-mask addressing";
+    // At 8192, pages of 8192 lines would leave 7,084 of 57,344 empty; 512 lines leave 428 (99 pages).
+    const auto big = TensorLayout::make(50260, 768, {8192, 2048}, "wte");
+    expectValid(big, 8192);
+    EXPECT_EQ(big.height, 512);
+    EXPECT_EQ(big.pages, 99);
     // Beyond the layer limit, rows share lines: 32 rows of 8 texels per line, 50260 / 32 / 256 -> 7 pages.
     const auto packed = TensorLayout::make(50260, 32, {256, 64}, "wte");
     expectValid(packed, 256);
