@@ -27,13 +27,13 @@ glm::ivec4 TensorLayout::uniform() const {
 namespace {
 // Lines per page for a matrix too tall for one page, stored one row per line: the largest power of
 // two (so a row's page and line are a shift and a mask of its index) whose last page wastes at most
-// 1/64 of the rows, within the layer limit; 0 if there is none.
+// 1/16 of the rows (the memory budget of docs/benchmarks.md), within the layer limit; 0 if none.
 int pagedRowsHeight(int rows, int max, int maxLayers) {
     for (int lines = 1 << 30; lines >= 1; lines >>= 1) {
         if (lines > max) continue;
         const std::int64_t pages = (std::int64_t(rows) + lines - 1) / lines;
         if (pages > maxLayers) return 0;
-        if ((pages * lines - rows) * 64 <= rows) return lines;
+        if ((pages * lines - rows) * 16 <= rows) return lines;
     }
     return 0;
 }
@@ -51,7 +51,8 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
         l.width = lineWidth;
     } else if (l.texelsPerRow <= max && rows <= max) {
         l.width = l.texelsPerRow;
-    } else if (const int lines = pagedRowsHeight(rows, max, limits.maxArrayLayers); l.texelsPerRow <= max && lines > 0) {
+    } else if (const int lines = limits.pagedRows ? pagedRowsHeight(rows, max, limits.maxArrayLayers) : 0;
+               l.texelsPerRow <= max && lines > 0) {
         l.width = l.texelsPerRow;
         l.height = lines;
         l.pages = (rows + lines - 1) / lines;

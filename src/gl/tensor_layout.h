@@ -2,10 +2,9 @@
 // The texture layout contract (docs/architecture.md, "Textures"):
 // a rows x cols float matrix is padded to whole RGBA texels (4 columns per texel) and laid out
 // row-major as one linear run of texels. That run fills pages of width x height texels, the layers
-// of a 2D array texture. When a row fits in MAX_TEXTURE_SIZE, each line holds one row (a matrix
-// that fits is stored unfolded: texel (row, t) at x = t, y = row; a taller one continues on pages
-// of a power-of-two height that wastes at most 1/64 of its rows), or, where that would need more
-// pages than the GPU allows, a whole number of rows.
+// of a 2D array texture. When a row fits in MAX_TEXTURE_SIZE, a matrix that fits is stored
+// unfolded (texel (row, t) at x = t, y = row); a taller one puts a whole number of rows on each
+// line, or with TextureLimits::pagedRows one row per line over pages of a power-of-two height.
 // A matrix too tall or too wide folds into more texels per line or more pages; the one shader helper
 // `fetch` (shaders/common.glsl) maps a logical (row, texel) to (x, y, page).
 #include <cstdint>
@@ -16,6 +15,11 @@ namespace gpt2 {
 struct TextureLimits {
     int maxTextureSize = 4096;
     int maxArrayLayers = 256;
+    // Matrices taller than a page: one row per line over pages of a power-of-two height (a shift
+    // and a mask per fetch, which pays on software renderers: SwiftShader's lm_head 300 -> 202 ms)
+    // instead of whole rows per line (fewest pages and bytes, which an H200 ran faster: 1.25 vs
+    // 1.75 ms for pages of 512 lines).
+    bool pagedRows = false;
 };
 
 struct TensorLayout {

@@ -7,10 +7,17 @@
 #include "util/error.h"
 
 namespace gpt2 {
+namespace {
+GlCapabilities capabilitiesFor(const ModelOptions& options) {
+    GlCapabilities caps = queryCapabilities(options.maxTextureSize);
+    if (options.pagedRows >= 0) caps.limits.pagedRows = options.pagedRows != 0;
+    return caps;
+}
+}  // namespace
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     : config_(config),
-      caps_(queryCapabilities(options.maxTextureSize)),
+      caps_(capabilitiesFor(options)),
       weights_(config, options.weights, caps_.limits),
       prefillChunk_(std::min(options.prefillChunk, config.contextLength)),
       activationLineWidth_(options.activationLineWidth >= 0 ? options.activationLineWidth

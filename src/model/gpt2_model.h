@@ -36,6 +36,9 @@ struct ModelOptions {
     // -1 picks kGpuSplitTexels on GPUs with EXT_float_blend and 0 (one loop) on software renderers,
     // where more fragments only add work; tests force either.
     int splitTexels = -1;
+    // Matrices taller than a texture page one row per line over power-of-two pages
+    // (TextureLimits::pagedRows): -1 on software renderers only, 0 never, 1 always; tests force either.
+    int pagedRows = -1;
 };
 
 class Gpt2Model {

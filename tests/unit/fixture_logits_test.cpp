@@ -1,7 +1,8 @@
 // The GL forward against Hugging Face transformers on the gpt2-tiny fixture (tests/fixtures/README.md):
 // last-position logits, top-5 at every position, the 20-token greedy continuation and attention
 // probabilities, with fp32 and fp16 weights, unfolded and with textures limited to 256 texels
-// (the 50257-row embedding then spans 197 texture pages), and with split-K matmuls as on GPUs.
+// (the 50257-row embedding then spans 197 texture pages of one row per line, or 7 pages of whole rows
+// as on GPUs), and with split-K matmuls as on GPUs.
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
@@ -30,11 +31,13 @@ struct Variant {
     TexelFormat weights;
     int maxTextureSize;
     int splitTexels = -1;  // ModelOptions::splitTexels; -1 is none on the software renderers tests use
+    int pagedRows = -1;    // ModelOptions::pagedRows; -1 is on for the software renderers tests use
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
     out << (v.weights == TexelFormat::Float32 ? "fp32" : "fp16") << "_max" << v.maxTextureSize;
     if (v.splitTexels > 0) out << "_split" << v.splitTexels;
+    if (v.pagedRows == 0) out << "_rows_per_line";
     return out;
 }
 
@@ -42,7 +45,7 @@ class FixtureTest : public ::testing::TestWithParam<Variant> {
 protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
-        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, -1, v.splitTexels});
+        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, -1, v.splitTexels, v.pagedRows});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -121,7 +124,9 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
 INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                          ::testing::Values(Variant{TexelFormat::Float32, 0}, Variant{TexelFormat::Float32, 256},
                                            Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
-                                           Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3}),
+                                           Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3},
+                                           // As on GPUs: split-K and whole embedding rows per line (7 pages).
+                                           Variant{TexelFormat::Float32, 256, 3, 0}),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;

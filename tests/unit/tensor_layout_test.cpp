@@ -1,6 +1,6 @@
-// The layout contract: unfolded when it fits, one row per line over extra pages when too tall
-// (whole rows per line when that needs too many pages), lines split when too wide; never a
-// dimension over the limit.
+// The layout contract: unfolded when it fits, whole rows per line when too tall (or one row per line
+// over pages of a power-of-two height, as software renderers ask), lines split when too wide,
+// extra pages when one page cannot hold the matrix; never a dimension over the limit.
 #include <gtest/gtest.h>
 
 #include "gl/tensor_layout.h"
@@ -47,21 +47,28 @@ TEST(TensorLayout, SplitsRowsWiderThanTheLimit) {
 TEST(TensorLayout, UsesPagesWhenOnePageIsNotEnough) {
     const auto l = TensorLayout::make(50260, 32, {256, 256}, "wte");
     expectValid(l, 256);
+    EXPECT_EQ(l.width, 256) << "32 rows of 8 texels per line";
+    EXPECT_EQ(l.pages, 7);  // 50260 * 8 texels / 65536 per page
+    EXPECT_EQ(l.uniform().w, 0);
+}
+
+TEST(TensorLayout, PagedRowsTakeAPowerOfTwoHeight) {
+    const auto l = TensorLayout::make(50260, 32, {256, 256, true}, "wte");
+    expectValid(l, 256);
     EXPECT_EQ(l.width, 8) << "one row per line";
     EXPECT_EQ(l.height, 256);
-    EXPECT_EQ(l.pages, 197);  // ceil(50260 rows / 256 lines per page): 172 empty lines, under 1/64
+    EXPECT_EQ(l.pages, 197);  // ceil(50260 rows / 256 lines per page): 172 empty lines, under 1/16
     EXPECT_EQ(l.uniform().w, TensorLayout::kPagedRowsMode + 8) << "pages of 2^8 lines: shift-and-mask addressing";
-    // At 8192, pages of 8192 lines would leave 7,084 of 57,344 empty; 512 lines leave 428 (99 pages).
-    const auto big = TensorLayout::make(50260, 768, {8192, 2048}, "wte");
+    // At 8192, pages of 8192 lines would leave 7,084 of 57,344 lines empty; 4096 leave 2,988 of 53,248.
+    const auto big = TensorLayout::make(50260, 768, {8192, 2048, true}, "wte");
     expectValid(big, 8192);
-    EXPECT_EQ(big.height, 512);
-    EXPECT_EQ(big.pages, 99);
-    // Beyond the layer limit, rows share lines: 32 rows of 8 texels per line, 50260 / 32 / 256 -> 7 pages.
-    const auto packed = TensorLayout::make(50260, 32, {256, 64}, "wte");
+    EXPECT_EQ(big.height, 4096);
+    EXPECT_EQ(big.pages, 13);
+    // Beyond the layer limit, rows share lines again.
+    const auto packed = TensorLayout::make(50260, 32, {256, 64, true}, "wte");
     expectValid(packed, 256);
     EXPECT_EQ(packed.width, 256);
     EXPECT_EQ(packed.pages, 7);
-    EXPECT_EQ(packed.uniform().w, 0);
 }
 
 TEST(TensorLayout, CapsLinesAtAPowerOfTwoWidthForActivations) {
