@@ -67,6 +67,8 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
     const std::int64_t lines = (l.texelCount() + l.width - 1) / l.width;
     l.height = int(std::min<std::int64_t>(lines, max));
     l.pages = int((lines + l.height - 1) / l.height);
+    // Equal pages: the last one is then at most pages - 1 lines short instead of up to a page.
+    l.height = int((lines + l.pages - 1) / l.pages);
     if (l.pages > limits.maxArrayLayers)
         fail(what, ": a ", rows, " x ", cols, " matrix needs ", l.pages, " texture layers of ", max, " x ", max,
              " texels, the GPU allows ", limits.maxArrayLayers);

@@ -16,6 +16,15 @@ void expectValid(const TensorLayout& l, int max) {
     EXPECT_LT(l.pageTexels() * (l.pages - 1), l.texelCount());  // no empty page
 }
 
+TEST(TensorLayout, SpreadsLinesEvenlyOverPages) {
+    // 1024 rows of 768 texels in lines of 32: 24,576 lines. At 16384 that is 2 pages of 12,288
+    // lines, not 16,384 + 8,192 with a page allocated for 32,768.
+    const auto l = TensorLayout::make(1024, 3072, {16384, 256}, "hidden", 32);
+    expectValid(l, 16384);
+    EXPECT_EQ(l.pages, 2);
+    EXPECT_EQ(l.height, 12288);
+}
+
 TEST(TensorLayout, FitsUnfolded) {
     const auto l = TensorLayout::make(1024, 768, {16384, 256}, "x");
     EXPECT_TRUE(l.unfolded());
