@@ -1,6 +1,5 @@
 // out[r, n] = epilogue( sum_k in[r + IN_ROW_OFFSET, k] * W[k, n] ), four output columns per fragment.
 // Compile-time options (program variants, one source):
-//   NORM_INPUT         normalise `in` on fetch with LayerNorm statistics and gamma/beta
 //   TRANSPOSED_WEIGHT  W is stored as [n, k] (the tied lm_head reads wte rows)
 //   PARTS 1|3          outputs; part p reads W columns p * u_part_texels + texel (fused Q, K, V)
 //   BIAS, RESIDUAL, ACTIVATION (of the output), INPUT_ACTIVATION (of `in`, on fetch): activation.glsl
@@ -30,11 +29,6 @@ uniform highp sampler2DArray u_x;
 uniform highp sampler2DArray u_w;
 uniform int u_in_row_offset;
 uniform int u_part_texels;
-#ifdef NORM_INPUT
-uniform highp sampler2DArray u_stats;
-uniform highp sampler2DArray u_gamma;
-uniform highp sampler2DArray u_beta;
-#endif
 #ifdef BIAS
 uniform highp sampler2DArray u_bias;
 #endif
@@ -76,9 +70,6 @@ vec4 epilogue(vec4 acc, int row, int col) {
 void main() {
     ivec2 c = outputCoord();
     int inRow = c.x + u_in_row_offset;
-#ifdef NORM_INPUT
-    vec2 stats = fetch(u_stats, u_stats_layout, inRow, 0).xy;
-#endif
     vec4 acc[PARTS];
     for (int p = 0; p < PARTS; ++p) acc[p] = vec4(0.0);
 #ifdef SPLIT_TEXELS
@@ -88,9 +79,6 @@ void main() {
     for (int i = 0; i < u_x_layout.x; ++i) {
 #endif
         vec4 a = activate(fetch(u_x, u_x_layout, inRow, i), INPUT_ACTIVATION);
-#ifdef NORM_INPUT
-        a = (a - stats.x) * stats.y * fetch(u_gamma, u_gamma_layout, 0, i) + fetch(u_beta, u_beta_layout, 0, i);
-#endif
         for (int p = 0; p < PARTS; ++p) acc[p] += weightTimes(a, i, c.y + p * u_part_texels);
     }
     o_part0 = epilogue(acc[0], c.x, c.y);

@@ -38,7 +38,8 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     ids_ = activation(positions, 1, "token ids");
     x_[0] = activation(positions, c.embedDim, "residual A");
     x_[1] = activation(positions, c.embedDim, "residual B");
-    stats_ = activation(positions, 4, "layernorm statistics");
+    // LayerNorm outputs are read by the next matmul of the same chunk only: rows relative to the chunk.
+    normed_ = activation(prefillChunk_, c.embedDim, "layernorm output");
     q_ = activation(positions, headsCols, "queries");
     scores_ = activation(prefillChunk_ * c.heads, positions, "attention scores");
     attended_ = activation(positions, headsCols, "attention output");
@@ -62,15 +63,13 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
 
-        MatmulSpec qkv{x_[0].get(), &weights_[h + "attn.c_attn.weight"], stats_.get(), &weights_[h + "ln_1.weight"],
-                       &weights_[h + "ln_1.bias"], &weights_[h + "attn.c_attn.bias"]};
+        MatmulSpec qkv{normed_.get(), &weights_[h + "attn.c_attn.weight"], &weights_[h + "attn.c_attn.bias"]};
         qkv.splitTexels = split(*q_);
         MatmulSpec proj{attended_.get(), &weights_[h + "attn.c_proj.weight"]};
         proj.bias = &weights_[h + "attn.c_proj.bias"];
         proj.residual = x_[0].get();
         proj.splitTexels = split(*x_[1]);
-        MatmulSpec fc{x_[1].get(), &weights_[h + "mlp.c_fc.weight"], stats_.get(), &weights_[h + "ln_2.weight"],
-                      &weights_[h + "ln_2.bias"], &weights_[h + "mlp.c_fc.bias"]};
+        MatmulSpec fc{normed_.get(), &weights_[h + "mlp.c_fc.weight"], &weights_[h + "mlp.c_fc.bias"]};
         fc.splitTexels = split(*hidden_);
         MatmulSpec mlpProj{hidden_.get(), &weights_[h + "mlp.c_proj.weight"]};
         mlpProj.bias = &weights_[h + "mlp.c_proj.bias"];
@@ -79,19 +78,21 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
         // A split c_fc stores sums before the activation; the projection activates them on fetch.
         (fc.splitTexels > 0 ? mlpProj.inputActivation : fc.activation) = activationEpilogue(c.activation);
 
-        layer.passes.push_back(rowStatsPass(programs_, *stats_, *x_[0], c.embedDim, c.layerNormEpsilon));
+        layer.passes.push_back(layerNormPass(programs_, *normed_, *x_[0], weights_[h + "ln_1.weight"],
+                                             weights_[h + "ln_1.bias"], c.embedDim, c.layerNormEpsilon));
         layer.passes.push_back(matmulPass(programs_, {q_.get(), layer.kCache.get(), layer.vCache.get()}, qkv));
         layer.passes.push_back(attentionScoresPass(programs_, *scores_, *q_, *layer.kCache, shape_, scale));
         layer.passes.push_back(attentionApplyPass(programs_, *attended_, *scores_, *layer.vCache, shape_));
         layer.passes.push_back(matmulPass(programs_, {x_[1].get()}, proj));
-        layer.passes.push_back(rowStatsPass(programs_, *stats_, *x_[1], c.embedDim, c.layerNormEpsilon));
+        layer.passes.push_back(layerNormPass(programs_, *normed_, *x_[1], weights_[h + "ln_2.weight"],
+                                             weights_[h + "ln_2.bias"], c.embedDim, c.layerNormEpsilon));
         layer.passes.push_back(matmulPass(programs_, {hidden_.get()}, fc));
         layer.passes.push_back(matmulPass(programs_, {x_[0].get()}, mlpProj));
         layers_.push_back(std::move(layer));
     }
-    head_.push_back(rowStatsPass(programs_, *stats_, *x_[0], c.embedDim, c.layerNormEpsilon));
-    MatmulSpec lmHead{x_[0].get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"], stats_.get(),
-                      &weights_["ln_f.weight"], &weights_["ln_f.bias"]};
+    head_.push_back(layerNormPass(programs_, *normed_, *x_[0], weights_["ln_f.weight"], weights_["ln_f.bias"], c.embedDim,
+                                  c.layerNormEpsilon));
+    MatmulSpec lmHead{normed_.get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"]};
     lmHead.transposedWeight = true;
     lmHead.splitTexels = split(*logits_);
     head_.push_back(matmulPass(programs_, {logits_.get()}, lmHead));
@@ -114,11 +115,10 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
              config_.contextLength, " tokens");
 }
 
-// LN1 statistics, Q/K/V (filling the cache rows) and the scores of queries [pos0, pos0 + count).
+// LN1, Q/K/V (filling the cache rows) and the scores of queries [pos0, pos0 + count).
 void Gpt2Model::runScores(Layer& layer, int pos0, int count) {
     auto& p = layer.passes;
-    p[0].run(pos0, pos0 + count);
-    p[1].run(pos0, pos0 + count);
+    runNormalized(p[0], p[1], pos0, count);
     setAttentionPosition(p[2], pos0);
     p[2].run(0, count * config_.heads);
 }
@@ -129,7 +129,17 @@ void Gpt2Model::runLayer(Layer& layer, int pos0, int count) {
     runScores(layer, pos0, count);
     setAttentionPosition(p[3], pos0);
     p[3].run(pos0, end);
-    for (int i = 4; i < kPassesPerLayer; ++i) p[std::size_t(i)].run(pos0, end);
+    p[4].run(pos0, end);
+    runNormalized(p[5], p[6], pos0, count);
+    p[7].run(pos0, end);
+}
+
+// A LayerNorm of rows [pos0, pos0 + count) into the chunk's rows, then the matmul that reads them.
+void Gpt2Model::runNormalized(Pass& layerNorm, Pass& matmul, int pos0, int count) {
+    setInputRowOffset(layerNorm, pos0);
+    layerNorm.run(0, count);
+    setInputRowOffset(matmul, -pos0);
+    matmul.run(pos0, pos0 + count);
 }
 
 void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
@@ -147,9 +157,10 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
         head_[kEmbedding].run(start, start + n);
         for (Layer& layer : layers_) runLayer(layer, start, n);
     }
-    // Only the last position's logits are needed: statistics and lm_head run for one row.
-    head_[kFinalStats].run(end - 1, end);
-    head_[kLmHead].set("u_in_row_offset", end - 1).run(0, 1);
+    // Only the last position's logits are needed: the final LayerNorm and lm_head run for one row.
+    setInputRowOffset(head_[kFinalNorm], end - 1);
+    head_[kFinalNorm].run(0, 1);
+    head_[kLmHead].run(0, 1);
     lastPosition_ = end - 1;
 }
 
@@ -205,7 +216,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
 
 std::int64_t Gpt2Model::gpuBytes() const {
     std::int64_t total = weights_.bytes();
-    for (const auto* t : {&ids_, &x_[0], &x_[1], &stats_, &q_, &scores_, &attended_, &hidden_, &logits_, &topkBlocks_, &candidates_})
+    for (const auto* t : {&ids_, &x_[0], &x_[1], &normed_, &q_, &scores_, &attended_, &hidden_, &logits_, &topkBlocks_, &candidates_})
         total += (*t)->bytes();
     for (const Layer& layer : layers_) total += layer.kCache->bytes() + layer.vCache->bytes();
     return total;

@@ -84,11 +84,12 @@ private:
     static constexpr int kGpuSplitTexels = 8;
     struct Layer {
         std::unique_ptr<Texture> kCache, vCache;
-        std::vector<Pass> passes;  // ln1 stats, qkv, scores, apply, proj, ln2 stats, fc, mlp proj
+        std::vector<Pass> passes;  // ln1, qkv, scores, apply, proj, ln2, fc, mlp proj
     };
     void checkPositions(std::size_t count, int pos0);
     void runLayer(Layer& layer, int pos0, int count);
     void runScores(Layer& layer, int pos0, int count);
+    void runNormalized(Pass& layerNorm, Pass& matmul, int pos0, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
 
     ModelConfig config_;
@@ -96,9 +97,9 @@ private:
     ProgramCache programs_;
     ModelWeights weights_;
     AttentionShape shape_;
-    std::unique_ptr<Texture> ids_, x_[2], stats_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
+    std::unique_ptr<Texture> ids_, x_[2], normed_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
     std::vector<Layer> layers_;
-    enum HeadPass { kEmbedding, kFinalStats, kLmHead, kTopkBlock, kTopkSelect };
+    enum HeadPass { kEmbedding, kFinalNorm, kLmHead, kTopkBlock, kTopkSelect };
     std::vector<Pass> head_;  // the passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;

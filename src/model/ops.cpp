@@ -11,11 +11,14 @@ Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, con
     return Pass(programs, "embedding.frag", "", {&out}, {{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}});
 }
 
-Pass rowStatsPass(ProgramCache& programs, Texture& out, const Texture& x, int cols, float eps) {
-    Pass pass(programs, "row_stats.frag", "", {&out}, {{"u_x", &x}});
-    pass.set("u_cols", cols).set("u_eps", eps);
+Pass layerNormPass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
+                   int cols, float eps) {
+    Pass pass(programs, "layer_norm.frag", "", {&out}, {{"u_x", &x}, {"u_gamma", &gamma}, {"u_beta", &beta}});
+    pass.set("u_cols", cols).set("u_eps", eps).set("u_in_row_offset", 0);
     return pass;
 }
+
+void setInputRowOffset(Pass& pass, int offset) { pass.set("u_in_row_offset", offset); }
 
 Epilogue activationEpilogue(Activation activation) {
     switch (activation) {
@@ -50,13 +53,11 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
         instances = inTexels / texels;
         defines += "#define SPLIT_TEXELS " + std::to_string(texels) + "\n";
     }
-    if (spec.stats) defines += "#define NORM_INPUT 1\n";
     if (spec.bias) defines += "#define BIAS 1\n";
     if (spec.residual) defines += "#define RESIDUAL 1\n";
     if (spec.transposedWeight) defines += "#define TRANSPOSED_WEIGHT 1\n";
 
     PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
-    if (spec.stats) inputs.insert(inputs.end(), {{"u_stats", spec.stats}, {"u_gamma", spec.gamma}, {"u_beta", spec.beta}});
     if (spec.bias) inputs.push_back({"u_bias", spec.bias});
     if (spec.residual) inputs.push_back({"u_residual", spec.residual});
     Pass pass(programs, "matmul.frag", defines, outputs, inputs, instances);

@@ -11,8 +11,13 @@ namespace gpt2 {
 // x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x.
 Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe);
 
-// (mean, rstd) of each row of x over its first `cols` columns.
-Pass rowStatsPass(ProgramCache& programs, Texture& out, const Texture& x, int cols, float eps);
+// LayerNorm over the first `cols` columns: out row r = LN(x row r + u_in_row_offset) * gamma + beta
+// (the offset is set per run, with setInputRowOffset).
+Pass layerNormPass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
+                   int cols, float eps);
+
+// Output row r of a layerNormPass or matmulPass reads input row r + offset.
+void setInputRowOffset(Pass& pass, int offset);
 
 enum class Epilogue { None, GeluTanh, GeluErf, Relu };
 Epilogue activationEpilogue(Activation activation);
@@ -20,15 +25,12 @@ Epilogue activationEpilogue(Activation activation);
 struct MatmulSpec {
     const Texture* x = nullptr;
     const Texture* weight = nullptr;        // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
-    const Texture* stats = nullptr;         // with gamma and beta: normalise x on fetch (fused LayerNorm)
-    const Texture* gamma = nullptr;
-    const Texture* beta = nullptr;
     const Texture* bias = nullptr;          // [1, N]
     const Texture* residual = nullptr;      // added last, rows as the output
     Epilogue activation = Epilogue::None;       // of the output (not with splitTexels)
     Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
-    int inRowOffset = 0;                    // output row r reads x row r + inRowOffset
+    int inRowOffset = 0;                    // output row r reads x row r + inRowOffset (setInputRowOffset)
     // > 0: split-K, one blended instance per this many input texels (or the largest divisor of the
     // input texels below it; Pass instances); 0: one loop.
     int splitTexels = 0;

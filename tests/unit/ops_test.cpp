@@ -79,24 +79,21 @@ protected:
     std::mt19937 rng_{42};
 };
 
-TEST_P(OpsTest, RowStatsGiveMeanAndInverseStd) {
+TEST_P(OpsTest, LayerNormMatchesReferenceWithARowOffset) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
-    const auto xv = random(std::size_t(T) * C, 2.0f, 0.5f);
-    auto x = texture(T, C, xv);
-    auto stats = texture(T, 4);
-    rowStatsPass(programs_, *stats, *x, C, 1e-5f).run(0, T);
-    const auto got = stats->readRows(0, T);
-    for (int r = 0; r < T; ++r) {
-        double mean = 0, var = 0;
-        for (int c = 0; c < C; ++c) mean += xv[std::size_t(r) * C + c];
-        mean /= C;
-        for (int c = 0; c < C; ++c) var += std::pow(xv[std::size_t(r) * C + c] - mean, 2);
-        EXPECT_NEAR(got[std::size_t(r) * 4], mean, kTolerance);
-        EXPECT_NEAR(got[std::size_t(r) * 4 + 1], 1.0 / std::sqrt(var / C + 1e-5), kTolerance);
-    }
+    const int first = 2;  // output row r normalises x row r + 2, as a chunk after position 2 does
+    const auto xv = random(std::size_t(T + first) * C, 2.0f, 0.5f);
+    const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
+    auto x = texture(T + first, C, xv), g = texture(1, C, gamma), b = texture(1, C, beta);
+    auto out = texture(T, C);
+    Pass pass = layerNormPass(programs_, *out, *x, *g, *b, C, 1e-5f);
+    setInputRowOffset(pass, first);
+    pass.run(0, T);
+    const std::vector<float> rows(xv.begin() + first * C, xv.end());
+    EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), reference::layerNorm(rows, T, C, gamma, beta, 1e-5f)), kTolerance);
 }
 
-TEST_P(OpsTest, MatmulWithFusedLayerNormBiasAndEachActivation) {
+TEST_P(OpsTest, MatmulAfterLayerNormWithBiasAndEachActivation) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
     const int N = 4 * C + 2;  // not a multiple of 4: padded output columns
     const int Kp = (C + 3) / 4 * 4;
@@ -106,17 +103,15 @@ TEST_P(OpsTest, MatmulWithFusedLayerNormBiasAndEachActivation) {
     std::vector<float> wPadded(std::size_t(Kp) * N, 0.0f);
     std::copy(wv.begin(), wv.end(), wPadded.begin());
 
-    auto x = texture(T, C, xv);
-    auto stats = texture(T, 4);
+    auto x = texture(T, C, xv), normed = texture(T, C);
     auto g = texture(1, C, gamma), b = texture(1, C, beta), w = texture(Kp, N, wPadded), bt = texture(1, N, bias);
-    rowStatsPass(programs_, *stats, *x, C, 1e-5f).run(0, T);
-    const auto normed = reference::layerNorm(xv, T, C, gamma, beta, 1e-5f);
-    const auto product = reference::matmul(normed, wv, bias, T, C, N);
+    layerNormPass(programs_, *normed, *x, *g, *b, C, 1e-5f).run(0, T);
+    const auto product = reference::matmul(reference::layerNorm(xv, T, C, gamma, beta, 1e-5f), wv, bias, T, C, N);
 
     for (auto [epilogue, activation] : {std::pair{Epilogue::GeluTanh, Activation::GeluTanh},
                                         std::pair{Epilogue::GeluErf, Activation::GeluErf}, std::pair{Epilogue::Relu, Activation::Relu}}) {
         auto out = texture(T, N);
-        MatmulSpec spec{x.get(), w.get(), stats.get(), g.get(), b.get(), bt.get()};
+        MatmulSpec spec{normed.get(), w.get(), bt.get()};
         spec.activation = epilogue;
         matmulPass(programs_, {out.get()}, spec).run(0, T);
         auto expected = product;
@@ -165,18 +160,18 @@ TEST_P(OpsTest, SplitMatmulLeavesTheActivationToItsConsumer) {
     const auto w2 = random(std::size_t(N) * C, 0.1f), b2 = random(std::size_t(C), 0.1f);
     std::vector<float> w1Padded(std::size_t(Kp) * N, 0.0f);
     std::copy(w1.begin(), w1.end(), w1Padded.begin());
-    auto x = texture(T, C, xv), res = texture(T, C, residual), stats = texture(T, 4);
+    auto x = texture(T, C, xv), res = texture(T, C, residual), normed = texture(T, C);
     auto g = texture(1, C, gamma), b = texture(1, C, beta), wFc = texture(Kp, N, w1Padded), bFc = texture(1, N, b1);
     auto wProj = texture(N, C, w2), bProj = texture(1, C, b2);
     auto hidden = texture(T, N), out = texture(T, C);
-    rowStatsPass(programs_, *stats, *x, C, 1e-5f).run(0, T);
+    layerNormPass(programs_, *normed, *x, *g, *b, C, 1e-5f).run(0, T);
 
     auto expected = reference::matmul(reference::layerNorm(xv, T, C, gamma, beta, 1e-5f), w1, b1, T, C, N);
     for (float& e : expected) e = reference::activation(e, Activation::GeluTanh);
     expected = reference::matmul(expected, w2, b2, T, N, C);
     for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += residual[i];
 
-    MatmulSpec fc{x.get(), wFc.get(), stats.get(), g.get(), b.get(), bFc.get()};
+    MatmulSpec fc{normed.get(), wFc.get(), bFc.get()};
     fc.splitTexels = 3;
     MatmulSpec proj{hidden.get(), wProj.get()};
     proj.bias = bProj.get();
