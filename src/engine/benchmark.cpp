@@ -61,7 +61,7 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
             next = model.topCandidates(1).front().id;
         }
         setPassProfiling(false);
-        for (const auto& [pass, time] : takePassProfile()) r.profileMsPerToken[pass] = time.ms / newTokens;
+        for (const auto& [pass, ms] : takePassProfile()) r.profileMsPerToken[pass] = ms / newTokens;
     }
     return r;
 }

@@ -10,14 +10,14 @@ namespace gpt2 {
 namespace {
 long long g_draws = 0;
 bool g_profiling = false;
-std::map<std::string, PassTime> g_profile;
+std::map<std::string, double> g_profile;
 }  // namespace
 
 long long passDraws() { return g_draws; }
 
 void setPassProfiling(bool on) { g_profiling = on; }
 
-std::map<std::string, PassTime> takePassProfile() { return std::exchange(g_profile, {}); }
+std::map<std::string, double> takePassProfile() { return std::exchange(g_profile, {}); }
 
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
            const PassInputs& inputs, int instances)
@@ -143,9 +143,8 @@ void Pass::run(int rowBegin, int rowEnd) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(firstLine / out.height).id());
         glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        PassTime& entry = g_profile[program_->label() + " -> " + outputs_[0]->name()];
-        entry.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        ++entry.runs;
+        g_profile[program_->label() + " -> " + outputs_[0]->name()] +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }

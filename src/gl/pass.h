@@ -21,12 +21,8 @@ long long passDraws();
 // Profiling (benchmarks only): while on, every pass waits for its own result (a 1-texel readback,
 // which also waits in browsers, where glFinish does not) and adds its wall time to its entry,
 // keyed "shader -> output texture". The waits make profiled runs slower than plain ones.
-struct PassTime {
-    double ms = 0;
-    long long runs = 0;
-};
 void setPassProfiling(bool on);
-std::map<std::string, PassTime> takePassProfile();  // the entries so far; clears them
+std::map<std::string, double> takePassProfile();  // milliseconds per entry so far; clears them
 
 // (sampler uniform name, texture) for each input of a pass.
 using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
