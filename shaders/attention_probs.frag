@@ -2,14 +2,14 @@
 // q * heads + h covers the whole sequence; the scores hold the chunk of queries from u_pos0.
 #include "common.glsl"
 #include "attention.glsl"
+// Input (declared by the pass): u_scores.
 
-uniform highp sampler2DArray u_scores;
 
 out vec4 o_probs;
 
 void main() {
     ivec2 c = outputCoord();
-    int row = c.x - u_pos0 * u_heads;
+    int row = c.x - u_pos0 * HEADS;
     int queryPos = queryPosition(row);
     float m = rowMax(u_scores, u_scores_layout, row, queryPos);
     float total = 0.0;

@@ -3,11 +3,14 @@
 precision highp float;
 precision highp int;
 precision highp sampler2DArray;
+precision highp usampler2DArray;
 
-// Every layout is (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width 2^s,
-// 32 + s one row per line in pages of 2^s lines, 0 anything else (src/gl/tensor_layout.h). Each input sampler NAME has its layout compiled in as
-// the constant NAME_layout (src/gl/pass.cpp), so `fetch` folds to the arithmetic of that one mode:
-// software renderers run every branch of a uniform-dependent `if`, and divide lane by lane.
+// Every input is declared by its Pass (src/gl/pass.cpp) before this file: a sampler NAME
+// (`sampler2DArray`, or `usampler2DArray` for fp16 row pairs) and its layout compiled in as the
+// constant NAME_layout = (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width
+// 2^s, 32 + s one row per line in pages of 2^s lines, 0 anything else (src/gl/tensor_layout.h).
+// As constants, `fetch` folds to the arithmetic of that one mode: software renderers run every
+// branch of a uniform-dependent `if`, and divide lane by lane.
 // The output's layout stays a uniform: it is used once per fragment.
 uniform ivec4 u_out_layout;
 uniform int u_out_page;
@@ -23,14 +26,39 @@ ivec2 outputCoord() {
     return ivec2(row, linear - row * u_out_layout.x);
 }
 
-vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) {
-    if (L.w == 1) return texelFetch(t, ivec3(texel, row, 0), 0);
+// Where texel `texel` of row `row` lies: (x, y, page).
+ivec3 texelAddress(ivec4 L, int row, int texel) {
+    if (L.w == 1) return ivec3(texel, row, 0);
     int linear = row * L.x + texel;
-    if (L.w < 0) return texelFetch(t, ivec3(linear & (L.y - 1), linear >> -L.w, 0), 0);
-    if (L.w >= 32) return texelFetch(t, ivec3(texel, row & (L.z - 1), row >> (L.w - 32)), 0);
+    if (L.w < 0) return ivec3(linear & (L.y - 1), linear >> -L.w, 0);
+    if (L.w >= 32) return ivec3(texel, row & (L.z - 1), row >> (L.w - 32));
     int pageTexels = L.y * L.z;
     int page = linear / pageTexels;
     int inPage = linear - page * pageTexels;
     int y = inPage / L.y;
-    return texelFetch(t, ivec3(inPage - y * L.y, y, page), 0);
+    return ivec3(inPage - y * L.y, y, page);
+}
+
+vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) { return texelFetch(t, texelAddress(L, row, texel), 0); }
+
+// fp16 row pairs (TexelFormat::HalfPairs): texel (p, t) holds texel t of rows 2p and 2p + 1, and L
+// is the layout of the pairs.
+vec4 fetch(highp usampler2DArray t, ivec4 L, int row, int texel) {
+    uvec4 u = texelFetch(t, texelAddress(L, row >> 1, texel), 0);
+    uvec2 h = (row & 1) == 0 ? u.xy : u.zw;
+    return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y));
+}
+
+// Rows 4q .. 4q + 3 at one texel, as the columns of a matrix: M * a sums the rows weighted by a, and
+// a * M is their dot products with a. Row pairs take two fetches where other formats take four.
+mat4 fetchFourRows(highp sampler2DArray t, ivec4 L, int q, int texel) {
+    return mat4(fetch(t, L, 4 * q, texel), fetch(t, L, 4 * q + 1, texel), fetch(t, L, 4 * q + 2, texel),
+                fetch(t, L, 4 * q + 3, texel));
+}
+
+mat4 fetchFourRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
+    uvec4 a = texelFetch(t, texelAddress(L, 2 * q, texel), 0);
+    uvec4 b = texelFetch(t, texelAddress(L, 2 * q + 1, texel), 0);
+    return mat4(vec4(unpackHalf2x16(a.x), unpackHalf2x16(a.y)), vec4(unpackHalf2x16(a.z), unpackHalf2x16(a.w)),
+                vec4(unpackHalf2x16(b.x), unpackHalf2x16(b.y)), vec4(unpackHalf2x16(b.z), unpackHalf2x16(b.w)));
 }

@@ -1,9 +1,7 @@
 // x[p] = wte[id[p]] + wpe[p] for the positions being rendered.
 #include "common.glsl"
+// Inputs (declared by the pass): u_ids, one row per position with the token id in .x; u_wte; u_wpe.
 
-uniform highp sampler2DArray u_ids;  // one row per position, the token id in .x
-uniform highp sampler2DArray u_wte;
-uniform highp sampler2DArray u_wpe;
 
 out vec4 o_value;
 

@@ -25,16 +25,10 @@
 flat in int v_instance;
 #endif
 
-uniform highp sampler2DArray u_x;
-uniform highp sampler2DArray u_w;
+// Inputs (declared by the pass): u_x; u_w, RGBA16F/RGBA32F or fp16 row pairs (fetchFourRows reads
+// either); with BIAS u_bias, with RESIDUAL u_residual.
 uniform int u_in_row_offset;
 uniform int u_part_texels;
-#ifdef BIAS
-uniform highp sampler2DArray u_bias;
-#endif
-#ifdef RESIDUAL
-uniform highp sampler2DArray u_residual;
-#endif
 
 layout(location = 0) out vec4 o_part0;
 #if PARTS == 3
@@ -42,14 +36,12 @@ layout(location = 1) out vec4 o_part1;
 layout(location = 2) out vec4 o_part2;
 #endif
 
+// The input texel a (inputs 4i .. 4i + 3) times the weights of output texel col.
 vec4 weightTimes(vec4 a, int i, int col) {
 #ifdef TRANSPOSED_WEIGHT
-    return vec4(dot(a, fetch(u_w, u_w_layout, 4 * col, i)), dot(a, fetch(u_w, u_w_layout, 4 * col + 1, i)),
-                dot(a, fetch(u_w, u_w_layout, 4 * col + 2, i)), dot(a, fetch(u_w, u_w_layout, 4 * col + 3, i)));
+    return a * fetchFourRows(u_w, u_w_layout, col, i);
 #else
-    int k = 4 * i;
-    return a.x * fetch(u_w, u_w_layout, k, col) + a.y * fetch(u_w, u_w_layout, k + 1, col) +
-           a.z * fetch(u_w, u_w_layout, k + 2, col) + a.w * fetch(u_w, u_w_layout, k + 3, col);
+    return fetchFourRows(u_w, u_w_layout, i, col) * a;
 #endif
 }
 

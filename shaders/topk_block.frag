@@ -2,9 +2,9 @@
 // each block of u_block_texels logit texels. Output: one texel per block, (logit, id, 0, 0).
 #include "common.glsl"
 #include "topk.glsl"
+// Inputs (declared by the pass): u_logits, one row of padded vocabulary logits; u_candidates, row r
+// holding (logit, id) of candidate r.
 
-uniform highp sampler2DArray u_logits;  // one row of padded vocabulary logits
-uniform highp sampler2DArray u_candidates;  // row r: (logit, id) of candidate r
 uniform int u_rank;
 uniform int u_vocab;  // real vocabulary size: padding ids never win
 uniform int u_block_texels;

@@ -2,8 +2,8 @@
 // candidate u_rank (one texel of the candidates texture).
 #include "common.glsl"
 #include "topk.glsl"
+// Input (declared by the pass): u_blocks.
 
-uniform highp sampler2DArray u_blocks;
 
 out vec4 o_candidate;
 

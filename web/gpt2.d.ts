@@ -13,9 +13,18 @@ export interface LoadOptions {
   weights?: 'fp16' | 'fp32';
   /** Pretend the GPU allows no larger textures (forces folded layouts); 0 = the GPU's limit. */
   maxTextureSize?: number;
+  /** Override the engine's choices for this GPU (benchmarks, tests, a misbehaving driver). */
+  tuning?: Tuning;
   /** Canvas to create the WebGL2 context on; by default a hidden one is made and removed on dispose. */
   canvas?: HTMLCanvasElement;
   signal?: AbortSignal;
+}
+
+export interface Tuning {
+  /** fp16 weights as row pairs in RGBA32UI textures (true) or as RGBA16F (false). */
+  halfPairs?: boolean;
+  /** Split-K: input texels per blended instance of a matmul (0: one loop; > 0 needs EXT_float_blend). */
+  splitTexels?: number;
 }
 
 export interface GenerateOptions {

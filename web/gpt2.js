@@ -181,6 +181,18 @@ class Progress {
   }
 }
 
+// The engine's per-GPU choices, overridden (benchmarks, tests, or a driver that misbehaves).
+function checkedTuning(tuning) {
+  const { halfPairs, splitTexels, ...unknown } = tuning;
+  const names = Object.keys(unknown);
+  if (names.length) throw new Error(`tuning: unknown option ${names[0]}; known: halfPairs, splitTexels`);
+  if (halfPairs !== undefined && typeof halfPairs !== 'boolean') throw new Error(`tuning.halfPairs must be true or false, got ${JSON.stringify(halfPairs)}`);
+  if (splitTexels !== undefined && !(Number.isInteger(splitTexels) && splitTexels >= 0)) {
+    throw new Error(`tuning.splitTexels must be an integer >= 0, got ${JSON.stringify(splitTexels)}`);
+  }
+  return { halfPairs, splitTexels };
+}
+
 export class GPT2 {
   /**
    * Loads a model from `source`: a packed model file (gpt2-pack; the last path segment has a dot,
@@ -188,9 +200,10 @@ export class GPT2 {
    * sharded index, vocab.json, merges.txt), streaming the weights into GPU textures.
    */
   static async load(source, options = {}) {
-    const { onProgress, weights = 'fp16', maxTextureSize = 0, canvas, signal } = options;
+    const { onProgress, weights = 'fp16', maxTextureSize = 0, tuning = {}, canvas, signal } = options;
     if (weights !== 'fp16' && weights !== 'fp32') throw new Error(`weights must be 'fp16' or 'fp32', got ${JSON.stringify(weights)}`);
     if (!Number.isInteger(maxTextureSize) || maxTextureSize < 0) throw new Error(`maxTextureSize must be a positive integer, got ${maxTextureSize}`);
+    const engineOptions = JSON.stringify({ weights, maxTextureSize, ...checkedTuning(tuning) });
     const target = new URL(String(source), document.baseURI);
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`${source}: only http(s) model URLs are supported`);
     const packed = !target.pathname.endsWith('/') && target.pathname.split('/').pop().includes('.');
@@ -198,7 +211,6 @@ export class GPT2 {
 
     const M = await nativeModule();
     const progress = new Progress(onProgress);
-    const fp16 = weights === 'fp16' ? 1 : 0;
     const surface = new Surface(canvas);
     let handle = -1;
     try {
@@ -208,7 +220,7 @@ export class GPT2 {
         const response = await fetchResponse(target.href, signal);
         progress.expect(target.href, response);
         handle = await streamSafetensors(M, target.href, response, progress, (headerPtr, length, fileSize) =>
-          call(M, 'gpt2_open_packed', surface.selector, headerPtr, length, fileSize, fp16, maxTextureSize, target.href));
+          call(M, 'gpt2_open_packed', surface.selector, headerPtr, length, fileSize, engineOptions, target.href));
       } else {
         const url = (name) => new URL(name, target).href;
         const [config, vocabText, mergesText] = await Promise.all([
@@ -219,7 +231,7 @@ export class GPT2 {
         if ((vocabText === null) !== (mergesText === null)) throw new Error(`${target.href}: has only one of vocab.json and merges.txt`);
         vocab = vocabText ?? '';
         merges = mergesText ?? '';
-        handle = call(M, 'gpt2_create', surface.selector, config, fp16, maxTextureSize);
+        handle = call(M, 'gpt2_create', surface.selector, config, engineOptions);
         // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
         const files = [];
         const single = await fetchResponse(url('model.safetensors'), signal, { optional: true });
@@ -244,7 +256,7 @@ export class GPT2 {
       }
       call(M, 'gpt2_finish_load', handle, vocab, merges, target.href);
       progress.report();
-      return new GPT2(M, handle, JSON.parse(result(M)), surface, { source: target.href, weights, maxTextureSize });
+      return new GPT2(M, handle, JSON.parse(result(M)), surface, { source: target.href, weights, maxTextureSize, tuning });
     } catch (error) {
       if (handle > 0) call(M, 'gpt2_destroy', handle);
       surface.release();
@@ -283,7 +295,7 @@ export class GPT2 {
   async restore({ onProgress, signal } = {}) {
     if (this._handle < 0) throw new Error('this model has been disposed');
     const fresh = await GPT2.load(this._loadedWith.source, {
-      weights: this._loadedWith.weights, maxTextureSize: this._loadedWith.maxTextureSize, onProgress, signal,
+      ...this._loadedWith, onProgress, signal,
     });
     this.dispose();
     Object.assign(this, { _handle: fresh._handle, _surface: fresh._surface, _busy: false });

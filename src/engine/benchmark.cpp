@@ -62,6 +62,7 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
         }
         setPassProfiling(false);
         for (const auto& [pass, ms] : takePassProfile()) r.profileMsPerToken[pass] = ms / newTokens;
+        r.profileSource = passProfileSource();
     }
     return r;
 }
@@ -78,7 +79,13 @@ std::string benchmarkJson(const BenchmarkResult& r) {
                           {"readback_bytes_per_token", r.readbackBytesPerToken},
                           {"gpu_bytes", r.gpuBytes},
                           {"renderer", r.renderer}};
-    if (!r.profileMsPerToken.empty()) json["profile_ms_per_token"] = r.profileMsPerToken;
+    if (!r.profileMsPerToken.empty()) {
+        double total = 0;
+        for (const auto& [pass, ms] : r.profileMsPerToken) total += ms;
+        json["profile_ms_per_token"] = r.profileMsPerToken;
+        json["profile_total_ms_per_token"] = total;
+        json["profile_source"] = r.profileSource;
+    }
     return json.dump();
 }
 

@@ -22,9 +22,11 @@ struct BenchmarkResult {
     double readbackBytesPerToken = 0;
     long long gpuBytes = 0;             // texture memory of the model
     std::string renderer;
-    // With profiling: wall ms per decode token of each pass ("shader -> output"), each pass waiting
-    // for its result (so their sum exceeds an unprofiled step). Empty otherwise.
+    // With profiling: ms per decode token of each pass ("shader -> output"), from a second run, and
+    // how they were measured (passProfileSource): GPU timer queries where the context has them,
+    // else wall time with each pass waiting for its result (then their sum exceeds a plain step).
     std::map<std::string, double> profileMsPerToken;
+    std::string profileSource;
 };
 
 // Runs a prompt of `promptTokens` fixed ids, then `newTokens` greedy decode steps (each: one token's

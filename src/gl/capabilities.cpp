@@ -26,7 +26,9 @@ std::string glString(GLenum name) {
     return text ? text : "";
 }
 
-bool hasExtension(const std::string& name) {
+}  // namespace
+
+bool hasGlExtension(const std::string& name) {
     GLint count = 0;
     glGetIntegerv(GL_NUM_EXTENSIONS, &count);
     for (GLint i = 0; i < count; ++i) {
@@ -35,8 +37,6 @@ bool hasExtension(const std::string& name) {
     }
     return false;
 }
-
-}  // namespace
 
 GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
     GlCapabilities caps;
@@ -51,10 +51,10 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
 #endif
     for (const char* software : {"SwiftShader", "llvmpipe", "softpipe", "Software Rasterizer"})
         if (caps.renderer.find(software) != std::string::npos) caps.softwareRenderer = true;
-    if (!hasExtension("EXT_color_buffer_float"))
+    if (!hasGlExtension("EXT_color_buffer_float"))
         fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
              "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");
-    caps.floatBlend = hasExtension("EXT_float_blend");
+    caps.floatBlend = hasGlExtension("EXT_float_blend");
     GLint size = 0, layers = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);

@@ -14,6 +14,9 @@ struct GlCapabilities {
     bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
 };
 
+// Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).
+bool hasGlExtension(const std::string& name);
+
 // Throws a clear Error when the context cannot run the engine (no float render targets).
 // `maxTextureSizeOverride` > 0 lowers MAX_TEXTURE_SIZE, so tests can force folding.
 GlCapabilities queryCapabilities(int maxTextureSizeOverride = 0);

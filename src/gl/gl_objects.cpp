@@ -32,6 +32,7 @@ void GlObject::reset() {
         case GlKind::Framebuffer: glDeleteFramebuffers(1, &name_); break;
         case GlKind::Program: glDeleteProgram(name_); break;
         case GlKind::Shader: glDeleteShader(name_); break;
+        case GlKind::Query: glDeleteQueries(1, &name_); break;
     }
     name_ = 0;
     --g_live;
@@ -52,6 +53,12 @@ GlObject GlObject::framebuffer() {
 GlObject GlObject::program() { return {GlKind::Program, glCreateProgram()}; }
 
 GlObject GlObject::shader(GLenum type) { return {GlKind::Shader, glCreateShader(type)}; }
+
+GlObject GlObject::query() {
+    GLuint name = 0;
+    glGenQueries(1, &name);
+    return {GlKind::Query, name};
+}
 
 void checkGlError(const char* what) {
     const GLenum error = glGetError();

@@ -7,7 +7,7 @@
 
 namespace gpt2 {
 
-enum class GlKind { Texture, Framebuffer, Program, Shader };
+enum class GlKind { Texture, Framebuffer, Program, Shader, Query };
 
 // Live GL objects made through GlObject and not yet deleted.
 int liveGlObjects();
@@ -36,6 +36,7 @@ public:
     static GlObject framebuffer();
     static GlObject program();
     static GlObject shader(GLenum type);
+    static GlObject query();
 
 private:
     GlKind kind_ = GlKind::Texture;

@@ -4,29 +4,74 @@
 #include <chrono>
 #include <utility>
 
+#include "gl/capabilities.h"
 #include "util/error.h"
+
+// EXT_disjoint_timer_query (GLES) and EXT_disjoint_timer_query_webgl2 share these enums.
+#ifndef GL_TIME_ELAPSED_EXT
+#define GL_TIME_ELAPSED_EXT 0x88BF
+#endif
+#ifndef GL_GPU_DISJOINT_EXT
+#define GL_GPU_DISJOINT_EXT 0x8FBB
+#endif
 
 namespace gpt2 {
 namespace {
 long long g_draws = 0;
 bool g_profiling = false;
+bool g_gpuTimers = false;
+struct PendingTiming {
+    std::string key;
+    GlObject query;
+};
+std::vector<PendingTiming> g_pending;  // timer queries not read yet
 std::map<std::string, double> g_profile;
 }  // namespace
 
 long long passDraws() { return g_draws; }
 
-void setPassProfiling(bool on) { g_profiling = on; }
+void setPassProfiling(bool on) {
+    if (on && !g_profiling) {
+        g_gpuTimers = hasGlExtension("EXT_disjoint_timer_query") || hasGlExtension("EXT_disjoint_timer_query_webgl2");
+        if (g_gpuTimers) {
+            GLint disjoint = 0;
+            glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading it clears it
+        }
+    }
+    g_profiling = on;
+}
 
-std::map<std::string, double> takePassProfile() { return std::exchange(g_profile, {}); }
+std::map<std::string, double> takePassProfile() {
+    for (PendingTiming& t : g_pending) {
+        GLuint nanoseconds = 0;  // 32 bits: up to 4.2 s per pass
+        glGetQueryObjectuiv(t.query.get(), GL_QUERY_RESULT, &nanoseconds);
+        g_profile[t.key] += nanoseconds * 1e-6;
+    }
+    const bool timed = !g_pending.empty();
+    g_pending.clear();
+    if (timed) {
+        GLint disjoint = 0;
+        glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
+        if (disjoint) {
+            g_profile.clear();
+            fail("profile: the GPU timer queries were disjoint (a clock change or GPU reset); run it again");
+        }
+    }
+    return std::exchange(g_profile, {});
+}
+
+const char* passProfileSource() {
+    return g_gpuTimers ? "gpu timer queries" : "wall clock, each pass waiting for its result";
+}
 
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
            const PassInputs& inputs, int instances)
     : instances_(instances), outputs_(std::move(outputs)) {
     if (outputs_.empty()) fail("pass ", shader, ": needs an output texture");
     if (instances_ < 1) fail("pass ", shader, ": instances must be at least 1, got ", instances_);
-    if (instances_ > 1 && !outputs_[0]->layout().unfolded())
-        fail("pass ", shader, ": ", instances_, " blended instances need unfolded output rows; ", outputs_[0]->name(),
-             " is folded");
+    if (instances_ > 1 && !outputs_[0]->layout().rowsAreWholeLines())
+        fail("pass ", shader, ": ", instances_, " blended instances need output rows of whole lines; ", outputs_[0]->name(),
+             " shares lines between rows");
     for (const Texture* t : outputs_) {
         const auto& a = t->layout();
         const auto& b = outputs_[0]->layout();
@@ -35,14 +80,17 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         if (t->format() != TexelFormat::Float32) fail("pass ", shader, ": output ", t->name(), " must be RGBA32F");
     }
     if (outputs_.size() > 1) framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
+    // Inputs are declared here, where their formats are known: the shaders use them by name.
     for (const auto& [name, texture] : inputs) {
         const glm::ivec4 l = texture->layout().uniform();
+        const char* sampler = texture->format() == TexelFormat::HalfPairs ? "usampler2DArray" : "sampler2DArray";
+        defines += std::string("uniform highp ") + sampler + " " + name + ";\n";
         defines += "#define " + name + "_layout ivec4(" + std::to_string(l.x) + ", " + std::to_string(l.y) + ", " +
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
     }
     program_ = &programs.get(shader, defines);
     for (const auto& [name, texture] : inputs)
-        if (const GLint location = program_->uniform(name); location != -1) inputs_.push_back({location, texture});
+        if (const int unit = program_->samplerUnit(name); unit != -1) inputs_.push_back({unit, texture});
 }
 
 Pass::Uniform& Pass::slot(const std::string& name, int kind) {
@@ -92,24 +140,28 @@ void Pass::run(int rowBegin, int rowEnd) {
     if (rowBegin < 0 || rowEnd > out.rows || rowBegin >= rowEnd)
         fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
     const auto start = std::chrono::steady_clock::now();
-    glUseProgram(program_->id());
-    for (std::size_t unit = 0; unit < inputs_.size(); ++unit) {
+    GlObject query;
+    if (g_profiling && g_gpuTimers) {
+        query = GlObject::query();
+        glBeginQuery(GL_TIME_ELAPSED_EXT, query.get());
+    }
+    Program& program = *program_;
+    glUseProgram(program.id());
+    for (const auto& [unit, texture] : inputs_) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
-        glBindTexture(GL_TEXTURE_2D_ARRAY, inputs_[unit].second->id());
-        glUniform1i(inputs_[unit].first, GLint(unit));
+        glBindTexture(GL_TEXTURE_2D_ARRAY, texture->id());
     }
     for (const auto& u : uniforms_) {
         switch (u.kind) {
-            case 0: glUniform1i(u.location, u.ints.x); break;
-            case 1: glUniform1f(u.location, u.real); break;
-            case 2: glUniform2i(u.location, u.ints.x, u.ints.y); break;
-            default: glUniform4i(u.location, u.ints.x, u.ints.y, u.ints.z, u.ints.w); break;
+            case 0: program.setInt(u.location, u.ints.x); break;
+            case 1: program.setFloat(u.location, u.real); break;
+            default: program.setIvec2(u.location, u.ints.x, u.ints.y); break;
         }
     }
     const glm::ivec4 layout = out.uniform();
-    glUniform4i(program_->uniform("u_out_layout"), layout.x, layout.y, layout.z, layout.w);
-    glUniform2i(program_->uniform("u_rows"), rowBegin, rowEnd);
-    const GLint pageLocation = program_->uniform("u_out_page");
+    program.setIvec4(program.uniform("u_out_layout"), layout.x, layout.y, layout.z, layout.w);
+    program.setIvec2(program.uniform("u_rows"), rowBegin, rowEnd);
+    const GLint pageLocation = program.uniform("u_out_page");
 
     // The physical lines that hold the requested rows; fragments outside them are never run, and
     // the shader discards the few on those lines that belong to other rows.
@@ -123,11 +175,11 @@ void Pass::run(int rowBegin, int rowEnd) {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer(page).id());
         glViewport(0, 0, out.width, out.height);
         glScissor(0, y0, out.width, y1 - y0 + 1);
-        glUniform1i(pageLocation, page);
+        program.setInt(pageLocation, page);
         if (instances_ == 1) {
             glDrawArrays(GL_TRIANGLES, 0, 3);
         } else {
-            // Unfolded rows are whole lines, so the scissored clear touches exactly the rows drawn.
+            // Rows are whole lines, so the scissored clear touches exactly the rows drawn.
             const float zero[4] = {0, 0, 0, 0};
             for (std::size_t i = 0; i < outputs_.size(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
             glEnable(GL_BLEND);
@@ -138,13 +190,16 @@ void Pass::run(int rowBegin, int rowEnd) {
         ++g_draws;
     }
     glDisable(GL_SCISSOR_TEST);
-    if (g_profiling) {
+    const std::string key = g_profiling ? program.label() + " -> " + outputs_[0]->name() : "";
+    if (g_profiling && g_gpuTimers) {
+        glEndQuery(GL_TIME_ELAPSED_EXT);
+        g_pending.push_back({key, std::move(query)});
+    } else if (g_profiling) {
         float texel[4];
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(firstLine / out.height).id());
         glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        g_profile[program_->label() + " -> " + outputs_[0]->name()] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        g_profile[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }

@@ -18,11 +18,17 @@ namespace gpt2 {
 // Draw calls made by all passes since the process started (benchmarks report passes per token).
 long long passDraws();
 
-// Profiling (benchmarks only): while on, every pass waits for its own result (a 1-texel readback,
-// which also waits in browsers, where glFinish does not) and adds its wall time to its entry,
-// keyed "shader -> output texture". The waits make profiled runs slower than plain ones.
+// Profiling (benchmarks only): while on, every pass adds its time to its entry, keyed
+// "shader -> output texture". Where the context has EXT_disjoint_timer_query that is the GPU time
+// of its draws (timer queries, read when the profile is taken: the pipeline never stalls); elsewhere
+// each pass waits for its own result (a 1-texel readback, which also waits in browsers, where
+// glFinish does not) and adds its wall time, so profiled runs are slower than plain ones.
 void setPassProfiling(bool on);
-std::map<std::string, double> takePassProfile();  // milliseconds per entry so far; clears them
+// Milliseconds per entry so far; clears them. Throws if the GPU timers were disjoint (a clock
+// change or reset made them meaningless).
+std::map<std::string, double> takePassProfile();
+// How the profile is measured: "gpu timer queries" or "wall clock, each pass waiting for its result".
+const char* passProfileSource();
 
 // (sampler uniform name, texture) for each input of a pass.
 using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
@@ -30,11 +36,12 @@ using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
 class Pass {
 public:
     // All outputs must share one layout; more than one output draws to multiple render targets.
-    // Each input's layout is compiled into the program as the constant `name`_layout (so passes
-    // over textures of the same shapes share one program variant).
+    // Each input is declared for the shader as the sampler uniform `name` of its format's type, with
+    // its layout compiled in as the constant `name`_layout (so passes over textures of the same
+    // shapes and formats share one program variant).
     // `instances` > 1 draws that many copies of the triangle (the shader reads its copy as
     // v_instance) and adds their results by blending into the cleared output rows: split-K. It
-    // needs EXT_float_blend and unfolded outputs (clearing a row must not touch other rows).
+    // needs EXT_float_blend and output rows of whole lines (clearing a row must not touch others).
     Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
          const PassInputs& inputs, int instances = 1);
 
@@ -48,7 +55,7 @@ public:
 private:
     struct Uniform {
         GLint location;
-        int kind;  // 0 int, 1 float, 2 ivec2, 3 ivec4
+        int kind;  // 0 int, 1 float, 2 ivec2
         glm::ivec4 ints{0};
         float real = 0;
     };
@@ -58,7 +65,7 @@ private:
     Program* program_;
     int instances_;
     std::vector<Texture*> outputs_;
-    std::vector<std::pair<GLint, const Texture*>> inputs_;
+    std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)
     std::vector<Uniform> uniforms_;
     std::vector<Framebuffer> framebuffers_;  // multiple-render-target passes only
 };

@@ -1,5 +1,6 @@
 #include "gl/program.h"
 
+#include <cstring>
 #include <vector>
 
 #include "gl/shader_source.h"
@@ -45,18 +46,57 @@ Program::Program(const std::string& fragmentName, const std::string& defines)
     }
     GLint count = 0;
     glGetProgramiv(program_.get(), GL_ACTIVE_UNIFORMS, &count);
+    glUseProgram(program_.get());
     for (GLint i = 0; i < count; ++i) {
         char name[256] = {};
         GLint size = 0;
         GLenum type = 0;
         glGetActiveUniform(program_.get(), GLuint(i), sizeof name, nullptr, &size, &type, name);
-        uniforms_[name] = glGetUniformLocation(program_.get(), name);
+        const GLint location = glGetUniformLocation(program_.get(), name);
+        uniforms_[name] = location;
+        if (type == GL_SAMPLER_2D_ARRAY || type == GL_UNSIGNED_INT_SAMPLER_2D_ARRAY) {
+            const int unit = int(samplerUnits_.size());
+            samplerUnits_[name] = unit;
+            glUniform1i(location, unit);
+        }
     }
+    glUseProgram(0);
 }
 
 GLint Program::uniform(const std::string& name) const {
     auto it = uniforms_.find(name);
     return it == uniforms_.end() ? -1 : it->second;
+}
+
+int Program::samplerUnit(const std::string& name) const {
+    auto it = samplerUnits_.find(name);
+    return it == samplerUnits_.end() ? -1 : it->second;
+}
+
+bool Program::changes(GLint location, const Value& value) {
+    if (location == -1) return false;
+    auto [it, inserted] = values_.try_emplace(location, value);
+    if (!inserted && it->second == value) return false;
+    it->second = value;
+    return true;
+}
+
+void Program::setInt(GLint location, int value) {
+    if (changes(location, {value, 0, 0, 0})) glUniform1i(location, value);
+}
+
+void Program::setFloat(GLint location, float value) {
+    std::int32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    if (changes(location, {bits, 0, 0, 0})) glUniform1f(location, value);
+}
+
+void Program::setIvec2(GLint location, int x, int y) {
+    if (changes(location, {x, y, 0, 0})) glUniform2i(location, x, y);
+}
+
+void Program::setIvec4(GLint location, int x, int y, int z, int w) {
+    if (changes(location, {x, y, z, w})) glUniform4i(location, x, y, z, w);
 }
 
 Program& ProgramCache::get(const std::string& fragmentName, const std::string& defines) {

@@ -1,6 +1,8 @@
 #pragma once
 // A linked program (the shared fullscreen-triangle vertex shader + one fragment shader) with every
 // active uniform located once at link time, and the cache that compiles each variant once.
+#include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,11 +18,27 @@ public:
     const std::string& label() const { return label_; }
     // -1 when the shader has no such active uniform (the compiler may drop unused ones).
     GLint uniform(const std::string& name) const;
+    // The texture unit of a sampler uniform, fixed at link time (-1 when it is not active): passes
+    // bind their inputs to these units and never set sampler uniforms per draw.
+    int samplerUnit(const std::string& name) const;
+
+    // Set a uniform of this program, which must be in use, skipping the GL call when it already
+    // holds the value: the passes of every layer share one program and mostly set the same values,
+    // and each GL call costs driver (and, in browsers, WebGL validation) time per draw.
+    void setInt(GLint location, int value);
+    void setFloat(GLint location, float value);
+    void setIvec2(GLint location, int x, int y);
+    void setIvec4(GLint location, int x, int y, int z, int w);
 
 private:
+    using Value = std::array<std::int32_t, 4>;
+    bool changes(GLint location, const Value& value);
+
     std::string label_;
     GlObject program_;
     std::map<std::string, GLint> uniforms_;
+    std::map<std::string, int> samplerUnits_;
+    std::map<GLint, Value> values_;
 };
 
 class ProgramCache {

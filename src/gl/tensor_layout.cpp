@@ -49,6 +49,17 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
     if (lineWidth > 0 && lineWidth < l.texelsPerRow && lineWidth <= max) {
         if ((lineWidth & (lineWidth - 1)) != 0) fail(what, ": line width ", lineWidth, " must be a power of two");
         l.width = lineWidth;
+        if (l.texelsPerRow % lineWidth == 0) {
+            // Whole lines per row, and pages of whole rows (rowsAreWholeLines), as equal as can be.
+            const int linesPerRow = l.texelsPerRow / lineWidth;
+            const int rowsPerPage = std::max(max / linesPerRow, 1);
+            l.pages = (rows + rowsPerPage - 1) / rowsPerPage;
+            l.height = (rows + l.pages - 1) / l.pages * linesPerRow;
+            if (l.pages > limits.maxArrayLayers || linesPerRow > max)
+                fail(what, ": a ", rows, " x ", cols, " matrix in lines of ", lineWidth, " texels needs ", l.pages,
+                     " texture layers of ", max, " lines, the GPU allows ", limits.maxArrayLayers);
+            return l;
+        }
     } else if (l.texelsPerRow <= max && rows <= max) {
         l.width = l.texelsPerRow;
     } else if (const int lines = limits.pagedRows ? pagedRowsHeight(rows, max, limits.maxArrayLayers) : 0;
@@ -58,7 +69,8 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
         l.pages = (rows + lines - 1) / lines;
         return l;
     } else if (l.texelsPerRow <= max) {
-        // Too many pages: whole rows per line, the fewest that keep the height within the limit.
+        // Whole rows per line, the fewest that keep the height within the limit (GPUs, or paged rows
+        // would need too many layers).
         const int rowsPerLine = std::min((rows + max - 1) / max, max / l.texelsPerRow);
         l.width = l.texelsPerRow * rowsPerLine;
     } else {

@@ -38,6 +38,11 @@ struct TensorLayout {
     std::int64_t texelCount() const { return std::int64_t(rows) * texelsPerRow; }
     std::int64_t pageTexels() const { return std::int64_t(width) * height; }
     bool unfolded() const { return pages == 1 && width == texelsPerRow; }
+    // Every line holds texels of one row only (or there is one row): a scissored clear of a row
+    // range's lines then touches nothing else (split-K passes clear before they blend).
+    bool rowsAreWholeLines() const {
+        return rows == 1 || (texelsPerRow % width == 0 && height % (texelsPerRow / width) == 0);
+    }
     // For the shaders: (texelsPerRow, width, height, mode): mode 1 unfolded; -s one page of width
     // 2^s; kPagedRowsMode + s one row per line, pages of 2^s lines (both shift and mask); 0 the
     // general case.

@@ -1,5 +1,6 @@
 #pragma once
-// A matrix in GPU memory: a 2D array texture in the layout of TensorLayout, RGBA32F or RGBA16F.
+// A matrix in GPU memory: a 2D array texture in the layout of TensorLayout, RGBA32F, RGBA16F, or
+// fp16 as row pairs in RGBA32UI.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +11,12 @@
 
 namespace gpt2 {
 
-enum class TexelFormat { Float32, Float16 };
+// HalfPairs: fp16 values, two rows per texel. The texture holds ceil(rows / 2) lines of RGBA32UI
+// texels (its layout() is that of the pairs): texel (p, t) is texel t of row 2p then of row 2p + 1,
+// four halves each, two halves per channel (unpackHalf2x16). A matmul then fetches four rows of
+// weights in two texels instead of four (shaders/common.glsl, fetchFourRows): fewer fetches for
+// the same bytes, the measured limit of fragment-shader matmuls (docs/benchmarks.md).
+enum class TexelFormat { Float32, Float16, HalfPairs };
 
 // Bytes of texture storage currently allocated by all live Textures.
 std::int64_t liveTextureBytes();
@@ -22,18 +28,23 @@ public:
     Texture(const Texture&) = delete;
     Texture& operator=(const Texture&) = delete;
 
+    // The layout of what is stored: for HalfPairs, of the row pairs.
     const TensorLayout& layout() const { return layout_; }
+    // Rows of the matrix it holds (HalfPairs: twice the stored lines).
+    int rows() const { return format_ == TexelFormat::HalfPairs ? 2 * layout_.rows : layout_.rows; }
     TexelFormat format() const { return format_; }
     const std::string& name() const { return name_; }
     GLuint id() const { return texture_.get(); }
     std::int64_t bytes() const;
 
     // Writes rows [row0, row0 + rowCount) from `values` (rowCount x cols floats, row-major);
-    // padding columns become 0. Float16 textures store the values rounded to half.
+    // padding columns become 0. Float16 and HalfPairs textures store the values rounded to half
+    // (HalfPairs: row0 even, and rowCount even unless the rows run to the end).
     void uploadRows(int row0, int rowCount, const float* values);
-    // Writes the whole matrix from its texel stream: rows x (texelsPerRow * 4) values, F32 (`half`
-    // false) or F16 bit patterns, converted when the texture's format differs.
-    void uploadTexelStream(const void* values, bool half);
+    // Writes rows [0, rowCount) from their texel stream: rowCount x (texelsPerRow * 4) values, F32
+    // (`half` false) or F16 bit patterns, converted when the texture's format differs. rowCount is
+    // rows(), or rows() - 1 for HalfPairs (an odd matrix).
+    void uploadTexelStream(const void* values, int rowCount, bool half);
     // Reads rows back as rowCount x cols floats. Needs a Float32 texture (a render target).
     std::vector<float> readRows(int row0, int rowCount);
 
@@ -42,6 +53,8 @@ public:
 
 private:
     void writeTexels(std::int64_t begin, std::int64_t count, const void* data);
+    // Uploads rows [row0, row0 + rowCount) given as fp16 bit patterns, texelsPerRow * 4 per row.
+    void writeHalfRows(int row0, int rowCount, const std::uint16_t* halves);
 
     TensorLayout layout_;
     TexelFormat format_;

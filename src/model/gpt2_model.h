@@ -23,15 +23,15 @@
 namespace gpt2 {
 
 struct ModelOptions {
-    TexelFormat weights = TexelFormat::Float32;
+    TexelFormat weights = TexelFormat::Float32;  // Float16: stored as decided by halfPairs
     int maxTextureSize = 0;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
     // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
     // (heads x chunk x context), which keeps activation memory small next to the KV cache.
     int prefillChunk = 32;
-    // Texels per line of activation textures: -1 picks 32 on software renderers and 0 (rows
-    // unfolded) on GPUs; tests force either.
+    // Texels per line of activation textures: -1 picks lines of up to 32 texels that hold whole
+    // rows (activationLineWidth()), 0 keeps rows unfolded; tests force either.
     int activationLineWidth = -1;
-    // Split-K: each matmul whose output rows are unfolded sums its inputs in blended instances of
+    // Split-K: each matmul whose output rows are whole lines sums its inputs in blended instances of
     // this many input texels, so a one-row decode matmul has enough fragments for a big GPU.
     // -1 picks kGpuSplitTexels on GPUs with EXT_float_blend and 0 (one loop) on software renderers,
     // where more fragments only add work; tests force either.
@@ -39,6 +39,9 @@ struct ModelOptions {
     // Matrices taller than a texture page one row per line over power-of-two pages
     // (TextureLimits::pagedRows): -1 on software renderers only, 0 never, 1 always; tests force either.
     int pagedRows = -1;
+    // fp16 weights as row pairs in RGBA32UI (TexelFormat::HalfPairs: half the fetches of RGBA16F for
+    // the same bytes): -1 auto (all renderers but llvmpipe, see weightFormat), 0 RGBA16F, 1 row pairs.
+    int halfPairs = -1;
 };
 
 class Gpt2Model {
@@ -76,10 +79,11 @@ public:
 
 private:
     static constexpr int kPassesPerLayer = 8;
-    // Texels per line of activation textures on software renderers (see TensorLayout::make): a
-    // decode row of a 768-wide model then covers 32 x 6 fragments instead of one 192-texel line,
-    // which halves SwiftShader's decode. GPUs keep rows unfolded (the folded rows cost them 17%).
-    static constexpr int kSoftwareActivationLineWidth = 32;
+    // The most texels per line of an activation texture (TensorLayout::make): a decode row of a
+    // 768-wide model then covers 32 x 6 fragments instead of one 192-texel line. Rasterisers shade
+    // 2 x 2 quads, so a one-line draw runs half its lanes as helpers: folded rows halved
+    // SwiftShader's decode and took an H200 from 3.9 to 2.9 ms (124M; docs/benchmarks.md).
+    static constexpr int kActivationLineWidth = 32;
     // Input texels per split-K instance on GPUs (ModelOptions::splitTexels).
     static constexpr int kGpuSplitTexels = 8;
     struct Layer {
@@ -91,6 +95,11 @@ private:
     void runScores(Layer& layer, int pos0, int count);
     void runNormalized(Pass& layerNorm, Pass& matmul, int pos0, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
+    // Texels per line for an activation of `texels` per row: kActivationLineWidth or the largest
+    // power of two below it that divides the row (whole lines per row, which split-K needs), at
+    // least 8; else whole rows per line on GPUs and lines of kActivationLineWidth on software
+    // renderers (which do not split). One row: always kActivationLineWidth.
+    int activationLineWidth(int rows, int texels) const;
 
     ModelConfig config_;
     GlCapabilities caps_;
@@ -103,7 +112,7 @@ private:
     std::vector<Pass> head_;  // the passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;
-    int activationLineWidth_;
+    int forcedLineWidth_;  // ModelOptions::activationLineWidth
     int splitTexels_;
     int lastPosition_ = -1;
     bool weightsChecked_ = false;

@@ -20,7 +20,8 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
     for (const MatrixSpec& spec : engineMatrices(config)) {
         // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
         const TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
-        auto texture = std::make_unique<Texture>(TensorLayout::make(spec.rows, spec.cols, limits, spec.name.c_str()),
+        const int storedRows = texelFormat == TexelFormat::HalfPairs ? (spec.rows + 1) / 2 : spec.rows;
+        auto texture = std::make_unique<Texture>(TensorLayout::make(storedRows, spec.cols, limits, spec.name.c_str()),
                                                  texelFormat, spec.name);
         slots_[spec.name] = Slot{spec, std::move(texture)};
     }
@@ -62,7 +63,7 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         }
         if (!std::isfinite(value)) fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
     }
-    s.texture->uploadTexelStream(bytes, half);
+    s.texture->uploadTexelStream(bytes, s.spec.rows, half);
     s.uploaded = true;
 }
 

@@ -33,7 +33,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (!spec.x || !spec.weight) fail("matmul: needs an input and a weight");
     if (outputs.size() != 1 && outputs.size() != 3) fail("matmul: needs one or three outputs");
     const int inTexels = spec.x->layout().texelsPerRow;
-    const int weightInRows = spec.transposedWeight ? spec.weight->layout().texelsPerRow * 4 : spec.weight->layout().rows;
+    const int weightInRows = spec.transposedWeight ? spec.weight->layout().texelsPerRow * 4 : spec.weight->rows();
     if (weightInRows != inTexels * 4)
         fail("matmul into ", outputs[0]->name(), ": weight ", spec.weight->name(), " has ", weightInRows,
              " input rows, input ", spec.x->name(), " has ", inTexels * 4, " padded columns");
@@ -68,8 +68,10 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
 namespace {
 Pass attentionPass(ProgramCache& programs, const char* shader, Texture& out, const PassInputs& inputs,
                    const AttentionShape& shape) {
-    Pass pass(programs, shader, "", {&out}, inputs);
-    pass.set("u_heads", shape.heads).set("u_head_texels", shape.headTexels).set("u_pos0", 0);
+    const std::string defines = "#define HEADS " + std::to_string(shape.heads) + "\n#define HEAD_TEXELS " +
+                                std::to_string(shape.headTexels) + "\n";
+    Pass pass(programs, shader, defines, {&out}, inputs);
+    pass.set("u_pos0", 0);
     return pass;
 }
 }  // namespace

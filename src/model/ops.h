@@ -38,7 +38,7 @@ struct MatmulSpec {
 
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
 // [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.
-// Split-K needs unfolded outputs and no output activation.
+// Split-K needs output rows of whole lines and no output activation.
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
 
 struct AttentionShape {

@@ -1,4 +1,5 @@
 // node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]
+//                              [--half-pairs on|off] [--split-texels N]
 // The `gpt2 bench` measurements from headless Chromium (Debian's, WebGL2 over SwiftShader): one JSON
 // line with load_ms added. PATH is a packed .gpt2 file or a Hugging Face folder; it is served from
 // localhost next to build/site.
@@ -13,27 +14,30 @@ const flag = (name, fallback) => {
 };
 const model = flag('--model');
 if (!model || !existsSync(model)) {
-  console.error('usage: node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]');
+  console.error('usage: node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N]');
   process.exit(1);
 }
 const link = join(siteDir, 'bench-model');
 rmSync(link, { recursive: true, force: true });
 mkdirSync(link);
 symlinkSync(resolve(model), join(link, basename(model)));
+const tuning = {};
+if (flag('--half-pairs')) tuning.halfPairs = flag('--half-pairs') === 'on';
+if (flag('--split-texels')) tuning.splitTexels = Number(flag('--split-texels'));
 const source = `/bench-model/${basename(model)}${existsSync(join(model, 'config.json')) ? '/' : ''}`;
 
 const site = await startSite();
 try {
   const page = await site.page();
-  const result = await page.evaluate(async ({ source, profile, weights, promptTokens, newTokens }) => {
+  const result = await page.evaluate(async ({ source, profile, weights, tuning, promptTokens, newTokens }) => {
     const { GPT2 } = await import('/gpt2.js');
     const start = performance.now();
-    const m = await GPT2.load(source, { weights });
+    const m = await GPT2.load(source, { weights, tuning });
     const loadMs = performance.now() - start;
     const r = m.benchmark({ promptTokens, newTokens, profile });
     m.dispose();
-    return { ...r, load_ms: loadMs, browser: navigator.userAgent };
-  }, { source, profile: args.includes('--profile'), weights: flag('--weights', 'fp16'), promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
+    return { ...r, load_ms: loadMs, tuning, browser: navigator.userAgent };
+  }, { source, profile: args.includes('--profile'), weights: flag('--weights', 'fp16'), tuning, promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
   console.log(JSON.stringify(result));
 } finally {
   await site.close();

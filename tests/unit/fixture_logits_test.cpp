@@ -32,12 +32,16 @@ struct Variant {
     int maxTextureSize;
     int splitTexels = -1;  // ModelOptions::splitTexels; -1 is none on the software renderers tests use
     int pagedRows = -1;    // ModelOptions::pagedRows; -1 is on for the software renderers tests use
+    int halfPairs = 1;     // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
+    int lineWidth = -1;    // ModelOptions::activationLineWidth; -1 is 32 on software renderers
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
     out << (v.weights == TexelFormat::Float32 ? "fp32" : "fp16") << "_max" << v.maxTextureSize;
     if (v.splitTexels > 0) out << "_split" << v.splitTexels;
     if (v.pagedRows == 0) out << "_rows_per_line";
+    if (v.weights == TexelFormat::Float16) out << (v.halfPairs == 0 ? "_rgba16f" : "_pairs");
+    if (v.lineWidth >= 0) out << "_line" << v.lineWidth;
     return out;
 }
 
@@ -45,7 +49,8 @@ class FixtureTest : public ::testing::TestWithParam<Variant> {
 protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
-        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, -1, v.splitTexels, v.pagedRows});
+        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, v.lineWidth,
+                                                                              v.splitTexels, v.pagedRows, v.halfPairs});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -124,9 +129,12 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
 INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                          ::testing::Values(Variant{TexelFormat::Float32, 0}, Variant{TexelFormat::Float32, 256},
                                            Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
+                                           Variant{TexelFormat::Float16, 0, -1, -1, 0}, Variant{TexelFormat::Float16, 256, -1, -1, 0},
                                            Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3},
                                            // As on GPUs: split-K and whole embedding rows per line (7 pages).
-                                           Variant{TexelFormat::Float32, 256, 3, 0}),
+                                           Variant{TexelFormat::Float32, 256, 3, 0},
+                                           // Split-K into activation rows folded over whole lines.
+                                           Variant{TexelFormat::Float16, 256, 3, 0, -1, 4}),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;

@@ -43,9 +43,16 @@ protected:
     }
     std::unique_ptr<Texture> texture(int rows, int cols, const std::vector<float>& values = {},
                                      TexelFormat format = TexelFormat::Float32) {
-        auto t = std::make_unique<Texture>(TensorLayout::make(rows, cols, limits_, "op test", GetParam().lineWidth), format, "op test");
+        const int stored = format == TexelFormat::HalfPairs ? (rows + 1) / 2 : rows;
+        auto t = std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op test", GetParam().lineWidth), format, "op test");
         if (!values.empty()) t->uploadRows(0, rows, values.data());
         return t;
+    }
+    // Weights in `format`; for fp16 formats `values` become the rounded values the GPU will hold.
+    std::unique_ptr<Texture> weights(int rows, int cols, std::vector<float>& values, TexelFormat format) {
+        if (format != TexelFormat::Float32)
+            for (float& v : values) v = roundToHalf(v);
+        return texture(rows, cols, values, format);
     }
     std::vector<float> random(std::size_t n, float stddev = 1.0f, float mean = 0.0f) {
         return testing::randomVector(n, stddev, rng_, mean);
@@ -68,11 +75,13 @@ protected:
         return out;
     }
     // Split-K variants to run into `out`: 0 (one loop) always, `split` where the output rows are
-    // unfolded (blended instances need that; MatmulSplitIntoFoldedRowsIsRefused covers the rest).
+    // whole lines (blended instances need that; SplitMatmulLeavesTheActivationToItsConsumer checks
+    // that other layouts are refused).
     static std::vector<int> splits(const Texture& out, int split) {
-        if (out.layout().unfolded()) return {0, split};
+        if (out.layout().rowsAreWholeLines()) return {0, split};
         return {0};
     }
+    static constexpr TexelFormat kWeightFormats[] = {TexelFormat::Float32, TexelFormat::Float16, TexelFormat::HalfPairs};
 
     ProgramCache programs_;
     TextureLimits limits_;
@@ -125,28 +134,33 @@ TEST_P(OpsTest, MatmulWithResidualOnARowRange) {
     const int rows = T + 3, first = 2;  // render rows [2, 2 + T) of a taller target, as the cache positions do
     const int Kp = (C + 3) / 4 * 4;
     const auto xv = random(std::size_t(rows) * C), residual = random(std::size_t(rows) * C);
-    const auto wv = random(std::size_t(C) * C, 0.3f);
-    std::vector<float> wPadded(std::size_t(Kp) * C, 0.0f);
-    std::copy(wv.begin(), wv.end(), wPadded.begin());
-    auto x = texture(rows, C, xv), res = texture(rows, C, residual), w = texture(Kp, C, wPadded);
+    auto x = texture(rows, C, xv), res = texture(rows, C, residual);
     const std::vector<float> sentinel(std::size_t(rows) * C, 7.0f);
     const std::vector<float> xs(xv.begin() + first * C, xv.begin() + (first + T) * C);
-    auto expected = reference::matmul(xs, wv, {}, T, C, C);
-    for (int i = 0; i < T * C; ++i) expected[std::size_t(i)] += residual[std::size_t(first * C + i)];
-    for (int split : splits(*texture(rows, C), 3)) {
-        auto out = texture(rows, C, sentinel);
-        MatmulSpec spec{x.get(), w.get()};
-        spec.residual = res.get();
-        spec.splitTexels = split;
-        matmulPass(programs_, {out.get()}, spec).run(first, first + T);
+    for (TexelFormat format : kWeightFormats) {
+        const auto wv = random(std::size_t(C) * C, 0.3f);
+        std::vector<float> wPadded(std::size_t(Kp) * C, 0.0f);
+        std::copy(wv.begin(), wv.end(), wPadded.begin());
+        auto w = weights(Kp, C, wPadded, format);
+        // The reference takes the weights as the GPU holds them (rounded for fp16); padding rows are 0.
+        const std::vector<float> held(wPadded.begin(), wPadded.begin() + std::int64_t(C) * C);
+        auto expected = reference::matmul(xs, held, {}, T, C, C);
+        for (int i = 0; i < T * C; ++i) expected[std::size_t(i)] += residual[std::size_t(first * C + i)];
+        for (int split : splits(*texture(rows, C), 3)) {
+            auto out = texture(rows, C, sentinel);
+            MatmulSpec spec{x.get(), w.get()};
+            spec.residual = res.get();
+            spec.splitTexels = split;
+            matmulPass(programs_, {out.get()}, spec).run(first, first + T);
 
-        const auto got = out->readRows(0, rows);
-        EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C), expected),
-                  kTolerance)
-            << "split " << split;
-        // Split-K clears its rows before blending: the rows around them must survive that too.
-        for (int i = 0; i < first * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
-        for (int i = (first + T) * C; i < rows * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+            const auto got = out->readRows(0, rows);
+            EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C), expected),
+                      kTolerance)
+                << "split " << split << " weights " << int(format);
+            // Split-K clears its rows before blending: the rows around them must survive that too.
+            for (int i = 0; i < first * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+            for (int i = (first + T) * C; i < rows * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+        }
     }
 }
 
@@ -177,12 +191,12 @@ TEST_P(OpsTest, SplitMatmulLeavesTheActivationToItsConsumer) {
     proj.bias = bProj.get();
     proj.residual = res.get();
     proj.inputActivation = Epilogue::GeluTanh;
-    if (!hidden->layout().unfolded()) {
-        EXPECT_THROW(matmulPass(programs_, {hidden.get()}, fc), Error) << "split-K into folded rows";
+    if (!hidden->layout().rowsAreWholeLines()) {
+        EXPECT_THROW(matmulPass(programs_, {hidden.get()}, fc), Error) << "split-K into rows that share lines";
         return;
     }
     matmulPass(programs_, {hidden.get()}, fc).run(0, T);
-    for (int split : {0, 5}) {
+    for (int split : splits(*out, 5)) {
         proj.splitTexels = split;
         matmulPass(programs_, {out.get()}, proj).run(0, T);
         EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), kTolerance) << "projection split " << split;
@@ -194,24 +208,29 @@ TEST_P(OpsTest, SplitMatmulLeavesTheActivationToItsConsumer) {
 TEST_P(OpsTest, TransposedMatmulReadsWeightRowsLikeTheTiedLmHead) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
     const int V = 203, Vp = 204;  // vocabulary not a multiple of 4
-    const auto xv = random(std::size_t(T) * C), wte = random(std::size_t(V) * C, 0.3f);
-    std::vector<float> wtePadded(std::size_t(Vp) * C, 0.0f);
-    std::copy(wte.begin(), wte.end(), wtePadded.begin());
-    auto x = texture(T, C, xv), w = texture(Vp, C, wtePadded);
+    const auto xv = random(std::size_t(T) * C);
+    auto x = texture(T, C, xv);
     auto out = texture(1, Vp);
-    std::vector<float> wT(std::size_t(C) * V);
-    for (int v = 0; v < V; ++v)
-        for (int c = 0; c < C; ++c) wT[std::size_t(c) * V + v] = wte[std::size_t(v) * C + c];
     const std::vector<float> last(xv.end() - C, xv.end());
-    for (int split : splits(*out, 5)) {
-        MatmulSpec spec{x.get(), w.get()};
-        spec.transposedWeight = true;
-        spec.inRowOffset = T - 1;  // the last row only, as lm_head runs
-        spec.splitTexels = split;
-        matmulPass(programs_, {out.get()}, spec).run(0, 1);
-        auto got = out->readRows(0, 1);
-        got.resize(std::size_t(V));
-        EXPECT_LT(testing::maxAbsDiff(got, reference::matmul(last, wT, {}, 1, C, V)), kTolerance) << "split " << split;
+    for (TexelFormat format : kWeightFormats) {
+        const auto wte = random(std::size_t(V) * C, 0.3f);
+        std::vector<float> wtePadded(std::size_t(Vp) * C, 0.0f);
+        std::copy(wte.begin(), wte.end(), wtePadded.begin());
+        auto w = weights(Vp, C, wtePadded, format);
+        std::vector<float> wT(std::size_t(C) * V);
+        for (int v = 0; v < V; ++v)
+            for (int c = 0; c < C; ++c) wT[std::size_t(c) * V + v] = wtePadded[std::size_t(v) * C + c];
+        for (int split : splits(*out, 5)) {
+            MatmulSpec spec{x.get(), w.get()};
+            spec.transposedWeight = true;
+            spec.inRowOffset = T - 1;  // the last row only, as lm_head runs
+            spec.splitTexels = split;
+            matmulPass(programs_, {out.get()}, spec).run(0, 1);
+            auto got = out->readRows(0, 1);
+            got.resize(std::size_t(V));
+            EXPECT_LT(testing::maxAbsDiff(got, reference::matmul(last, wT, {}, 1, C, V)), kTolerance)
+                << "split " << split << " weights " << int(format);
+        }
     }
 }
 
@@ -219,14 +238,17 @@ TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
     // Each part is padded to whole texels (Pw columns), as the model pads Q, K and V.
     const int Kp = (C + 3) / 4 * 4, Pw = Kp, hf = 3 * C;
-    const auto xv = random(std::size_t(T) * C), wv = random(std::size_t(C) * hf, 0.3f), bias = random(std::size_t(hf), 0.1f);
+    auto wv = random(std::size_t(C) * hf, 0.3f);
+    const auto xv = random(std::size_t(T) * C), bias = random(std::size_t(hf), 0.1f);
+    // Row pairs here; the other weight formats are covered by the tests above.
+    for (float& value : wv) value = roundToHalf(value);
     std::vector<float> wPadded(std::size_t(Kp) * 3 * Pw, 0.0f), bPadded(std::size_t(3 * Pw), 0.0f);
     for (int p = 0; p < 3; ++p)
         for (int c = 0; c < C; ++c) {
             bPadded[std::size_t(p * Pw + c)] = bias[std::size_t(p * C + c)];
             for (int k = 0; k < C; ++k) wPadded[std::size_t(k) * 3 * Pw + p * Pw + c] = wv[std::size_t(k) * hf + p * C + c];
         }
-    auto x = texture(T, C, xv), w = texture(Kp, 3 * Pw, wPadded), b = texture(1, 3 * Pw, bPadded);
+    auto x = texture(T, C, xv), w = weights(Kp, 3 * Pw, wPadded, TexelFormat::HalfPairs), b = texture(1, 3 * Pw, bPadded);
     auto q = texture(T, Pw), k = texture(T, Pw), v = texture(T, Pw);
     const auto expected = reference::matmul(xv, wv, bias, T, C, hf);
     for (int split : splits(*q, 2)) {
@@ -303,17 +325,24 @@ TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
 
 TEST_P(OpsTest, HalfFloatWeightsAreTheRoundedValues) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
-    const auto values = random(std::size_t(T) * C, 3.0f);
-    auto half = texture(T, C, values, TexelFormat::Float16);
-    auto copy = texture(T, C);
-    // An identity "embedding" copy: ids 0..T-1 read rows of the fp16 texture into an fp32 target.
+    // Odd row counts leave the last row pair half empty.
+    const int rows = T + 2;
+    const auto values = random(std::size_t(rows) * C, 3.0f);
     std::vector<float> ids;
-    for (int i = 0; i < T; ++i) ids.push_back(float(i));
-    auto idTexture = texture(T, 1, ids);
-    auto wpe = texture(T, C, std::vector<float>(std::size_t(T) * C, 0.0f));
-    embeddingPass(programs_, *copy, *idTexture, *half, *wpe).run(0, T);
-    const auto got = copy->readRows(0, T);
-    for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(got[i], roundToHalf(values[i]));
+    for (int i = 0; i < rows; ++i) ids.push_back(float((i * 5 + 3) % rows));
+    auto idTexture = texture(rows, 1, ids);
+    auto wpe = texture(rows, C, std::vector<float>(std::size_t(rows) * C, 0.0f));
+    for (TexelFormat format : {TexelFormat::Float16, TexelFormat::HalfPairs}) {
+        auto half = texture(rows, C, values, format);
+        auto copy = texture(rows, C);
+        // A permuting "embedding" copy: row i reads row ids[i] of the fp16 texture into an fp32 target.
+        embeddingPass(programs_, *copy, *idTexture, *half, *wpe).run(0, rows);
+        const auto got = copy->readRows(0, rows);
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < C; ++c)
+                ASSERT_EQ(got[std::size_t(r) * C + c], roundToHalf(values[std::size_t(ids[std::size_t(r)]) * C + c]))
+                    << "format " << int(format) << " row " << r << " col " << c;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest,

@@ -10,6 +10,7 @@
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/model_fixture.h"
+#include "support/synthetic_checkpoint.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "weights-tools/packer.h"
@@ -88,6 +89,34 @@ TEST_F(PackedModelTest, Fp16PackedMatchesTheFolderWithFp16WeightsAndHuggingFace)
         // The fp16 tolerance of fixture_logits_test.cpp (weight rounding only).
         EXPECT_LE(testing::maxAbsDiff(logits, prompt.lastLogits), 0.01f) << prompt.key;
     }
+}
+
+// fp16 weights as row pairs (the default) or RGBA16F hold the same values: the same logits. The
+// config has an odd number of positions and vocabulary rows, so wpe's last row pair is half empty.
+TEST_F(PackedModelTest, Fp16RowPairsAndRgba16fGiveTheSameLogits) {
+    ModelConfig c;
+    c.vocabSize = 301;
+    c.contextLength = 21;
+    c.embedDim = 40;
+    c.layers = 2;
+    c.heads = 5;
+    c.innerDim = 72;
+    c.tieWordEmbeddings = false;
+    const std::string folder = testing::writeSyntheticCheckpoint(c, 11);
+    const std::string file = path("odd16.gpt2");
+    packCheckpoint(folder, file, true);
+    for (const std::string& source : {folder, file}) {
+        Engine pairs(source, ModelOptions{TexelFormat::Float16, 0, 32, -1, -1, -1, 1});
+        Engine rgba16f(source, ModelOptions{TexelFormat::Float16, 0, 32, -1, -1, -1, 0});
+        const std::vector<int> ids = {5, 300, 17, 0, 42, 99, 7};
+        pairs.prefill(ids);
+        rgba16f.prefill(ids);
+        EXPECT_LE(testing::maxAbsDiff(pairs.logits(), rgba16f.logits()), 1e-5f) << source;
+        pairs.prefill(std::vector<int>(20, 3));  // reads wpe up to its last, odd row
+        rgba16f.prefill(std::vector<int>(20, 3));
+        EXPECT_LE(testing::maxAbsDiff(pairs.logits(), rgba16f.logits()), 1e-5f) << source;
+    }
+    fs::remove_all(folder);
 }
 
 TEST_F(PackedModelTest, CarriesTheTokenizerAndConfig) {

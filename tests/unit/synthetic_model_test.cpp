@@ -16,7 +16,8 @@ namespace gpt2 {
 namespace {
 
 // fp32 arithmetic in a different order from the double reference: 1e-3 absolute on logits that
-// reach |15| with these random weights (about 7e-5 relative).
+// reach |15| with these random weights (about 7e-5 relative). fp16 cases compare with the reference
+// over the same rounded weights, so the same tolerance holds.
 constexpr float kLogitTolerance = 1e-3f;
 constexpr float kAttentionTolerance = 1e-4f;
 
@@ -27,6 +28,7 @@ struct SyntheticCase {
     int prefillChunk = 32;
     int lineWidth = -1;
     int splitTexels = -1;
+    TexelFormat weights = TexelFormat::Float32;
 };
 
 ModelConfig config(int vocab, int context, int embd, int layers, int heads, int inner, Activation activation) {
@@ -54,7 +56,10 @@ std::vector<SyntheticCase> cases() {
             {"embd40_headdim5_erf_unscaled", c, 0},
             // Split-K (as on GPUs), which moves the activation to the MLP projection's input.
             {"embd120_heads5_layers3_split5", a, 0, 32, 0, 5}, {"embd30_headdim6_untied_relu_split2", b, 0, 32, 0, 2},
-            {"embd40_headdim5_erf_unscaled_split1", c, 0, 32, 0, 1}};
+            {"embd40_headdim5_erf_unscaled_split1", c, 0, 32, 0, 1},
+            // fp16 row pairs, split-K into rows folded over whole lines of 4 texels.
+            {"embd120_heads5_layers3_fp16_split5_line4", a, 0, 32, 4, 5, TexelFormat::Float16},
+            {"embd30_headdim6_untied_relu_fp16_max16", b, 16, 32, -1, -1, TexelFormat::Float16}};
 }
 
 class SyntheticModelTest : public ::testing::TestWithParam<SyntheticCase> {};
@@ -64,11 +69,12 @@ TEST_P(SyntheticModelTest, MatchesCpuReference) {
     const auto& param = GetParam();
     const std::string dir = testing::writeSyntheticCheckpoint(param.config, 7);
     const HuggingFaceCheckpoint checkpoint(dir);
-    Engine engine(dir, ModelOptions{TexelFormat::Float32, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels});
+    // fp16 as row pairs: the fixture tests cover RGBA16F.
+    Engine engine(dir, ModelOptions{param.weights, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels, -1, 1});
 
     std::vector<int> ids;
     for (int i = 0; i < param.config.contextLength - 2; ++i) ids.push_back((i * 7919 + 13) % param.config.vocabSize);
-    const auto expected = reference::forward(checkpoint, ids);
+    const auto expected = reference::forward(checkpoint, ids, param.weights == TexelFormat::Float16);
     const std::size_t V = std::size_t(param.config.vocabSize);
 
     // Every position's logits through decode steps (prefill of one token, then the KV cache).

@@ -90,6 +90,20 @@ TEST(TensorLayout, CapsLinesAtAPowerOfTwoWidthForActivations) {
     EXPECT_THROW(TensorLayout::make(4, 400, {16384, 256}, "x", 24), Error);
 }
 
+TEST(TensorLayout, RowsOfWholeLinesFillPagesWithWholeRows) {
+    // 400 texels per row in lines of 16: 25 lines per row; 10 rows per page of at most 256 lines.
+    const auto l = TensorLayout::make(1000, 1600, {256, 256}, "x", 16);
+    expectValid(l, 256);
+    EXPECT_EQ(l.width, 16);
+    EXPECT_EQ(l.height, 250);
+    EXPECT_EQ(l.pages, 100);
+    EXPECT_TRUE(l.rowsAreWholeLines());
+    // Lines that do not divide a row share lines between rows; one row is whole lines regardless.
+    EXPECT_FALSE(TensorLayout::make(10, 72, {16384, 256}, "x", 4).rowsAreWholeLines());
+    EXPECT_TRUE(TensorLayout::make(1, 50260, {16384, 256}, "logits", 32).rowsAreWholeLines());
+    EXPECT_TRUE(TensorLayout::make(10, 72, {16384, 256}, "x").rowsAreWholeLines()) << "unfolded";
+}
+
 TEST(TensorLayout, RejectsMatricesBeyondTheLayerLimit) {
     EXPECT_THROW(TensorLayout::make(50260, 1600, {256, 16}, "wte"), Error);
     EXPECT_THROW(TensorLayout::make(0, 4, {256, 16}, "empty"), Error);

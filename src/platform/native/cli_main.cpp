@@ -30,7 +30,17 @@ const char* kUsage =
     "  bench      --prompt-tokens P[,P...] --new-tokens N [--profile on]   a JSON line per P: load, prefill,\n"
     "             decode (and with --profile, each pass's ms per decode token)\n"
     "common: --weights fp32|fp16  --max-texture-size N  --split-texels N (-1 auto, 0 off)\n"
+    "        --half-pairs on|off (fp16 weights as row pairs in RGBA32UI; default: on, off on llvmpipe)\n"
+    "        --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
     "        --vocab FILE --merges FILE (default: in DIR)";
+
+bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
+    if (!args.has(flag)) return fallback;
+    const std::string v = args.text(flag);
+    if (v == "on" || v == "1") return true;
+    if (v == "off" || v == "0") return false;
+    fail(flag, " must be on or off, got \"", v, "\"");
+}
 
 ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
@@ -41,17 +51,11 @@ ModelOptions modelOptions(const CliArgs& args) {
         fail("--weights must be fp32 or fp16, got \"", weights, "\"");
     options.maxTextureSize = args.integer("--max-texture-size", 0);
     options.splitTexels = args.integer("--split-texels", -1);
+    if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true) ? 1 : 0;
+    options.activationLineWidth = args.integer("--line-width", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
     return options;
-}
-
-bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
-    if (!args.has(flag)) return fallback;
-    const std::string v = args.text(flag);
-    if (v == "on" || v == "1") return true;
-    if (v == "off" || v == "0") return false;
-    fail(flag, " must be on or off, got \"", v, "\"");
 }
 
 float real(const CliArgs& args, const std::string& flag, float fallback) {
@@ -94,7 +98,7 @@ int run(int argc, char** argv) {
                                             "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
                                             "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
-                                            "--split-texels"};
+                                            "--split-texels", "--half-pairs", "--line-width"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << "\n";
         return 0;

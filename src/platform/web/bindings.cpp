@@ -100,10 +100,23 @@ std::vector<int> parseIds(const char* json) {
     return ids;
 }
 
-int createModel(const char* canvasSelector, const ModelConfig& config, int fp16, int maxTextureSize) {
+// {"weights": "fp16"|"fp32", "maxTextureSize": N, "halfPairs": bool, "splitTexels": N}; the last two
+// are optional (the engine's choice for the GPU otherwise). gpt2.js has checked the types.
+ModelOptions parseModelOptions(const char* text) {
+    const auto json = nlohmann::json::parse(text);
+    ModelOptions o;
+    o.weights = json.at("weights").get<std::string>() == "fp16" ? TexelFormat::Float16 : TexelFormat::Float32;
+    o.maxTextureSize = json.at("maxTextureSize").get<int>();
+    if (json.contains("halfPairs")) o.halfPairs = json["halfPairs"].get<bool>() ? 1 : 0;
+    if (json.contains("splitTexels")) o.splitTexels = json["splitTexels"].get<int>();
+    return o;
+}
+
+int createModel(const char* canvasSelector, const ModelConfig& config, const char* optionsJson) {
+    const ModelOptions options = parseModelOptions(optionsJson);
     auto m = std::make_unique<WebModel>();
     m->context = std::make_unique<WebGlContext>(canvasSelector);
-    m->loading = std::make_unique<Gpt2Model>(config, ModelOptions{fp16 ? TexelFormat::Float16 : TexelFormat::Float32, maxTextureSize});
+    m->loading = std::make_unique<Gpt2Model>(config, options);
     const int handle = g_nextHandle++;
     g_models[handle] = std::move(m);
     return handle;
@@ -135,21 +148,21 @@ EMSCRIPTEN_KEEPALIVE int gpt2_live_gl_objects() { return liveGlObjects(); }
 
 // Makes a WebGL2 context on the canvas and allocates every texture and pass for `configJson`
 // (a Hugging Face folder; its safetensors files follow through gpt2_begin_file).
-EMSCRIPTEN_KEEPALIVE int gpt2_create(const char* canvasSelector, const char* configJson, int fp16, int maxTextureSize) {
+EMSCRIPTEN_KEEPALIVE int gpt2_create(const char* canvasSelector, const char* configJson, const char* optionsJson) {
     int handle = -1;
-    guarded([&] { handle = createModel(canvasSelector, parseModelConfig(configJson, "config.json"), fp16, maxTextureSize); });
+    guarded([&] { handle = createModel(canvasSelector, parseModelConfig(configJson, "config.json"), optionsJson); });
     return handle;
 }
 
 // A packed model file: its header carries the config and tokenizer. Returns the handle; the result
 // lists the tensors to send, as gpt2_begin_file does.
 EMSCRIPTEN_KEEPALIVE int gpt2_open_packed(const char* canvasSelector, const std::uint8_t* header, int headerSize, double fileSize,
-                                          int fp16, int maxTextureSize, const char* label) {
+                                          const char* optionsJson, const char* label) {
     int handle = -1;
     guarded([&] {
         SafetensorsHeader parsed = parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label);
         const PackedMetadata meta = parsePackedMetadata(parsed);
-        handle = createModel(canvasSelector, meta.config, fp16, maxTextureSize);
+        handle = createModel(canvasSelector, meta.config, optionsJson);
         WebModel& m = *g_models[handle];
         m.packedVocab = meta.vocabJson;
         m.packedMerges = meta.mergesText;

@@ -5,9 +5,13 @@
 #   bash tests/bench/gpu/run_on_device.sh            # whole plan, ends within BENCH_BUDGET_S
 #   BENCH_BUDGET_S=300 SIZES="124M 355M" bash tests/bench/gpu/run_on_device.sh
 #   ENGINE_ARGS="--profile on" HF=0 SWEEP="--split-texels 0;--split-texels 32" bash tests/bench/gpu/run_on_device.sh
+#   PLAN=0 SWEEP_SIZES="124M 355M" SWEEP="gpt2-old:;--half-pairs off;--profile on" bash tests/bench/gpu/run_on_device.sh
 #
-# ENGINE_ARGS are added to every `gpt2 bench`; HF=0 skips Hugging Face; SWEEP runs 124M fp16 once
-# more per ';'-separated set of bench arguments (after the plan).
+# ENGINE_ARGS are added to every `gpt2 bench`; HF=0 skips Hugging Face; PLAN=0 skips the plan (engine
+# and Hugging Face rows of every size); SWEEP runs fp16 once more per ';'-separated set of bench
+# arguments, for each size of SWEEP_SIZES (default 124M), after the plan. A set that starts with
+# NAME: runs the binary $BIN/NAME instead of $BIN/gpt2 (an older build, carried beside it); a set
+# with its own --prompt-tokens replaces PROMPTS.
 #
 # Every step runs under `timeout`, capped by what is left of the budget; a step that no longer
 # fits is skipped and says so (a {"skipped": ...} row in results.jsonl and a SKIP line in the log).
@@ -19,7 +23,9 @@ PROMPTS=${PROMPTS:-"32,32,256,1000"}   # the first 32 is the cold run (first use
 NEW=${NEW_TOKENS:-16}
 ENGINE_ARGS=${ENGINE_ARGS:-}
 HF=${HF:-1}
+PLAN=${PLAN:-1}
 SWEEP=${SWEEP:-}
+SWEEP_SIZES=${SWEEP_SIZES:-124M}
 OUT=${OUT:-/tmp/gpt2-bench-out}
 MD=${MODEL_DIR:-/tmp/gpt2-models}
 BIN=${BIN:-.device-bin}
@@ -93,20 +99,23 @@ wait_synth() { # size -> 0 when the checkpoint is there
 }
 
 # ---------------------------------------------------------------- native engine
-engine() { # size weights need cap [extra bench args]
-    local s=$1 w=$2 t rc extra="${5:-}"
+engine() { # size weights need cap [[binary:]extra bench args]
+    local s=$1 w=$2 t rc extra="${5:-}" binary=gpt2 prompts
+    case "$extra" in *:*) binary=${extra%%:*}; extra=${extra#*:} ;; esac
+    prompts=(--prompt-tokens "$PROMPTS")
+    case " $extra " in *" --prompt-tokens "*) prompts=() ;; esac
     t=$(cap "$3" "$4") || { skip "engine $s $w" "$(left)s left, need $3s"; return; }
     wait_synth "$s" || { skip "engine $s $w" "no checkpoint"; return; }
     t=$(cap 10 "$t") || { skip "engine $s $w" "budget spent waiting for synth"; return; }
-    note "engine $s --weights $w $ENGINE_ARGS $extra (timeout ${t}s)"
+    note "$binary $s --weights $w $ENGINE_ARGS $extra (timeout ${t}s)"
     local tmp=$OUT/.engine.tmp
     # shellcheck disable=SC2086 # the extra arguments are words
-    timeout --kill-after=5 "$t" "$BIN/gpt2" bench --model "$MD/$s" --prompt-tokens "$PROMPTS" \
+    timeout --kill-after=5 "$t" "$BIN/$binary" bench --model "$MD/$s" "${prompts[@]}" \
         --new-tokens "$NEW" --weights "$w" $ENGINE_ARGS $extra >"$tmp" 2>"$tmp.err"
     rc=$?
     sed 's/^/  /' "$tmp"
     [ -s "$tmp.err" ] && sed 's/^/  stderr: /' "$tmp.err"
-    awk -v s="$s" -v w="$w" -v a="$ENGINE_ARGS $extra" 'index($0,"{")==1 {printf "{\"engine\":\"gpt2-gles\",\"size\":\"%s\",\"weights_requested\":\"%s\",\"args\":\"%s\",\"checkpoint_dtype\":\"fp16\",\"seq\":%d,\"cold\":%s,%s\n", s, w, a, n, (n==0?"true":"false"), substr($0,2); n++}' "$tmp" >>"$RES"
+    awk -v s="$s" -v w="$w" -v b="$binary" -v a="$ENGINE_ARGS $extra" 'index($0,"{")==1 {printf "{\"engine\":\"gpt2-gles\",\"binary\":\"%s\",\"size\":\"%s\",\"weights_requested\":\"%s\",\"args\":\"%s\",\"checkpoint_dtype\":\"fp16\",\"seq\":%d,\"cold\":%s,%s\n", b, s, w, a, n, (n==0?"true":"false"), substr($0,2); n++}' "$tmp" >>"$RES"
     if [ "$rc" != 0 ]; then
         printf '{"engine":"gpt2-gles","size":"%s","weights_requested":"%s","error":"rc=%d%s","rows_done":%d}\n' \
             "$s" "$w" "$rc" "$( [ "$rc" = 124 ] && echo ' (timeout)')" "$(grep -c '^{' "$tmp")" >>"$RES"
@@ -161,26 +170,29 @@ fi
 printf '{"egl_probe":%s}\n' "$(echo "$PROBE" | grep '^{' | tail -n 1 | grep . || echo '"failed"')" >>"$RES"
 
 # ---------------------------------------------------------------- plan: small first, biggest last
+plan() { [ "$PLAN" != 0 ]; }
 #            size weights need cap
-has 124M && engine 124M fp16 15 90
-has 124M && engine 124M fp32 15 90
-has 355M && engine 355M fp16 20 120
-has 355M && engine 355M fp32 20 120
+plan && has 124M && engine 124M fp16 15 90
+plan && has 124M && engine 124M fp32 15 90
+plan && has 355M && engine 355M fp16 20 120
+plan && has 355M && engine 355M fp32 20 120
 #         size modes  dtypes     need cap
-has 124M && hf_on && hf 124M eager fp16,fp32 40 90
-has 355M && hf_on && hf 355M eager fp16,fp32 40 90
-has 774M && engine 774M fp16 30 150
-has 774M && engine 774M fp32 30 150
-has 1.5B && engine 1.5B fp16 40 180
-has 1.5B && engine 1.5B fp32 40 180
+plan && has 124M && hf_on && hf 124M eager fp16,fp32 40 90
+plan && has 355M && hf_on && hf 355M eager fp16,fp32 40 90
+plan && has 774M && engine 774M fp16 30 150
+plan && has 774M && engine 774M fp32 30 150
+plan && has 1.5B && engine 1.5B fp16 40 180
+plan && has 1.5B && engine 1.5B fp32 40 180
 #                                    need cap compile-budget
-has 124M && hf_on && hf 124M compiled fp16 60 150 100
-has 355M && hf_on && hf 355M compiled fp16 60 120 80
-has 774M && hf_on && hf 774M eager fp16,fp32 40 90
-has 1.5B && hf_on && hf 1.5B eager fp16,fp32 40 90
-has 124M && hf_on && hf 124M compiled fp32 60 100 60
+plan && has 124M && hf_on && hf 124M compiled fp16 60 150 100
+plan && has 355M && hf_on && hf 355M compiled fp16 60 120 80
+plan && has 774M && hf_on && hf 774M eager fp16,fp32 40 90
+plan && has 1.5B && hf_on && hf 1.5B eager fp16,fp32 40 90
+plan && has 124M && hf_on && hf 124M compiled fp32 60 100 60
 IFS=';' read -r -a sweep <<<"$SWEEP"
-for v in "${sweep[@]}"; do has 124M && engine 124M fp16 15 60 "$v"; done
+for s in $SWEEP_SIZES; do
+    for v in "${sweep[@]}"; do has "$s" && engine "$s" fp16 15 60 "$v"; done
+done
 
 for s in $SIZES; do wait_synth_quiet "$s" >/dev/null 2>&1 || true; done
 for s in $SIZES; do [ -f "$MD/$s.synth.out" ] && sed "s/^/  synth $s: /" "$MD/$s.synth.out"; done
