@@ -55,12 +55,15 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
         engine.prefill(prompt);
         next = model.topCandidates(1).front().id;
         takePassProfile();
-        setPassProfiling(true);
+        // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
+        // queries reported seconds per token for a 5 ms step.
+        const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
+        setPassProfiling(timers ? PassProfiling::GpuTimers : PassProfiling::WallClock);
         for (int i = 0; i < newTokens; ++i) {
             engine.step(next);
             next = model.topCandidates(1).front().id;
         }
-        setPassProfiling(false);
+        setPassProfiling(PassProfiling::Off);
         for (const auto& [pass, ms] : takePassProfile()) r.profileMsPerToken[pass] = ms / newTokens;
         r.profileSource = passProfileSource();
     }

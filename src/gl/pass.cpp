@@ -18,8 +18,8 @@
 namespace gpt2 {
 namespace {
 long long g_draws = 0;
-bool g_profiling = false;
-bool g_gpuTimers = false;
+PassProfiling g_profiling = PassProfiling::Off;
+bool g_timed = false;  // the last profile used GPU timers
 struct PendingTiming {
     std::string key;
     GlObject query;
@@ -30,15 +30,22 @@ std::map<std::string, double> g_profile;
 
 long long passDraws() { return g_draws; }
 
-void setPassProfiling(bool on) {
-    if (on && !g_profiling) {
-        g_gpuTimers = hasGlExtension("EXT_disjoint_timer_query") || hasGlExtension("EXT_disjoint_timer_query_webgl2");
-        if (g_gpuTimers) {
-            GLint disjoint = 0;
-            glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading it clears it
-        }
+bool gpuTimersAvailable() {
+#ifdef __EMSCRIPTEN__
+    return false;
+#else
+    return hasGlExtension("EXT_disjoint_timer_query");
+#endif
+}
+
+void setPassProfiling(PassProfiling mode) {
+    if (mode == PassProfiling::GpuTimers) {
+        if (!gpuTimersAvailable()) fail("profile: this context has no GPU timer queries (EXT_disjoint_timer_query)");
+        GLint disjoint = 0;
+        glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading it clears it
     }
-    g_profiling = on;
+    if (mode != PassProfiling::Off) g_timed = mode == PassProfiling::GpuTimers;
+    g_profiling = mode;
 }
 
 std::map<std::string, double> takePassProfile() {
@@ -61,7 +68,7 @@ std::map<std::string, double> takePassProfile() {
 }
 
 const char* passProfileSource() {
-    return g_gpuTimers ? "gpu timer queries" : "wall clock, each pass waiting for its result";
+    return g_timed ? "gpu timer queries" : "wall clock, each pass waiting for its result";
 }
 
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
@@ -141,7 +148,7 @@ void Pass::run(int rowBegin, int rowEnd) {
         fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
     const auto start = std::chrono::steady_clock::now();
     GlObject query;
-    if (g_profiling && g_gpuTimers) {
+    if (g_profiling == PassProfiling::GpuTimers) {
         query = GlObject::query();
         glBeginQuery(GL_TIME_ELAPSED_EXT, query.get());
     }
@@ -190,11 +197,11 @@ void Pass::run(int rowBegin, int rowEnd) {
         ++g_draws;
     }
     glDisable(GL_SCISSOR_TEST);
-    const std::string key = g_profiling ? program.label() + " -> " + outputs_[0]->name() : "";
-    if (g_profiling && g_gpuTimers) {
+    const std::string key = g_profiling != PassProfiling::Off ? program.label() + " -> " + outputs_[0]->name() : "";
+    if (g_profiling == PassProfiling::GpuTimers) {
         glEndQuery(GL_TIME_ELAPSED_EXT);
         g_pending.push_back({key, std::move(query)});
-    } else if (g_profiling) {
+    } else if (g_profiling == PassProfiling::WallClock) {
         float texel[4];
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(firstLine / out.height).id());
         glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);

@@ -19,15 +19,19 @@ namespace gpt2 {
 long long passDraws();
 
 // Profiling (benchmarks only): while on, every pass adds its time to its entry, keyed
-// "shader -> output texture". Where the context has EXT_disjoint_timer_query that is the GPU time
-// of its draws (timer queries, read when the profile is taken: the pipeline never stalls); elsewhere
-// each pass waits for its own result (a 1-texel readback, which also waits in browsers, where
-// glFinish does not) and adds its wall time, so profiled runs are slower than plain ones.
-void setPassProfiling(bool on);
+// "shader -> output texture". GpuTimers: the GPU time of its draws, from EXT_disjoint_timer_query
+// (read when the profile is taken: the pipeline never stalls). WallClock: each pass waits for its own
+// result (a 1-texel readback, which also waits in browsers, where glFinish does not) and adds its
+// wall time, so profiled runs are slower than plain ones.
+enum class PassProfiling { Off, WallClock, GpuTimers };
+// Whether GpuTimers can run here: a native context with EXT_disjoint_timer_query. WebGL hands query
+// results out only after control returns to the browser's event loop, and a benchmark is one task.
+bool gpuTimersAvailable();
+void setPassProfiling(PassProfiling mode);
 // Milliseconds per entry so far; clears them. Throws if the GPU timers were disjoint (a clock
 // change or reset made them meaningless).
 std::map<std::string, double> takePassProfile();
-// How the profile is measured: "gpu timer queries" or "wall clock, each pass waiting for its result".
+// How the last profile was measured: "gpu timer queries" or "wall clock, each pass waiting for its result".
 const char* passProfileSource();
 
 // (sampler uniform name, texture) for each input of a pass.

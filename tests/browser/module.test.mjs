@@ -66,6 +66,54 @@ for (const maxTextureSize of [0, 256]) {
   });
 }
 
+// What GPUs run by default (split-K blends instances into float targets: EXT_float_blend must be
+// enabled in WebGL) and fp16 row pairs, forced on SwiftShader through `tuning`.
+test('split-K and fp16 row pairs, as on GPUs: logits, greedy tokens and attention match Hugging Face', async () => {
+  const split = await checkFixture({ weights: 'fp32', tuning: { splitTexels: 3, halfPairs: false } });
+  console.log(`[ measured ] browser fp32 split 3: max |dlogit| ${split.logitDiff}, max |dprob| ${split.attentionDiff}`);
+  assert.ok(split.logitDiff <= 1e-3, `max |dlogit| ${split.logitDiff}`);
+  assert.ok(split.greedyEqual, 'greedy continuation differs');
+  assert.ok(split.attentionDiff <= 1e-4, `max |dprob| ${split.attentionDiff}`);
+  // fp16: the tolerance of tests/unit/fixture_logits_test.cpp (weight rounding only).
+  const pairs = await checkFixture({ weights: 'fp16', tuning: { splitTexels: 3, halfPairs: true } });
+  console.log(`[ measured ] browser fp16 row pairs, split 3: max |dlogit| ${pairs.logitDiff}`);
+  assert.ok(pairs.logitDiff <= 0.01, `max |dlogit| ${pairs.logitDiff}`);
+  const bad = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    const errors = [];
+    for (const tuning of [{ splitTexel: 3 }, { halfPairs: 'yes' }, { splitTexels: -1 }]) {
+      try {
+        (await GPT2.load('/models/gpt2-tiny/', { tuning })).dispose();
+        errors.push('no error');
+      } catch (e) {
+        errors.push(e.message);
+      }
+    }
+    return errors;
+  });
+  assert.match(bad[0], /tuning: unknown option splitTexel/);
+  assert.match(bad[1], /tuning.halfPairs must be true or false/);
+  assert.match(bad[2], /tuning.splitTexels must be an integer >= 0/);
+});
+
+test('benchmark() reports draws and readback per token and a profile of every pass', async () => {
+  const r = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/gpt2-tiny/');
+    const result = model.benchmark({ promptTokens: 5, newTokens: 3, profile: true });
+    model.dispose();
+    return result;
+  });
+  assert.equal(r.passes_per_token, 8 * 2 + 3 + 2);
+  assert.equal(r.readback_bytes_per_token, 16);
+  assert.ok(r.decode_ms_per_token > 0);
+  // WebGL hands timer query results out only after the task ends, so the page times passes by wall clock.
+  assert.equal(r.profile_source, 'wall clock, each pass waiting for its result');
+  const entries = Object.entries(r.profile_ms_per_token);
+  assert.ok(entries.length >= 8, JSON.stringify(r.profile_ms_per_token));
+  for (const [pass, ms] of entries) assert.ok(ms > 0, `${pass}: ${ms} ms`);
+});
+
 test('a packed model file loads with its tokenizer and the same logits; a corrupted one is refused', async () => {
   const r = await page.evaluate(async (p1) => {
     const { GPT2 } = await import('/gpt2.js');

@@ -13,6 +13,18 @@ std::vector<float> randomVector(std::size_t n, float stddev, std::mt19937& rng, 
     return v;
 }
 
+ModelConfig shapeConfig(int vocab, int context, int embd, int layers, int heads, int inner, Activation activation) {
+    ModelConfig c;
+    c.vocabSize = vocab;
+    c.contextLength = context;
+    c.embedDim = embd;
+    c.layers = layers;
+    c.heads = heads;
+    c.innerDim = inner;
+    c.activation = activation;
+    return c;
+}
+
 std::string writeSyntheticCheckpoint(const ModelConfig& config, unsigned seed) {
     const std::string dir = makeTempDir("gpt2-synthetic");
     SyntheticWeights weights;

@@ -7,6 +7,10 @@
 
 namespace gpt2::testing {
 
+// A config of this shape; every other field keeps ModelConfig's default (GPT-2's).
+ModelConfig shapeConfig(int vocab, int context, int embd, int layers, int heads, int inner,
+                        Activation activation = Activation::GeluTanh);
+
 // Writes a checkpoint of `config` into a new temporary folder and returns its path. Weights are
 // large enough that every tensor matters: matrices ~ N(0, 0.3), biases ~ N(0, 0.1), LayerNorm gains
 // ~ 1 + N(0, 0.1).

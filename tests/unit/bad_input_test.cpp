@@ -37,14 +37,7 @@ protected:
     }
     // A small valid checkpoint (n_embd 40, 2 layers, vocab 300) to break in one way.
     std::string checkpoint() {
-        ModelConfig c;
-        c.vocabSize = 300;
-        c.contextLength = 16;
-        c.embedDim = 40;
-        c.layers = 2;
-        c.heads = 4;
-        c.innerDim = 160;
-        dirs_.push_back(testing::writeSyntheticCheckpoint(c, 3));
+        dirs_.push_back(testing::writeSyntheticCheckpoint(testing::shapeConfig(300, 16, 40, 2, 4, 160), 3));
         return dirs_.back();
     }
     static void editConfig(const std::string& dir, const std::function<void(nlohmann::json&)>& edit) {

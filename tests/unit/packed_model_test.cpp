@@ -94,13 +94,7 @@ TEST_F(PackedModelTest, Fp16PackedMatchesTheFolderWithFp16WeightsAndHuggingFace)
 // fp16 weights as row pairs (the default) or RGBA16F hold the same values: the same logits. The
 // config has an odd number of positions and vocabulary rows, so wpe's last row pair is half empty.
 TEST_F(PackedModelTest, Fp16RowPairsAndRgba16fGiveTheSameLogits) {
-    ModelConfig c;
-    c.vocabSize = 301;
-    c.contextLength = 21;
-    c.embedDim = 40;
-    c.layers = 2;
-    c.heads = 5;
-    c.innerDim = 72;
+    ModelConfig c = testing::shapeConfig(301, 21, 40, 2, 5, 72);
     c.tieWordEmbeddings = false;
     const std::string folder = testing::writeSyntheticCheckpoint(c, 11);
     const std::string file = path("odd16.gpt2");

@@ -31,24 +31,12 @@ struct SyntheticCase {
     TexelFormat weights = TexelFormat::Float32;
 };
 
-ModelConfig config(int vocab, int context, int embd, int layers, int heads, int inner, Activation activation) {
-    ModelConfig c;
-    c.vocabSize = vocab;
-    c.contextLength = context;
-    c.embedDim = embd;
-    c.layers = layers;
-    c.heads = heads;
-    c.innerDim = inner;
-    c.activation = activation;
-    return c;
-}
-
 std::vector<SyntheticCase> cases() {
-    auto a = config(500, 48, 120, 3, 5, 480, Activation::GeluTanh);
-    auto b = config(301, 20, 30, 2, 5, 50, Activation::Relu);
+    auto a = testing::shapeConfig(500, 48, 120, 3, 5, 480, Activation::GeluTanh);
+    auto b = testing::shapeConfig(301, 20, 30, 2, 5, 50, Activation::Relu);
     b.tieWordEmbeddings = false;
     b.scaleAttentionByInverseLayer = true;
-    auto c = config(97, 16, 40, 1, 8, 72, Activation::GeluErf);
+    auto c = testing::shapeConfig(97, 16, 40, 1, 8, 72, Activation::GeluErf);
     c.scaleAttentionWeights = false;
     c.layerNormEpsilon = 1e-3f;
     return {{"embd120_heads5_layers3_unfolded_rows", a, 0, 32, 0}, {"embd120_heads5_layers3_max32_chunk5", a, 32, 5},

@@ -22,11 +22,9 @@ WebGlContext::WebGlContext(const std::string& canvasSelector) {
     if (!emscripten_webgl_enable_extension(handle_, "EXT_color_buffer_float"))
         fail("this browser's WebGL2 lacks EXT_color_buffer_float (float render targets), which the engine needs; "
              "try a desktop browser");
-    // Optional: split-K matmuls blend into float targets, and profiles read GPU timers. WebGL
-    // extensions work only once enabled; where these are missing the engine does without them
-    // (GlCapabilities::floatBlend, setPassProfiling).
+    // Optional: split-K matmuls blend into float targets. WebGL extensions work only once enabled;
+    // without this one the engine does not split (GlCapabilities::floatBlend).
     emscripten_webgl_enable_extension(handle_, "EXT_float_blend");
-    emscripten_webgl_enable_extension(handle_, "EXT_disjoint_timer_query_webgl2");
 }
 
 WebGlContext::~WebGlContext() {
