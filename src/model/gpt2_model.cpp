@@ -59,6 +59,11 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
 
     // Split-K only where output rows are whole lines (Pass instances).
     auto split = [&](const Texture& out) { return out.layout().rowsAreWholeLines() ? splitTexels_ : 0; };
+    // LayerNorms of the residual stream into normed_, with the statistics' method faster on this renderer.
+    auto layerNorm = [&](const Texture& x, const std::string& prefix) {
+        return layerNormPass(programs_, *normed_, x, weights_[prefix + "weight"], weights_[prefix + "bias"], c.embedDim,
+                             c.layerNormEpsilon, !caps_.softwareRenderer);
+    };
     const Texture& wte = weights_["wte.weight"];
     head_.push_back(embeddingPass(programs_, *x_[0], *ids_, wte, weights_["wpe.weight"]));
     for (int l = 0; l < c.layers; ++l) {
@@ -84,20 +89,17 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
         // A split c_fc stores sums before the activation; the projection activates them on fetch.
         (fc.splitTexels > 0 ? mlpProj.inputActivation : fc.activation) = activationEpilogue(c.activation);
 
-        layer.passes.push_back(layerNormPass(programs_, *normed_, *x_[0], weights_[h + "ln_1.weight"],
-                                             weights_[h + "ln_1.bias"], c.embedDim, c.layerNormEpsilon));
+        layer.passes.push_back(layerNorm(*x_[0], h + "ln_1."));
         layer.passes.push_back(matmulPass(programs_, {q_.get(), layer.kCache.get(), layer.vCache.get()}, qkv));
         layer.passes.push_back(attentionScoresPass(programs_, *scores_, *q_, *layer.kCache, shape_, scale));
         layer.passes.push_back(attentionApplyPass(programs_, *attended_, *scores_, *layer.vCache, shape_));
         layer.passes.push_back(matmulPass(programs_, {x_[1].get()}, proj));
-        layer.passes.push_back(layerNormPass(programs_, *normed_, *x_[1], weights_[h + "ln_2.weight"],
-                                             weights_[h + "ln_2.bias"], c.embedDim, c.layerNormEpsilon));
+        layer.passes.push_back(layerNorm(*x_[1], h + "ln_2."));
         layer.passes.push_back(matmulPass(programs_, {hidden_.get()}, fc));
         layer.passes.push_back(matmulPass(programs_, {x_[0].get()}, mlpProj));
         layers_.push_back(std::move(layer));
     }
-    head_.push_back(layerNormPass(programs_, *normed_, *x_[0], weights_["ln_f.weight"], weights_["ln_f.bias"], c.embedDim,
-                                  c.layerNormEpsilon));
+    head_.push_back(layerNorm(*x_[0], "ln_f."));
     MatmulSpec lmHead{normed_.get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"]};
     lmHead.transposedWeight = true;
     lmHead.splitTexels = split(*logits_);

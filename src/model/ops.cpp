@@ -12,8 +12,9 @@ Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, con
 }
 
 Pass layerNormPass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
-                   int cols, float eps) {
-    Pass pass(programs, "layer_norm.frag", "", {&out}, {{"u_x", &x}, {"u_gamma", &gamma}, {"u_beta", &beta}});
+                   int cols, float eps, bool onePassMoments) {
+    Pass pass(programs, "layer_norm.frag", onePassMoments ? "#define ONE_PASS_MOMENTS 1\n" : "", {&out},
+              {{"u_x", &x}, {"u_gamma", &gamma}, {"u_beta", &beta}});
     pass.set("u_cols", cols).set("u_eps", eps).set("u_in_row_offset", 0);
     return pass;
 }

@@ -12,9 +12,10 @@ namespace gpt2 {
 Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe);
 
 // LayerNorm over the first `cols` columns: out row r = LN(x row r + u_in_row_offset) * gamma + beta
-// (the offset is set per run, with setInputRowOffset).
+// (the offset is set per run, with setInputRowOffset). `onePassMoments`: the row statistics in one
+// pass with merged group moments (faster on GPUs) instead of two (faster on software renderers).
 Pass layerNormPass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
-                   int cols, float eps);
+                   int cols, float eps, bool onePassMoments);
 
 // Output row r of a layerNormPass or matmulPass reads input row r + offset.
 void setInputRowOffset(Pass& pass, int offset);

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the native GL test suites on the GPU machine, from the repository root, with .gl/ and the test
+# binaries carried (tests/bench/gpu/README.md): the engine's GPU paths (split-K, fp16 row pairs,
+# one-pass LayerNorm moments) checked against the CPU reference and Hugging Face on a real GPU.
+# The binaries find fixtures through the source folder compiled into them (SOURCE_DIR, by default
+# this workplace's /work/main), which is linked to this tree when it is missing there.
+set -u
+SOURCE_DIR=${SOURCE_DIR:-/work/main}
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+VENDOR=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f "$VENDOR" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$VENDOR
+[ -e "$SOURCE_DIR" ] || { mkdir -p "$(dirname "$SOURCE_DIR")" && ln -s "$PWD" "$SOURCE_DIR"; }
+OUT=${OUT:-/tmp}
+status=0
+build/native/tests/gl_op_tests >"$OUT/gl-op-tests.txt" 2>&1 || status=1
+# GlResources exhausts GPU memory on purpose: on a 141 GB GPU that takes minutes, not a moment.
+build/native/tests/model_tests --gtest_filter=-GlResources* >"$OUT/model-tests.txt" 2>&1 || status=1
+grep -hE "^\[  (PASSED|FAILED) |Failure" "$OUT/gl-op-tests.txt" "$OUT/model-tests.txt"
+exit $status
