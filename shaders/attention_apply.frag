@@ -3,7 +3,6 @@
 #include "attention.glsl"
 // Inputs (declared by the pass): u_scores; u_v, the layer's V cache.
 
-
 out vec4 o_value;
 
 // Keys 4t .. 4t + 3: their weights exp(score - m), zero past the query (and past the row: t is

@@ -4,7 +4,6 @@
 #include "attention.glsl"
 // Input (declared by the pass): u_scores.
 
-
 out vec4 o_probs;
 
 void main() {

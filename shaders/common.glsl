@@ -41,12 +41,13 @@ ivec3 texelAddress(ivec4 L, int row, int texel) {
 
 vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) { return texelFetch(t, texelAddress(L, row, texel), 0); }
 
-// fp16 row pairs (TexelFormat::HalfPairs): texel (p, t) holds texel t of rows 2p and 2p + 1, and L
-// is the layout of the pairs.
+// fp16 row pairs (TexelFormat::HalfPairs): texel (p, t) holds texel t of rows 2p and 2p + 1 (.xy
+// and .zw, two halves per channel), and L is the layout of the pairs.
+vec4 halves(uvec2 h) { return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)); }
+
 vec4 fetch(highp usampler2DArray t, ivec4 L, int row, int texel) {
     uvec4 u = texelFetch(t, texelAddress(L, row >> 1, texel), 0);
-    uvec2 h = (row & 1) == 0 ? u.xy : u.zw;
-    return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y));
+    return halves((row & 1) == 0 ? u.xy : u.zw);
 }
 
 // Rows 4q .. 4q + 3 at one texel, as the columns of a matrix: M * a sums the rows weighted by a, and
@@ -59,6 +60,5 @@ mat4 fetchFourRows(highp sampler2DArray t, ivec4 L, int q, int texel) {
 mat4 fetchFourRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
     uvec4 a = texelFetch(t, texelAddress(L, 2 * q, texel), 0);
     uvec4 b = texelFetch(t, texelAddress(L, 2 * q + 1, texel), 0);
-    return mat4(vec4(unpackHalf2x16(a.x), unpackHalf2x16(a.y)), vec4(unpackHalf2x16(a.z), unpackHalf2x16(a.w)),
-                vec4(unpackHalf2x16(b.x), unpackHalf2x16(b.y)), vec4(unpackHalf2x16(b.z), unpackHalf2x16(b.w)));
+    return mat4(halves(a.xy), halves(a.zw), halves(b.xy), halves(b.zw));
 }

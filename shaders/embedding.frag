@@ -2,7 +2,6 @@
 #include "common.glsl"
 // Inputs (declared by the pass): u_ids, one row per position with the token id in .x; u_wte; u_wpe.
 
-
 out vec4 o_value;
 
 void main() {

@@ -11,6 +11,9 @@ uniform int u_in_row_offset;
 
 out vec4 o_normed;
 
+// 1 for the real columns of texel i, 0 for padding columns and texels past the row.
+vec4 realColumns(int i) { return vec4(lessThan(ivec4(4 * i) + ivec4(0, 1, 2, 3), ivec4(u_cols))); }
+
 // Every fragment of a row reads the whole row for its statistics, 32 texels per loop iteration so
 // that their fetches are in flight together. Two ways to get them, both without the cancellation of
 // E[x^2] - E[x]^2, each the faster one where it runs (docs/benchmarks.md):
@@ -31,7 +34,7 @@ void addGroup(int row, int i, inout Moments m) {
     vec4 sum = vec4(0.0);
     float count = 0.0;
     for (int j = 0; j < 8; ++j) {
-        inside[j] = vec4(lessThan(ivec4(4 * (i + j)) + ivec4(0, 1, 2, 3), ivec4(u_cols)));
+        inside[j] = realColumns(i + j);
         v[j] = fetch(u_x, u_x_layout, row, min(i + j, u_x_layout.x - 1)) * inside[j];
         sum += v[j];
         count += dot(inside[j], vec4(1.0));
@@ -67,8 +70,7 @@ void rowStatistics(int row, out float mean, out float variance) {
 
 // Texel i of the row minus `mean`, padding columns zeroed; squared if `square`.
 vec4 term(int row, int i, float mean, bool square) {
-    vec4 inside = vec4(lessThan(ivec4(4 * i) + ivec4(0, 1, 2, 3), ivec4(u_cols)));
-    vec4 d = (fetch(u_x, u_x_layout, row, i) - mean) * inside;
+    vec4 d = (fetch(u_x, u_x_layout, row, i) - mean) * realColumns(i);
     return square ? d * d : d;
 }
 

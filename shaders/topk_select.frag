@@ -4,7 +4,6 @@
 #include "topk.glsl"
 // Input (declared by the pass): u_blocks.
 
-
 out vec4 o_candidate;
 
 void main() {

@@ -23,8 +23,8 @@ struct BenchmarkResult {
     long long gpuBytes = 0;             // texture memory of the model
     std::string renderer;
     // With profiling: ms per decode token of each pass ("shader -> output"), from a second run, and
-    // how they were measured (passProfileSource): GPU timer queries where the context has them,
-    // else wall time with each pass waiting for its result (then their sum exceeds a plain step).
+    // how they were measured: "gpu timer queries" on hardware GPUs in native builds, else "wall
+    // clock, each pass waiting for its result" (then their sum exceeds a plain step).
     std::map<std::string, double> profileMsPerToken;
     std::string profileSource;
 };

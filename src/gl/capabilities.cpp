@@ -51,6 +51,7 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
 #endif
     for (const char* software : {"SwiftShader", "llvmpipe", "softpipe", "Software Rasterizer"})
         if (caps.renderer.find(software) != std::string::npos) caps.softwareRenderer = true;
+    caps.slowHalfUnpacking = caps.renderer.find("llvmpipe") != std::string::npos;
     if (!hasGlExtension("EXT_color_buffer_float"))
         fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
              "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");

@@ -19,7 +19,6 @@ namespace gpt2 {
 namespace {
 long long g_draws = 0;
 PassProfiling g_profiling = PassProfiling::Off;
-bool g_timed = false;  // the last profile used GPU timers
 struct PendingTiming {
     std::string key;
     GlObject query;
@@ -44,7 +43,6 @@ void setPassProfiling(PassProfiling mode) {
         GLint disjoint = 0;
         glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading it clears it
     }
-    if (mode != PassProfiling::Off) g_timed = mode == PassProfiling::GpuTimers;
     g_profiling = mode;
 }
 
@@ -65,10 +63,6 @@ std::map<std::string, double> takePassProfile() {
         }
     }
     return std::exchange(g_profile, {});
-}
-
-const char* passProfileSource() {
-    return g_timed ? "gpu timer queries" : "wall clock, each pass waiting for its result";
 }
 
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
@@ -96,6 +90,9 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
     }
     program_ = &programs.get(shader, defines);
+    outLayoutLocation_ = program_->uniform("u_out_layout");
+    rowsLocation_ = program_->uniform("u_rows");
+    pageLocation_ = program_->uniform("u_out_page");
     for (const auto& [name, texture] : inputs)
         if (const int unit = program_->samplerUnit(name); unit != -1) inputs_.push_back({unit, texture});
 }
@@ -166,9 +163,8 @@ void Pass::run(int rowBegin, int rowEnd) {
         }
     }
     const glm::ivec4 layout = out.uniform();
-    program.setIvec4(program.uniform("u_out_layout"), layout.x, layout.y, layout.z, layout.w);
-    program.setIvec2(program.uniform("u_rows"), rowBegin, rowEnd);
-    const GLint pageLocation = program.uniform("u_out_page");
+    program.setIvec4(outLayoutLocation_, layout.x, layout.y, layout.z, layout.w);
+    program.setIvec2(rowsLocation_, rowBegin, rowEnd);
 
     // The physical lines that hold the requested rows; fragments outside them are never run, and
     // the shader discards the few on those lines that belong to other rows.
@@ -182,7 +178,7 @@ void Pass::run(int rowBegin, int rowEnd) {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer(page).id());
         glViewport(0, 0, out.width, out.height);
         glScissor(0, y0, out.width, y1 - y0 + 1);
-        program.setInt(pageLocation, page);
+        program.setInt(pageLocation_, page);
         if (instances_ == 1) {
             glDrawArrays(GL_TRIANGLES, 0, 3);
         } else {

@@ -31,8 +31,6 @@ void setPassProfiling(PassProfiling mode);
 // Milliseconds per entry so far; clears them. Throws if the GPU timers were disjoint (a clock
 // change or reset made them meaningless).
 std::map<std::string, double> takePassProfile();
-// How the last profile was measured: "gpu timer queries" or "wall clock, each pass waiting for its result".
-const char* passProfileSource();
 
 // (sampler uniform name, texture) for each input of a pass.
 using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
@@ -67,6 +65,7 @@ private:
     const Framebuffer& framebuffer(int page);
 
     Program* program_;
+    GLint outLayoutLocation_, rowsLocation_, pageLocation_;  // of common.glsl's uniforms, set every run
     int instances_;
     std::vector<Texture*> outputs_;
     std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)

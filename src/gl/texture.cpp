@@ -49,55 +49,56 @@ void Texture::writeTexels(std::int64_t begin, std::int64_t count, const void* da
     checkGlError(("uploading texture " + name_).c_str());
 }
 
-void Texture::writeHalfRows(int row0, int rowCount, const std::uint16_t* halves) {
-    const int texels = layout_.texelsPerRow;
-    if (format_ == TexelFormat::Float16) return writeTexels(std::int64_t(row0) * texels, std::int64_t(rowCount) * texels, halves);
-    if (row0 % 2 != 0 || (rowCount % 2 != 0 && row0 + rowCount != rows() - 1))
+template <typename HalfAt>
+void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
+    const int texels = layout_.texelsPerRow, paddedCols = texels * 4;
+    const bool pairs = format_ == TexelFormat::HalfPairs;
+    if (pairs && (row0 % 2 != 0 || (rowCount % 2 != 0 && row0 + rowCount != rows() - 1)))
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") do not cover whole row pairs");
-    // Texel t of row 2p goes to the first half of pair texel (p, t), of row 2p + 1 to the second.
-    const int pairs = (rowCount + 1) / 2;
-    std::vector<std::uint16_t> paired(std::size_t(pairs) * texels * 8, 0);
+    // Row pairs: texel t of row 2p goes to the first half of pair texel (p, t), of row 2p + 1 to the
+    // second; a last odd row leaves its pair's second half 0.
+    const int lines = pairs ? (rowCount + 1) / 2 : rowCount;
+    std::vector<std::uint16_t> out(std::size_t(lines) * texels * (pairs ? 8 : 4), 0);
     for (int r = 0; r < rowCount; ++r)
-        for (int t = 0; t < texels; ++t)
-            std::copy_n(halves + (std::int64_t(r) * texels + t) * 4, 4,
-                        paired.begin() + ((std::int64_t(r / 2) * texels + t) * 8 + (r % 2) * 4));
-    writeTexels(std::int64_t(row0 / 2) * texels, std::int64_t(pairs) * texels, paired.data());
+        for (int c = 0; c < paddedCols; ++c) {
+            const std::size_t at = pairs ? (std::size_t(r / 2) * texels + c / 4) * 8 + (r % 2) * 4 + c % 4
+                                         : std::size_t(r) * paddedCols + c;
+            out[at] = halfAt(r, c);
+        }
+    writeTexels(std::int64_t(pairs ? row0 / 2 : row0) * texels, std::int64_t(lines) * texels, out.data());
 }
 
 void Texture::uploadRows(int row0, int rowCount, const float* values) {
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > rows())
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") outside its ", rows(), " rows");
     const int cols = layout_.cols, paddedCols = layout_.texelsPerRow * 4;
-    const std::int64_t count = std::int64_t(rowCount) * layout_.texelsPerRow;
-    if (format_ == TexelFormat::Float32) {
-        std::vector<float> packed(std::size_t(count) * 4, 0.0f);
-        for (int r = 0; r < rowCount; ++r)
-            std::copy(values + std::int64_t(r) * cols, values + std::int64_t(r + 1) * cols, packed.begin() + std::int64_t(r) * paddedCols);
-        writeTexels(std::int64_t(row0) * layout_.texelsPerRow, count, packed.data());
-    } else {
-        std::vector<std::uint16_t> packed(std::size_t(count) * 4, 0);
-        for (int r = 0; r < rowCount; ++r)
-            for (int c = 0; c < cols; ++c) packed[std::size_t(r) * paddedCols + c] = floatToHalf(values[std::int64_t(r) * cols + c]);
-        writeHalfRows(row0, rowCount, packed.data());
-    }
+    if (format_ != TexelFormat::Float32)
+        return writeHalfRows(row0, rowCount, [&](int r, int c) {
+            return c < cols ? floatToHalf(values[std::int64_t(r) * cols + c]) : std::uint16_t(0);
+        });
+    std::vector<float> packed(std::size_t(rowCount) * paddedCols, 0.0f);
+    for (int r = 0; r < rowCount; ++r)
+        std::copy(values + std::int64_t(r) * cols, values + std::int64_t(r + 1) * cols, packed.begin() + std::int64_t(r) * paddedCols);
+    writeTexels(std::int64_t(row0) * layout_.texelsPerRow, std::int64_t(rowCount) * layout_.texelsPerRow, packed.data());
 }
 
 void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
     if (rowCount != rows() && !(format_ == TexelFormat::HalfPairs && rowCount == rows() - 1))
         fail("texture ", name_, ": a texel stream of ", rowCount, " rows for a matrix of ", rows());
-    const std::int64_t n = std::int64_t(rowCount) * layout_.texelsPerRow * 4;
-    if (format_ == TexelFormat::Float32) {
-        if (!half) return writeTexels(0, n / 4, values);
-        std::vector<float> wide(std::size_t(n), 0.0f);
-        const auto* in = static_cast<const std::uint16_t*>(values);
-        for (std::int64_t i = 0; i < n; ++i) wide[std::size_t(i)] = halfToFloat(in[i]);
-        return writeTexels(0, n / 4, wide.data());
+    const int paddedCols = layout_.texelsPerRow * 4;
+    const std::int64_t n = std::int64_t(rowCount) * paddedCols;
+    const bool textureHalf = format_ != TexelFormat::Float32;
+    // Streams already in the texture's texel format go up as they are.
+    if (half == textureHalf && format_ != TexelFormat::HalfPairs) return writeTexels(0, n / 4, values);
+    if (textureHalf) {
+        auto at = [&](int r, int c) { return std::int64_t(r) * paddedCols + c; };
+        if (half) return writeHalfRows(0, rowCount, [&](int r, int c) { return static_cast<const std::uint16_t*>(values)[at(r, c)]; });
+        return writeHalfRows(0, rowCount, [&](int r, int c) { return floatToHalf(static_cast<const float*>(values)[at(r, c)]); });
     }
-    if (half) return writeHalfRows(0, rowCount, static_cast<const std::uint16_t*>(values));
-    std::vector<std::uint16_t> narrow(std::size_t(n), 0);
-    const auto* in = static_cast<const float*>(values);
-    for (std::int64_t i = 0; i < n; ++i) narrow[std::size_t(i)] = floatToHalf(in[i]);
-    writeHalfRows(0, rowCount, narrow.data());
+    std::vector<float> wide(static_cast<std::size_t>(n));
+    const auto* in = static_cast<const std::uint16_t*>(values);
+    for (std::int64_t i = 0; i < n; ++i) wide[std::size_t(i)] = halfToFloat(in[i]);
+    writeTexels(0, n / 4, wide.data());
 }
 
 const Framebuffer& Texture::framebuffer(int page) {

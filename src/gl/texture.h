@@ -53,8 +53,10 @@ public:
 
 private:
     void writeTexels(std::int64_t begin, std::int64_t count, const void* data);
-    // Uploads rows [row0, row0 + rowCount) given as fp16 bit patterns, texelsPerRow * 4 per row.
-    void writeHalfRows(int row0, int rowCount, const std::uint16_t* halves);
+    // Uploads rows [row0, row0 + rowCount) of a Float16 or HalfPairs texture, arranged for its format
+    // in one buffer: halfAt(r, c) is the fp16 bit pattern of column c < texelsPerRow * 4 of row r.
+    template <typename HalfAt>
+    void writeHalfRows(int row0, int rowCount, HalfAt halfAt);
 
     TensorLayout layout_;
     TexelFormat format_;

@@ -17,8 +17,8 @@ GlCapabilities capabilitiesFor(const ModelOptions& options) {
 TexelFormat weightFormat(const ModelOptions& options, const GlCapabilities& caps) {
     if (options.weights != TexelFormat::Float16) return options.weights;
     // Row pairs halve the weight fetches: an H200 decoded 124M in 3.9 instead of 4.6 ms, SwiftShader
-    // about as fast either way; llvmpipe unpacks halves slowly (245 instead of 207 ms per token).
-    const bool pairs = options.halfPairs >= 0 ? options.halfPairs != 0 : caps.renderer.find("llvmpipe") == std::string::npos;
+    // about as fast either way.
+    const bool pairs = options.halfPairs >= 0 ? options.halfPairs != 0 : !caps.slowHalfUnpacking;
     return pairs ? TexelFormat::HalfPairs : TexelFormat::Float16;
 }
 }  // namespace

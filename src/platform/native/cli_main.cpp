@@ -51,9 +51,10 @@ ModelOptions modelOptions(const CliArgs& args) {
         fail("--weights must be fp32 or fp16, got \"", weights, "\"");
     options.maxTextureSize = args.integer("--max-texture-size", 0);
     options.splitTexels = args.integer("--split-texels", -1);
-    if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true) ? 1 : 0;
+    if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
     options.activationLineWidth = args.integer("--line-width", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
+    if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
     return options;
 }
