@@ -46,6 +46,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     x_[1] = activation(positions, c.embedDim, "residual B");
     // LayerNorm outputs are read by the next matmul of the same chunk only: rows relative to the chunk.
     normed_ = activation(prefillChunk_, c.embedDim, "layernorm output");
+    moments_ = activation(prefillChunk_, 4, "layernorm moments");
     q_ = activation(positions, headsCols, "queries");
     scores_ = activation(prefillChunk_ * c.heads, positions, "attention scores");
     attended_ = activation(positions, headsCols, "attention output");
@@ -59,18 +60,20 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
 
     // Split-K only where output rows are whole lines (Pass instances).
     auto split = [&](const Texture& out) { return out.layout().rowsAreWholeLines() ? splitTexels_ : 0; };
-    // LayerNorms of the residual stream into normed_, with the statistics' method faster on this renderer.
+    // LayerNorms of the residual stream into normed_; their row moments in a pass of their own where
+    // matmuls split (GPUs).
     auto layerNorm = [&](const Texture& x, const std::string& prefix) {
-        return layerNormPass(programs_, *normed_, x, weights_[prefix + "weight"], weights_[prefix + "bias"], c.embedDim,
-                             c.layerNormEpsilon, !caps_.softwareRenderer);
+        return LayerNormOp(programs_, *normed_, x, weights_[prefix + "weight"], weights_[prefix + "bias"], c.embedDim,
+                           c.layerNormEpsilon, moments_.get(), split(*moments_));
     };
     const Texture& wte = weights_["wte.weight"];
     head_.push_back(embeddingPass(programs_, *x_[0], *ids_, wte, weights_["wpe.weight"]));
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        Layer layer;
-        layer.kCache = activation(positions, headsCols, (h + "k cache").c_str());
-        layer.vCache = activation(positions, headsCols, (h + "v cache").c_str());
+        Layer layer{layerNorm(*x_[0], h + "ln_1."), layerNorm(*x_[1], h + "ln_2."),
+                    activation(positions, headsCols, (h + "k cache").c_str()),
+                    activation(positions, headsCols, (h + "v cache").c_str()),
+                    {}};
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
 
@@ -89,17 +92,15 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
         // A split c_fc stores sums before the activation; the projection activates them on fetch.
         (fc.splitTexels > 0 ? mlpProj.inputActivation : fc.activation) = activationEpilogue(c.activation);
 
-        layer.passes.push_back(layerNorm(*x_[0], h + "ln_1."));
         layer.passes.push_back(matmulPass(programs_, {q_.get(), layer.kCache.get(), layer.vCache.get()}, qkv));
         layer.passes.push_back(attentionScoresPass(programs_, *scores_, *q_, *layer.kCache, shape_, scale));
         layer.passes.push_back(attentionApplyPass(programs_, *attended_, *scores_, *layer.vCache, shape_));
         layer.passes.push_back(matmulPass(programs_, {x_[1].get()}, proj));
-        layer.passes.push_back(layerNorm(*x_[1], h + "ln_2."));
         layer.passes.push_back(matmulPass(programs_, {hidden_.get()}, fc));
         layer.passes.push_back(matmulPass(programs_, {x_[0].get()}, mlpProj));
         layers_.push_back(std::move(layer));
     }
-    head_.push_back(layerNorm(*x_[0], "ln_f."));
+    finalNorm_.emplace(layerNorm(*x_[0], "ln_f."));
     MatmulSpec lmHead{normed_.get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"]};
     lmHead.transposedWeight = true;
     lmHead.splitTexels = split(*logits_);
@@ -135,26 +136,25 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
 // LN1, Q/K/V (filling the cache rows) and the scores of queries [pos0, pos0 + count).
 void Gpt2Model::runScores(Layer& layer, int pos0, int count) {
     auto& p = layer.passes;
-    runNormalized(p[0], p[1], pos0, count);
-    setAttentionPosition(p[2], pos0);
-    p[2].run(0, count * config_.heads);
+    runNormalized(layer.ln1, p[kQkv], pos0, count);
+    setAttentionPosition(p[kScores], pos0);
+    p[kScores].run(0, count * config_.heads);
 }
 
 void Gpt2Model::runLayer(Layer& layer, int pos0, int count) {
     const int end = pos0 + count;
     auto& p = layer.passes;
     runScores(layer, pos0, count);
-    setAttentionPosition(p[3], pos0);
-    p[3].run(pos0, end);
-    p[4].run(pos0, end);
-    runNormalized(p[5], p[6], pos0, count);
-    p[7].run(pos0, end);
+    setAttentionPosition(p[kApply], pos0);
+    p[kApply].run(pos0, end);
+    p[kProj].run(pos0, end);
+    runNormalized(layer.ln2, p[kFc], pos0, count);
+    p[kMlpProj].run(pos0, end);
 }
 
 // A LayerNorm of rows [pos0, pos0 + count) into the chunk's rows, then the matmul that reads them.
-void Gpt2Model::runNormalized(Pass& layerNorm, Pass& matmul, int pos0, int count) {
-    setInputRowOffset(layerNorm, pos0);
-    layerNorm.run(0, count);
+void Gpt2Model::runNormalized(LayerNormOp& layerNorm, Pass& matmul, int pos0, int count) {
+    layerNorm.run(0, count, pos0);
     setInputRowOffset(matmul, -pos0);
     matmul.run(pos0, pos0 + count);
 }
@@ -175,8 +175,7 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
         for (Layer& layer : layers_) runLayer(layer, start, n);
     }
     // Only the last position's logits are needed: the final LayerNorm and lm_head run for one row.
-    setInputRowOffset(head_[kFinalNorm], end - 1);
-    head_[kFinalNorm].run(0, 1);
+    finalNorm_->run(0, 1, end - 1);
     head_[kLmHead].run(0, 1);
     lastPosition_ = end - 1;
 }
@@ -233,7 +232,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
 
 std::int64_t Gpt2Model::gpuBytes() const {
     std::int64_t total = weights_.bytes();
-    for (const auto* t : {&ids_, &x_[0], &x_[1], &normed_, &q_, &scores_, &attended_, &hidden_, &logits_, &topkBlocks_, &candidates_})
+    for (const auto* t : {&ids_, &x_[0], &x_[1], &normed_, &moments_, &q_, &scores_, &attended_, &hidden_, &logits_, &topkBlocks_, &candidates_})
         total += (*t)->bytes();
     for (const Layer& layer : layers_) total += layer.kCache->bytes() + layer.vCache->bytes();
     return total;

@@ -14,6 +14,7 @@
 //     x      = x' + h @ Wproj + bproj                              [T, C]
 //   logits = LN_f(x[last]) @ wte^T                                 [1, V]
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gl/capabilities.h"
@@ -73,12 +74,10 @@ public:
     // Recomputes layers 0..layer; the cache rows it rewrites get the same values.
     std::vector<float> attention(const std::vector<int>& ids, int layer);
 
-    int passesPerLayer() const { return kPassesPerLayer; }
     // Bytes of every texture this model owns (weights, KV cache, activations).
     std::int64_t gpuBytes() const;
 
 private:
-    static constexpr int kPassesPerLayer = 8;
     // The most texels per line of an activation texture (TensorLayout::make): a decode row of a
     // 768-wide model then covers 32 x 6 fragments instead of one 192-texel line. Rasterisers shade
     // 2 x 2 quads, so a one-line draw runs half its lanes as helpers: folded rows halved
@@ -87,13 +86,15 @@ private:
     // Input texels per split-K instance on GPUs (ModelOptions::splitTexels).
     static constexpr int kGpuSplitTexels = 8;
     struct Layer {
+        LayerNormOp ln1, ln2;
         std::unique_ptr<Texture> kCache, vCache;
-        std::vector<Pass> passes;  // ln1, qkv, scores, apply, proj, ln2, fc, mlp proj
+        std::vector<Pass> passes;  // indexed by LayerPass
     };
+    enum LayerPass { kQkv, kScores, kApply, kProj, kFc, kMlpProj };
     void checkPositions(std::size_t count, int pos0);
     void runLayer(Layer& layer, int pos0, int count);
     void runScores(Layer& layer, int pos0, int count);
-    void runNormalized(Pass& layerNorm, Pass& matmul, int pos0, int count);
+    void runNormalized(LayerNormOp& layerNorm, Pass& matmul, int pos0, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
     // Texels per line for an activation of `texels` per row: kActivationLineWidth or the largest
     // power of two below it that divides the row (whole lines per row, which split-K needs), at
@@ -106,10 +107,11 @@ private:
     ProgramCache programs_;
     ModelWeights weights_;
     AttentionShape shape_;
-    std::unique_ptr<Texture> ids_, x_[2], normed_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
+    std::unique_ptr<Texture> ids_, x_[2], normed_, moments_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
     std::vector<Layer> layers_;
-    enum HeadPass { kEmbedding, kFinalNorm, kLmHead, kTopkBlock, kTopkSelect };
-    std::vector<Pass> head_;  // the passes outside the layers, indexed by HeadPass
+    std::optional<LayerNormOp> finalNorm_;
+    enum HeadPass { kEmbedding, kLmHead, kTopkBlock, kTopkSelect };
+    std::vector<Pass> head_;  // the other passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;
     int forcedLineWidth_;  // ModelOptions::activationLineWidth

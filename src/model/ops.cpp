@@ -11,15 +11,50 @@ Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, con
     return Pass(programs, "embedding.frag", "", {&out}, {{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}});
 }
 
-Pass layerNormPass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
-                   int cols, float eps, bool onePassMoments) {
-    Pass pass(programs, "layer_norm.frag", onePassMoments ? "#define ONE_PASS_MOMENTS 1\n" : "", {&out},
-              {{"u_x", &x}, {"u_gamma", &gamma}, {"u_beta", &beta}});
-    pass.set("u_cols", cols).set("u_eps", eps).set("u_in_row_offset", 0);
+void setInputRowOffset(Pass& pass, int offset) { pass.set("u_in_row_offset", offset); }
+
+namespace {
+std::optional<Pass> momentsPass(ProgramCache& programs, Texture* moments, const Texture& x, int cols, int splitTexels) {
+    if (!moments || splitTexels <= 0) return std::nullopt;
+    if (moments->layout().texelsPerRow != 1)
+        fail("layer norm: the moments texture ", moments->name(), " must hold one texel per row");
+    const int inTexels = x.layout().texelsPerRow;
+    const int texels = splitInstanceTexels(inTexels, splitTexels);
+    Pass pass(programs, "layer_norm_moments.frag", "#define SPLIT_TEXELS " + std::to_string(texels) + "\n", {moments},
+              {{"u_x", &x}}, inTexels / texels);
+    pass.set("u_cols", cols).set("u_in_row_offset", 0);
     return pass;
 }
 
-void setInputRowOffset(Pass& pass, int offset) { pass.set("u_in_row_offset", offset); }
+Pass normalizePass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
+                   int cols, float eps, const Texture* moments) {
+    PassInputs inputs{{"u_x", &x}, {"u_gamma", &gamma}, {"u_beta", &beta}};
+    if (moments) inputs.push_back({"u_moments", moments});
+    Pass pass(programs, "layer_norm.frag", moments ? "#define ROW_MOMENTS 1\n" : "", {&out}, inputs);
+    pass.set("u_cols", cols).set("u_eps", eps).set("u_in_row_offset", 0);
+    return pass;
+}
+}  // namespace
+
+LayerNormOp::LayerNormOp(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma,
+                         const Texture& beta, int cols, float eps, Texture* moments, int splitTexels)
+    : moments_(momentsPass(programs, moments, x, cols, splitTexels)),
+      normalize_(normalizePass(programs, out, x, gamma, beta, cols, eps, moments_ ? moments : nullptr)) {}
+
+void LayerNormOp::run(int rowBegin, int rowEnd, int inputRowOffset) {
+    if (moments_) {
+        setInputRowOffset(*moments_, inputRowOffset);
+        moments_->run(rowBegin, rowEnd);
+    }
+    setInputRowOffset(normalize_, inputRowOffset);
+    normalize_.run(rowBegin, rowEnd);
+}
+
+int splitInstanceTexels(int texels, int splitTexels) {
+    int n = std::min(splitTexels, texels);
+    while (texels % n != 0) --n;
+    return n;
+}
 
 Epilogue activationEpilogue(Activation activation) {
     switch (activation) {
@@ -47,10 +82,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
         if (spec.activation != Epilogue::None)
             fail("matmul into ", outputs[0]->name(), ": a split-K matmul cannot apply an activation to its sums; "
                  "apply it as the consumer's inputActivation");
-        // The largest divisor of the input texels up to splitTexels: every instance runs the same
-        // constant number of iterations.
-        int texels = std::min(spec.splitTexels, inTexels);
-        while (inTexels % texels != 0) --texels;
+        const int texels = splitInstanceTexels(inTexels, spec.splitTexels);
         instances = inTexels / texels;
         defines += "#define SPLIT_TEXELS " + std::to_string(texels) + "\n";
     }

@@ -1,6 +1,7 @@
 #pragma once
 // The transformer ops as small pass declarations (shader + defines + inputs). The model chains them;
 // the op tests run each one alone against the CPU reference.
+#include <optional>
 #include <vector>
 
 #include "format/model_config.h"
@@ -11,14 +12,26 @@ namespace gpt2 {
 // x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x.
 Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe);
 
-// LayerNorm over the first `cols` columns: out row r = LN(x row r + u_in_row_offset) * gamma + beta
-// (the offset is set per run, with setInputRowOffset). `onePassMoments`: the row statistics in one
-// pass with merged group moments (faster on GPUs) instead of two (faster on software renderers).
-Pass layerNormPass(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
-                   int cols, float eps, bool onePassMoments);
-
-// Output row r of a layerNormPass or matmulPass reads input row r + offset.
+// Output row r of a matmulPass reads input row r + offset.
 void setInputRowOffset(Pass& pass, int offset);
+
+// LayerNorm over the first `cols` columns: out row r = LN(x row r + inputRowOffset) * gamma + beta.
+// With `moments` (one texel per output row, rows of whole lines, float blending) and splitTexels > 0,
+// two passes: each row's moments summed once in blended instances of splitTexels input texels
+// (shaders/layer_norm_moments.frag), then the normalisation (GPUs: 5.5 + 5.5 us a LayerNorm on an
+// H200 where one pass took 17-18). Otherwise one pass whose fragments each compute their row's statistics
+// (software renderers, where the fetches are cheap and every pass costs a full sweep of the CPU).
+class LayerNormOp {
+public:
+    LayerNormOp(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
+                int cols, float eps, Texture* moments = nullptr, int splitTexels = 0);
+    // Output rows [rowBegin, rowEnd), from input rows [rowBegin, rowEnd) + inputRowOffset.
+    void run(int rowBegin, int rowEnd, int inputRowOffset);
+
+private:
+    std::optional<Pass> moments_;
+    Pass normalize_;
+};
 
 enum class Epilogue { None, GeluTanh, GeluErf, Relu };
 Epilogue activationEpilogue(Activation activation);
@@ -32,10 +45,14 @@ struct MatmulSpec {
     Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
     int inRowOffset = 0;                    // output row r reads x row r + inRowOffset (setInputRowOffset)
-    // > 0: split-K, one blended instance per this many input texels (or the largest divisor of the
-    // input texels below it; Pass instances); 0: one loop.
+    // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
+    // texels (Pass instances); 0: one loop.
     int splitTexels = 0;
 };
+
+// The input texels per split-K instance: the largest divisor of `texels` up to `splitTexels`, so that
+// every instance runs the same constant number of iterations (which the compiler unrolls).
+int splitInstanceTexels(int texels, int splitTexels);
 
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
 // [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.

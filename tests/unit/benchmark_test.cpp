@@ -2,6 +2,9 @@
 // decode step, and a per-pass profile whose entries cover every pass of the step.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "engine/benchmark.h"
 #include "gl/pass.h"
 #include "support/gl_test_environment.h"
@@ -10,34 +13,46 @@
 namespace gpt2 {
 namespace {
 
+// Split-K 0 (software renderers' default) and 8 (GPUs'): with split matmuls each LayerNorm is two
+// passes, its row moments and the normalisation.
 TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
     testing::ensureGlContext();
-    Engine engine(testing::tinyModelDir(), ModelOptions{});
-    const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
-    const int layers = engine.config().layers;
-    // 8 passes per layer, embedding, final LayerNorm, lm_head, and 2 top-k passes for one candidate.
-    EXPECT_EQ(r.passesPerToken, 8 * layers + 3 + 2);
-    EXPECT_EQ(r.readbackBytesPerToken, 16) << "a greedy step reads back one texel";
-    EXPECT_GT(r.decodeMsPerToken, 0);
-    EXPECT_GE(r.prefillMs, 0);
-    EXPECT_EQ(r.gpuBytes, engine.model().gpuBytes());
+    for (int split : {0, 8}) {
+        ModelOptions options;
+        options.splitTexels = split;
+        Engine engine(testing::tinyModelDir(), options);
+        if (split > 0 && !engine.model().capabilities().floatBlend) continue;  // split-K needs float blending
+        const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
+        const int layers = engine.config().layers, layerNormPasses = split > 0 ? 2 : 1;
+        // Per layer 6 passes and 2 LayerNorms; then the embedding, the final LayerNorm, lm_head, and 2
+        // top-k passes for one candidate.
+        EXPECT_EQ(r.passesPerToken, layers * (6 + 2 * layerNormPasses) + 2 + layerNormPasses + 2) << "split " << split;
+        EXPECT_EQ(r.readbackBytesPerToken, 16) << "a greedy step reads back one texel";
+        EXPECT_GT(r.decodeMsPerToken, 0);
+        EXPECT_GE(r.prefillMs, 0);
+        EXPECT_EQ(r.gpuBytes, engine.model().gpuBytes());
 
-    // Every shader of a decode step has an entry; each took some time, and together no more than a
-    // generous multiple of a plain step (llvmpipe's timer queries once reported seconds per token
-    // for a 5 ms step; software renderers are timed by wall clock for that reason).
-    for (const char* pass : {"embedding.frag -> residual A", "layer_norm.frag -> layernorm output", "matmul.frag -> queries",
-                             "attention_scores.frag -> attention scores", "attention_apply.frag -> attention output",
-                             "matmul.frag -> logits", "topk_block.frag -> top-k block winners", "topk_select.frag -> top-k candidates"})
-        EXPECT_EQ(r.profileMsPerToken.count(pass), 1u) << pass;
-    double total = 0;
-    for (const auto& [pass, ms] : r.profileMsPerToken) {
-        EXPECT_GT(ms, 0) << pass;
-        total += ms;
+        // Every shader of a decode step has an entry; each took some time, and together no more than a
+        // generous multiple of a plain step (llvmpipe's timer queries once reported seconds per token
+        // for a 5 ms step; software renderers are timed by wall clock for that reason).
+        std::vector<std::string> passes = {"embedding.frag -> residual A", "layer_norm.frag -> layernorm output",
+                                           "matmul.frag -> queries", "attention_scores.frag -> attention scores",
+                                           "attention_apply.frag -> attention output", "matmul.frag -> residual B",
+                                           "matmul.frag -> mlp hidden", "matmul.frag -> residual A", "matmul.frag -> logits",
+                                           "topk_block.frag -> top-k block winners", "topk_select.frag -> top-k candidates"};
+        if (split > 0) passes.push_back("layer_norm_moments.frag -> layernorm moments");
+        for (const std::string& pass : passes) EXPECT_EQ(r.profileMsPerToken.count(pass), 1u) << pass;
+        EXPECT_EQ(r.profileMsPerToken.size(), passes.size());
+        double total = 0;
+        for (const auto& [pass, ms] : r.profileMsPerToken) {
+            EXPECT_GT(ms, 0) << pass;
+            total += ms;
+        }
+        EXPECT_LT(total, 50 * r.decodeMsPerToken);
+        const bool software = engine.model().capabilities().softwareRenderer;
+        EXPECT_EQ(r.profileSource, std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
+                                                                                   : "gpu timer queries"));
     }
-    EXPECT_LT(total, 50 * r.decodeMsPerToken);
-    const bool software = engine.model().capabilities().softwareRenderer;
-    EXPECT_EQ(r.profileSource, std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
-                                                                               : "gpu timer queries"));
 }
 
 }  // namespace

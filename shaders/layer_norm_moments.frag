@@ -1,0 +1,38 @@
+// The row moments a LayerNorm needs, once per row (GPUs; src/model/ops.h, LayerNormOp): instance s
+// of a split-K draw (Pass instances, added by blending) sums texels [s, s + 1) * SPLIT_TEXELS of row
+// r + u_in_row_offset into out[r] = (sum(x - c), sum((x - c)^2), c, 0), c being the mean of the
+// row's first SPLIT_TEXELS texels, which every instance computes alike (only instance 0 writes it,
+// so the blend leaves it as is).
+// Why shifted sums: E[x^2] - E[x]^2 cancels when the mean is far from zero next to the spread. With
+// c the mean of a group of g of the row's n values, n (c - mean)^2 <= (n / g) * n * variance, so
+// at most log2(n / g) bits cancel, however far the row is from zero or however far out one value
+// is (the row's first value alone as c lost log2(n) bits when it was an outlier). Why a pass of
+// its own: a LayerNorm whose every fragment computed its row's
+// statistics read the whole row once per output texel, 17-18 us a pass on an H200; this pass and the
+// normalisation after it take 5.5 us each (docs/benchmarks.md).
+#include "common.glsl"
+#include "layer_norm.glsl"
+// Input (declared by the pass): u_x.
+
+flat in int v_instance;
+uniform int u_in_row_offset;
+
+out vec4 o_moments;
+
+void main() {
+    int row = outputCoord().x + u_in_row_offset;
+    vec4 firstSum = vec4(0.0), firstCount = vec4(0.0);
+    for (int i = 0; i < SPLIT_TEXELS; ++i) {
+        firstSum += fetch(u_x, u_x_layout, row, i) * realColumns(i);
+        firstCount += realColumns(i);
+    }
+    float shift = dot(firstSum, vec4(1.0)) / dot(firstCount, vec4(1.0));
+    vec4 sum = vec4(0.0), squares = vec4(0.0);
+    for (int j = 0; j < SPLIT_TEXELS; ++j) {
+        int i = v_instance * SPLIT_TEXELS + j;
+        vec4 d = (fetch(u_x, u_x_layout, row, i) - shift) * realColumns(i);
+        sum += d;
+        squares += d * d;
+    }
+    o_moments = vec4(dot(sum, vec4(1.0)), dot(squares, vec4(1.0)), v_instance == 0 ? shift : 0.0, 0.0);
+}
