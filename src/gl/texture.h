@@ -15,7 +15,7 @@ namespace gpt2 {
 // texels (its layout() is that of the pairs): texel (p, t) is texel t of row 2p then of row 2p + 1,
 // four halves each, two halves per channel (unpackHalf2x16). A matmul then fetches four rows of
 // weights in two texels instead of four (shaders/common.glsl, fetchFourRows): fewer fetches for
-// the same bytes, the measured limit of fragment-shader matmuls (docs/benchmarks.md).
+// the same bytes, which were the limit of fragment-shader matmuls with RGBA16F (docs/benchmarks.md).
 enum class TexelFormat { Float32, Float16, HalfPairs };
 
 // Bytes of texture storage currently allocated by all live Textures.

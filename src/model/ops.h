@@ -19,8 +19,9 @@ void setInputRowOffset(Pass& pass, int offset);
 // With `moments` (one texel per output row, rows of whole lines, float blending) and splitTexels > 0,
 // two passes: each row's moments summed once in blended instances of splitTexels input texels
 // (shaders/layer_norm_moments.frag), then the normalisation (GPUs: 5.5 + 5.5 us a LayerNorm on an
-// H200 where one pass took 17-18). Otherwise one pass whose fragments each compute their row's statistics
-// (software renderers, where the fetches are cheap and every pass costs a full sweep of the CPU).
+// H200 where one pass took 17-18). Otherwise one pass whose fragments each compute their row's
+// statistics (software renderers, where the fetches are cheap and every pass costs a full sweep of
+// the CPU, and GPUs without float blending).
 class LayerNormOp {
 public:
     LayerNormOp(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
