@@ -13,16 +13,21 @@ NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=
   NODE_PATH=/usr/share/nodejs cmake --build build/wasm -j"$jobs" || exit 1
 
 # The native suites, then the same suites built with AddressSanitizer + UndefinedBehaviorSanitizer
-# (any report fails the test that caused it). There Mesa's shader disk cache is off: with it on,
-# LeakSanitizer's own tracer crashed at the exit of tests that had passed ("Tracer caught signal 11",
-# reading near address 0 in ScanRangeForPointers), most likely on the cache's writer thread still
-# storing new shaders: 3 of 211 tests in one CI run; here in 3 of 11 runs of the op tests on a fresh
-# cache, and in none of 10 such runs and 2 runs of the whole suite with the cache off.
+# (any report fails the test that caused it). LeakSanitizer's own tracer used to crash at the exit of
+# tests that had passed ("Tracer caught signal 11" in ScanRangeForPointers): it scanned the dynamic
+# TLS of the dlopen'ed GL driver through a garbage entry (its log: "DTLS 9 at 0xec5-0x1800001fc7"),
+# GCC 12's libsanitizer misreading this glibc's TLS vector. With Mesa's shader disk cache off it was
+# rarer (3 of 11 op-test runs on a fresh cache before, none of 10 after) but not gone: 1 of 244
+# tests on 2026-11-23, that one every time under ctest. So LeakSanitizer scans no thread-local
+# storage (use_tls=0). That can only report more: what is reachable only from TLS counts as leaked,
+# which for this code is glibc's own bookkeeping, suppressed by name in tests/lsan.supp. The cache
+# stays off too.
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPT2_SANITIZE=ON >/dev/null &&
   cmake --build build/asan -j"$jobs" || exit 1
 ctest --test-dir build/native --output-on-failure -j"$jobs" 2>&1 | tee build/ctest.log
-MESA_SHADER_CACHE_DISABLE=true ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" 2>&1 | tee build/ctest-asan.log
+MESA_SHADER_CACHE_DISABLE=true ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  LSAN_OPTIONS=use_tls=0:print_suppressions=0:suppressions="$PWD/tests/lsan.supp" \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --test-dir build/asan --output-on-failure -j"$jobs" 2>&1 | tee build/ctest-asan.log
 summary() { sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 \2/p' "$1" | tail -1; }
 read -r failed_plain total_plain <<< "$(summary build/ctest.log)"
 read -r failed_asan total_asan <<< "$(summary build/ctest-asan.log)"
