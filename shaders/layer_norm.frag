@@ -1,7 +1,7 @@
 // LayerNorm of rows of x: out[r] = (x[r + u_in_row_offset] - mean) / sqrt(var + eps) * gamma + beta,
 // in fp32, written out so that the matmuls after it fetch one normalised texel instead of x, gamma
 // and beta. The row statistics come from one of (src/model/ops.h, LayerNormOp):
-//   ROW_MOMENTS  u_moments, row r's shifted sums from layer_norm_moments.frag (GPUs);
+//   ROW_MOMENTS  u_moments, the shifted sums of x's rows from layer_norm_moments.frag (GPUs);
 //   otherwise    each fragment computes its row's statistics itself (software renderers).
 #include "common.glsl"
 #include "layer_norm.glsl"
@@ -13,12 +13,7 @@ uniform int u_in_row_offset;
 out vec4 o_normed;
 
 #ifdef ROW_MOMENTS
-void rowStatistics(int outRow, out float mean, out float variance) {
-    vec4 m = fetch(u_moments, u_moments_layout, outRow, 0);
-    float shiftedMean = m.x / float(u_cols);
-    mean = m.z + shiftedMean;
-    variance = max(m.y / float(u_cols) - shiftedMean * shiftedMean, 0.0);
-}
+vec2 rowNormalization(int row) { return rowNormalization(fetch(u_moments, u_moments_layout, row, 0), u_eps); }
 #else
 // Software renderers: the fragment reads the whole row twice, once for the mean and once for the
 // squared deviations, 32 texels per loop iteration. Simple arithmetic is what pays on a CPU:
@@ -51,20 +46,16 @@ vec4 rowSum(int row, float mean, bool square) {
     return sum;
 }
 
-void rowStatistics(int outRow, out float mean, out float variance) {
-    int row = outRow + u_in_row_offset;
-    mean = dot(rowSum(row, 0.0, false), vec4(1.0)) / float(u_cols);
-    variance = dot(rowSum(row, mean, true), vec4(1.0)) / float(u_cols);
+vec2 rowNormalization(int row) {
+    float mean = dot(rowSum(row, 0.0, false), vec4(1.0)) / float(u_cols);
+    float variance = dot(rowSum(row, mean, true), vec4(1.0)) / float(u_cols);
+    return vec2(mean, inversesqrt(variance + u_eps));
 }
 #endif
 
 void main() {
     ivec2 c = outputCoord();
     int row = c.x + u_in_row_offset;
-    float mean, variance;
-    rowStatistics(c.x, mean, variance);
-    float rstd = inversesqrt(variance + u_eps);
-    // Padding columns have gamma = beta = 0, so they stay 0.
-    o_normed = (fetch(u_x, u_x_layout, row, c.y) - mean) * rstd * fetch(u_gamma, u_gamma_layout, 0, c.y) +
-               fetch(u_beta, u_beta_layout, 0, c.y);
+    o_normed = normalizedTexel(fetch(u_x, u_x_layout, row, c.y), rowNormalization(row),
+                               fetch(u_gamma, u_gamma_layout, 0, c.y), fetch(u_beta, u_beta_layout, 0, c.y));
 }

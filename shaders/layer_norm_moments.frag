@@ -1,6 +1,6 @@
 // The row moments a LayerNorm needs, once per row (GPUs; src/model/ops.h, LayerNormOp): instance s
 // of a split-K draw (Pass instances, added by blending) sums texels [s, s + 1) * SPLIT_TEXELS of row
-// r + u_in_row_offset into out[r] = (sum(x - c), sum((x - c)^2), c, 0), c being the mean of the
+// r of x into out[r] = (sum(x - c), sum((x - c)^2), c, 0) (rows as x's), c being the mean of the
 // row's first SPLIT_TEXELS texels, which every instance computes alike (only instance 0 writes it,
 // so the blend leaves it as is).
 // Why shifted sums: E[x^2] - E[x]^2 cancels when the mean is far from zero next to the spread. With
@@ -15,12 +15,11 @@
 // Input (declared by the pass): u_x.
 
 flat in int v_instance;
-uniform int u_in_row_offset;
 
 out vec4 o_moments;
 
 void main() {
-    int row = outputCoord().x + u_in_row_offset;
+    int row = outputCoord().x;
     vec4 firstSum = vec4(0.0), firstCount = vec4(0.0);
     for (int i = 0; i < SPLIT_TEXELS; ++i) {
         firstSum += fetch(u_x, u_x_layout, row, i) * realColumns(i);

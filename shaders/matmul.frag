@@ -2,7 +2,9 @@
 // Compile-time options (program variants, one source):
 //   TRANSPOSED_WEIGHT  W is stored as [n, k] (the tied lm_head reads wte rows)
 //   PARTS 1|3          outputs; part p reads W columns p * u_part_texels + texel (fused Q, K, V)
-//   BIAS, RESIDUAL, ACTIVATION (of the output), INPUT_ACTIVATION (of `in`, on fetch): activation.glsl
+//   BIAS, RESIDUAL, ACTIVATION (of the output): activation.glsl
+//   INPUT_ACTIVATION, INPUT_LAYER_NORM: what is applied to `in` (matmul_input.glsl)
+//   INPUT_FROM_VERTEX  one output row, split: the input texels come from matmul_row.vert
 //   SPLIT_TEXELS       split-K: instance s sums input texels [s, s + 1) * SPLIT_TEXELS (a divisor of
 //                      the input texels, so the loop has a constant trip count that the compiler
 //                      unrolls, issuing every fetch before the first returns). The instances are
@@ -11,6 +13,11 @@
 //                      as its INPUT_ACTIVATION).
 #include "common.glsl"
 #include "activation.glsl"
+#ifdef INPUT_FROM_VERTEX
+flat in vec4 v_input[SPLIT_TEXELS];
+#else
+#include "matmul_input.glsl"
+#endif
 
 #ifndef PARTS
 #define PARTS 1
@@ -18,15 +25,12 @@
 #ifndef ACTIVATION
 #define ACTIVATION 0
 #endif
-#ifndef INPUT_ACTIVATION
-#define INPUT_ACTIVATION 0
-#endif
 #ifdef SPLIT_TEXELS
 flat in int v_instance;
 #endif
 
-// Inputs (declared by the pass): u_x; u_w, RGBA16F/RGBA32F or fp16 row pairs (fetchFourRows reads
-// either); with BIAS u_bias, with RESIDUAL u_residual.
+// Inputs (declared by the pass): u_x and those of matmul_input.glsl's options; u_w, RGBA16F/RGBA32F
+// or fp16 row pairs (fetchFourRows reads either); with BIAS u_bias, with RESIDUAL u_residual.
 uniform int u_in_row_offset;
 uniform int u_part_texels;
 
@@ -61,7 +65,10 @@ vec4 epilogue(vec4 acc, int row, int col) {
 
 void main() {
     ivec2 c = outputCoord();
+#ifndef INPUT_FROM_VERTEX
     int inRow = c.x + u_in_row_offset;
+    vec2 normalization = inputRowNormalization(inRow);
+#endif
     vec4 acc[PARTS];
     for (int p = 0; p < PARTS; ++p) acc[p] = vec4(0.0);
 #ifdef SPLIT_TEXELS
@@ -70,7 +77,11 @@ void main() {
 #else
     for (int i = 0; i < u_x_layout.x; ++i) {
 #endif
-        vec4 a = activate(fetch(u_x, u_x_layout, inRow, i), INPUT_ACTIVATION);
+#ifdef INPUT_FROM_VERTEX
+        vec4 a = v_input[j];
+#else
+        vec4 a = inputTexel(inRow, i, normalization);
+#endif
         for (int p = 0; p < PARTS; ++p) acc[p] += weightTimes(a, i, c.y + p * u_part_texels);
     }
     o_part0 = epilogue(acc[0], c.x, c.y);

@@ -66,7 +66,7 @@ std::map<std::string, double> takePassProfile() {
 }
 
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
-           const PassInputs& inputs, int instances)
+           const PassInputs& inputs, int instances, const std::string& vertexShader)
     : instances_(instances), outputs_(std::move(outputs)) {
     if (outputs_.empty()) fail("pass ", shader, ": needs an output texture");
     if (instances_ < 1) fail("pass ", shader, ": instances must be at least 1, got ", instances_);
@@ -89,7 +89,7 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         defines += "#define " + name + "_layout ivec4(" + std::to_string(l.x) + ", " + std::to_string(l.y) + ", " +
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
     }
-    program_ = &programs.get(shader, defines);
+    program_ = &programs.get(shader, defines, vertexShader);
     outLayoutLocation_ = program_->uniform("u_out_layout");
     rowsLocation_ = program_->uniform("u_rows");
     pageLocation_ = program_->uniform("u_out_page");
@@ -143,6 +143,8 @@ void Pass::run(int rowBegin, int rowEnd) {
     const TensorLayout& out = outputs_[0]->layout();
     if (rowBegin < 0 || rowEnd > out.rows || rowBegin >= rowEnd)
         fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
+    if (maxRowsPerRun_ > 0 && rowEnd - rowBegin > maxRowsPerRun_)
+        fail("pass ", program_->label(), ": runs at most ", maxRowsPerRun_, " rows at a time, asked for ", rowEnd - rowBegin);
     const auto start = std::chrono::steady_clock::now();
     GlObject query;
     if (g_profiling == PassProfiling::GpuTimers) {

@@ -44,12 +44,18 @@ public:
     // `instances` > 1 draws that many copies of the triangle (the shader reads its copy as
     // v_instance) and adds their results by blending into the cleared output rows: split-K. It
     // needs EXT_float_blend and output rows of whole lines (clearing a row must not touch others).
+    // `vertexShader` replaces the fullscreen triangle's plain vertex shader (it must draw the same
+    // triangle); it sees the same inputs and defines.
     Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
-         const PassInputs& inputs, int instances = 1);
+         const PassInputs& inputs, int instances = 1,
+         const std::string& vertexShader = ProgramCache::kFullscreenVertex);
 
     Pass& set(const std::string& name, int value);
     Pass& set(const std::string& name, float value);
     Pass& set(const std::string& name, glm::ivec2 value);
+
+    // Runs of more rows than this fail (shaders that read the first row's inputs once per draw).
+    void limitRowsPerRun(int rows) { maxRowsPerRun_ = rows; }
 
     // Renders logical rows [rowBegin, rowEnd) of the outputs; other rows keep their contents.
     void run(int rowBegin, int rowEnd);
@@ -67,6 +73,7 @@ private:
     Program* program_;
     GLint outLayoutLocation_, rowsLocation_, pageLocation_;  // of common.glsl's uniforms, set every run
     int instances_;
+    int maxRowsPerRun_ = 0;  // 0: any
     std::vector<Texture*> outputs_;
     std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)
     std::vector<Uniform> uniforms_;

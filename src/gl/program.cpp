@@ -28,9 +28,10 @@ GlObject compile(GLenum type, const std::string& source, const std::string& labe
 
 }  // namespace
 
-Program::Program(const std::string& fragmentName, const std::string& defines)
-    : label_(fragmentName), program_(GlObject::program()) {
-    const GlObject vertex = compile(GL_VERTEX_SHADER, shaderSource("fullscreen.vert", ""), "fullscreen.vert");
+Program::Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines)
+    : label_(vertexName == ProgramCache::kFullscreenVertex ? fragmentName : vertexName + " + " + fragmentName),
+      program_(GlObject::program()) {
+    const GlObject vertex = compile(GL_VERTEX_SHADER, shaderSource(vertexName, defines), vertexName);
     const GlObject fragment = compile(GL_FRAGMENT_SHADER, shaderSource(fragmentName, defines), fragmentName);
     glAttachShader(program_.get(), vertex.get());
     glAttachShader(program_.get(), fragment.get());
@@ -42,7 +43,7 @@ Program::Program(const std::string& fragmentName, const std::string& defines)
     if (!ok) {
         char log[2048] = {};
         glGetProgramInfoLog(program_.get(), sizeof log, nullptr, log);
-        fail("linking program ", fragmentName, " failed: ", log);
+        fail("linking program ", label_, " failed: ", log);
     }
     GLint count = 0;
     glGetProgramiv(program_.get(), GL_ACTIVE_UNIFORMS, &count);
@@ -99,9 +100,9 @@ void Program::setIvec4(GLint location, int x, int y, int z, int w) {
     if (changes(location, {x, y, z, w})) glUniform4i(location, x, y, z, w);
 }
 
-Program& ProgramCache::get(const std::string& fragmentName, const std::string& defines) {
-    auto& slot = programs_[fragmentName + "\n" + defines];
-    if (!slot) slot = std::make_unique<Program>(fragmentName, defines);
+Program& ProgramCache::get(const std::string& fragmentName, const std::string& defines, const std::string& vertexName) {
+    auto& slot = programs_[vertexName + "\n" + fragmentName + "\n" + defines];
+    if (!slot) slot = std::make_unique<Program>(vertexName, fragmentName, defines);
     return *slot;
 }
 

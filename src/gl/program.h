@@ -1,6 +1,7 @@
 #pragma once
-// A linked program (the shared fullscreen-triangle vertex shader + one fragment shader) with every
-// active uniform located once at link time, and the cache that compiles each variant once.
+// A linked program (a fullscreen-triangle vertex shader, shaders/fullscreen.vert unless a pass names
+// another, + one fragment shader) with every active uniform located once at link time, and the cache
+// that compiles each variant once.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -13,7 +14,8 @@ namespace gpt2 {
 
 class Program {
 public:
-    Program(const std::string& fragmentName, const std::string& defines);
+    // Both shaders get the same `defines`.
+    Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines);
     GLuint id() const { return program_.get(); }
     const std::string& label() const { return label_; }
     // -1 when the shader has no such active uniform (the compiler may drop unused ones).
@@ -43,8 +45,10 @@ private:
 
 class ProgramCache {
 public:
-    // `defines` is a block of "#define X Y\n" lines; each (shader, defines) pair compiles once.
-    Program& get(const std::string& fragmentName, const std::string& defines = "");
+    static constexpr const char* kFullscreenVertex = "fullscreen.vert";
+    // `defines` is a block of "#define X Y\n" lines; each (shaders, defines) compiles once.
+    Program& get(const std::string& fragmentName, const std::string& defines = "",
+                 const std::string& vertexName = kFullscreenVertex);
     std::size_t size() const { return programs_.size(); }
 
 private:

@@ -6,7 +6,7 @@
 // unfolded (texel (row, t) at x = t, y = row); a taller one puts a whole number of rows on each
 // line, or with TextureLimits::pagedRows one row per line over pages of a power-of-two height.
 // A matrix too tall or too wide folds into more texels per line or more pages; the one shader helper
-// `fetch` (shaders/common.glsl) maps a logical (row, texel) to (x, y, page).
+// `fetch` (shaders/fetch.glsl) maps a logical (row, texel) to (x, y, page).
 #include <cstdint>
 #include <glm/vec4.hpp>
 

@@ -14,7 +14,7 @@ namespace gpt2 {
 // HalfPairs: fp16 values, two rows per texel. The texture holds ceil(rows / 2) lines of RGBA32UI
 // texels (its layout() is that of the pairs): texel (p, t) is texel t of row 2p then of row 2p + 1,
 // four halves each, two halves per channel (unpackHalf2x16). A matmul then fetches four rows of
-// weights in two texels instead of four (shaders/common.glsl, fetchFourRows): fewer fetches for
+// weights in two texels instead of four (shaders/fetch.glsl, fetchFourRows): fewer fetches for
 // the same bytes, which were the limit of fragment-shader matmuls with RGBA16F (docs/benchmarks.md).
 enum class TexelFormat { Float32, Float16, HalfPairs };
 

@@ -46,7 +46,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     x_[1] = activation(positions, c.embedDim, "residual B");
     // LayerNorm outputs are read by the next matmul of the same chunk only: rows relative to the chunk.
     normed_ = activation(prefillChunk_, c.embedDim, "layernorm output");
-    moments_ = activation(prefillChunk_, 4, "layernorm moments");
+    moments_ = activation(positions, 4, "layernorm moments");  // rows as the residual stream's
     q_ = activation(positions, headsCols, "queries");
     scores_ = activation(prefillChunk_ * c.heads, positions, "attention scores");
     attended_ = activation(positions, headsCols, "attention output");
@@ -70,10 +70,9 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     head_.push_back(embeddingPass(programs_, *x_[0], *ids_, wte, weights_["wpe.weight"]));
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        Layer layer{layerNorm(*x_[0], h + "ln_1."), layerNorm(*x_[1], h + "ln_2."),
-                    activation(positions, headsCols, (h + "k cache").c_str()),
-                    activation(positions, headsCols, (h + "v cache").c_str()),
-                    {}};
+        LayerNormOp ln1 = layerNorm(*x_[0], h + "ln_1."), ln2 = layerNorm(*x_[1], h + "ln_2.");
+        auto kCache = activation(positions, headsCols, (h + "k cache").c_str());
+        auto vCache = activation(positions, headsCols, (h + "v cache").c_str());
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
 
@@ -92,21 +91,40 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
         // A split c_fc stores sums before the activation; the projection activates them on fetch.
         (fc.splitTexels > 0 ? mlpProj.inputActivation : fc.activation) = activationEpilogue(c.activation);
 
-        layer.passes.push_back(matmulPass(programs_, {q_.get(), layer.kCache.get(), layer.vCache.get()}, qkv));
-        layer.passes.push_back(attentionScoresPass(programs_, *scores_, *q_, *layer.kCache, shape_, scale));
-        layer.passes.push_back(attentionApplyPass(programs_, *attended_, *scores_, *layer.vCache, shape_));
-        layer.passes.push_back(matmulPass(programs_, {x_[1].get()}, proj));
-        layer.passes.push_back(matmulPass(programs_, {hidden_.get()}, fc));
-        layer.passes.push_back(matmulPass(programs_, {x_[0].get()}, mlpProj));
-        layers_.push_back(std::move(layer));
+        Matmul qkvPasses = matmul({q_.get(), kCache.get(), vCache.get()}, qkv, &ln1);
+        Matmul fcPasses = matmul({hidden_.get()}, fc, &ln2);
+        Pass scores = attentionScoresPass(programs_, *scores_, *q_, *kCache, shape_, scale);
+        Pass apply = attentionApplyPass(programs_, *attended_, *scores_, *vCache, shape_);
+        layers_.push_back(Layer{std::move(ln1), std::move(ln2), std::move(kCache), std::move(vCache),
+                                std::move(qkvPasses), matmul({x_[1].get()}, proj, nullptr), std::move(fcPasses),
+                                matmul({x_[0].get()}, mlpProj, nullptr), std::move(scores), std::move(apply)});
     }
     finalNorm_.emplace(layerNorm(*x_[0], "ln_f."));
     MatmulSpec lmHead{normed_.get(), c.tieWordEmbeddings ? &wte : &weights_["lm_head.weight"]};
     lmHead.transposedWeight = true;
     lmHead.splitTexels = split(*logits_);
-    head_.push_back(matmulPass(programs_, {logits_.get()}, lmHead));
+    // Only the last position's logits are ever needed: one row.
+    lmHead_ = matmul({logits_.get()}, lmHead, &*finalNorm_, false);
     head_.push_back(topkBlockPass(programs_, *topkBlocks_, *logits_, *candidates_, c.vocabSize, blockTexels));
     head_.push_back(topkSelectPass(programs_, *candidates_, *topkBlocks_));
+}
+
+Gpt2Model::Matmul Gpt2Model::matmul(std::vector<Texture*> outputs, const MatmulSpec& spec, const LayerNormOp* layerNorm,
+                                    bool manyRows) {
+    Matmul m;
+    // Splits too wide for this GPU's varyings run decode steps through `rows` (tuning only: the
+    // default split needs 9 of the 15 that OpenGL ES 3.0 guarantees).
+    if (spec.splitTexels > 0 && inputFromVertexVaryings(spec) <= caps_.maxVaryingVectors) {
+        MatmulSpec row = spec;
+        row.inputFromVertex = true;
+        if (layerNorm && layerNorm->hasMoments()) {
+            row.x = &layerNorm->input();
+            row.inputLayerNorm = layerNorm->inputLayerNorm();
+        }
+        m.row.emplace(matmulPass(programs_, outputs, row));
+    }
+    if (manyRows || !m.row) m.rows.emplace(matmulPass(programs_, outputs, spec));
+    return m;
 }
 
 std::unique_ptr<Texture> Gpt2Model::activation(int rows, int cols, const char* name) {
@@ -135,28 +153,36 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
 
 // LN1, Q/K/V (filling the cache rows) and the scores of queries [pos0, pos0 + count).
 void Gpt2Model::runScores(Layer& layer, int pos0, int count) {
-    auto& p = layer.passes;
-    runNormalized(layer.ln1, p[kQkv], pos0, count);
-    setAttentionPosition(p[kScores], pos0);
-    p[kScores].run(0, count * config_.heads);
+    runMatmul(layer.qkv, &layer.ln1, pos0, pos0, count);
+    setAttentionPosition(layer.scores, pos0);
+    layer.scores.run(0, count * config_.heads);
 }
 
 void Gpt2Model::runLayer(Layer& layer, int pos0, int count) {
-    const int end = pos0 + count;
-    auto& p = layer.passes;
     runScores(layer, pos0, count);
-    setAttentionPosition(p[kApply], pos0);
-    p[kApply].run(pos0, end);
-    p[kProj].run(pos0, end);
-    runNormalized(layer.ln2, p[kFc], pos0, count);
-    p[kMlpProj].run(pos0, end);
+    setAttentionPosition(layer.apply, pos0);
+    layer.apply.run(pos0, pos0 + count);
+    runMatmul(layer.proj, nullptr, pos0, pos0, count);
+    runMatmul(layer.fc, &layer.ln2, pos0, pos0, count);
+    runMatmul(layer.mlpProj, nullptr, pos0, pos0, count);
 }
 
-// A LayerNorm of rows [pos0, pos0 + count) into the chunk's rows, then the matmul that reads them.
-void Gpt2Model::runNormalized(LayerNormOp& layerNorm, Pass& matmul, int pos0, int count) {
-    layerNorm.run(0, count, pos0);
-    setInputRowOffset(matmul, -pos0);
-    matmul.run(pos0, pos0 + count);
+void Gpt2Model::runMatmul(Matmul& m, LayerNormOp* layerNorm, int outRow, int inRow, int count) {
+    const bool oneRow = count == 1 && m.row;
+    if (!oneRow && !m.rows) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
+    Pass& pass = oneRow ? *m.row : *m.rows;
+    if (oneRow && layerNorm && layerNorm->hasMoments()) {
+        // Folded: the pass normalises its input row of x from the moments.
+        layerNorm->runMoments(inRow, inRow + 1);
+        setInputRowOffset(pass, inRow - outRow);
+    } else if (layerNorm) {
+        // The LayerNorm writes the chunk's rows of normed_, which the pass reads.
+        layerNorm->run(0, count, inRow);
+        setInputRowOffset(pass, -outRow);
+    } else {
+        setInputRowOffset(pass, inRow - outRow);
+    }
+    pass.run(outRow, outRow + count);
 }
 
 void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
@@ -175,8 +201,7 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
         for (Layer& layer : layers_) runLayer(layer, start, n);
     }
     // Only the last position's logits are needed: the final LayerNorm and lm_head run for one row.
-    finalNorm_->run(0, 1, end - 1);
-    head_[kLmHead].run(0, 1);
+    runMatmul(lmHead_, &*finalNorm_, 0, end - 1, 1);
     lastPosition_ = end - 1;
 }
 

@@ -35,7 +35,8 @@ struct ModelOptions {
     // Split-K: each matmul whose output rows are whole lines sums its inputs in blended instances of
     // this many input texels, so a one-row decode matmul has enough fragments for a big GPU.
     // -1 picks kGpuSplitTexels on GPUs with EXT_float_blend and 0 (one loop) on software renderers,
-    // where more fragments only add work; tests force either.
+    // where more fragments only add work; tests force either. Split matmuls also get a one-row pass
+    // for decode steps (Matmul below).
     int splitTexels = -1;
     // Matrices taller than a texture page one row per line over power-of-two pages
     // (TextureLimits::pagedRows): -1 on software renderers only, 0 never, 1 always; tests force either.
@@ -85,16 +86,26 @@ private:
     static constexpr int kActivationLineWidth = 32;
     // Input texels per split-K instance on GPUs (ModelOptions::splitTexels).
     static constexpr int kGpuSplitTexels = 8;
+    // A matmul declared for runs of any rows (prefill chunks) and, where it is split (GPUs), for one
+    // row (decode steps): its input from the vertex shader, with the LayerNorm before it folded in
+    // when that has a moments pass. A run of one row takes `row` where there is one.
+    struct Matmul {
+        std::optional<Pass> rows, row;
+    };
     struct Layer {
         LayerNormOp ln1, ln2;
         std::unique_ptr<Texture> kCache, vCache;
-        std::vector<Pass> passes;  // indexed by LayerPass
+        Matmul qkv, proj, fc, mlpProj;
+        Pass scores, apply;
     };
-    enum LayerPass { kQkv, kScores, kApply, kProj, kFc, kMlpProj };
     void checkPositions(std::size_t count, int pos0);
+    // `manyRows` false: only ever run for one row (lm_head), so `rows` is declared only if `row` is not.
+    Matmul matmul(std::vector<Texture*> outputs, const MatmulSpec& spec, const LayerNormOp* layerNorm, bool manyRows = true);
     void runLayer(Layer& layer, int pos0, int count);
     void runScores(Layer& layer, int pos0, int count);
-    void runNormalized(LayerNormOp& layerNorm, Pass& matmul, int pos0, int count);
+    // Output rows [outRow, outRow + count) of `m` from input rows [inRow, inRow + count), through
+    // `layerNorm` when given.
+    void runMatmul(Matmul& m, LayerNormOp* layerNorm, int outRow, int inRow, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
     // Texels per line for an activation of `texels` per row: kActivationLineWidth or the largest
     // power of two below it that divides the row (whole lines per row, which split-K needs), at
@@ -110,7 +121,8 @@ private:
     std::unique_ptr<Texture> ids_, x_[2], normed_, moments_, q_, scores_, attended_, hidden_, logits_, topkBlocks_, candidates_;
     std::vector<Layer> layers_;
     std::optional<LayerNormOp> finalNorm_;
-    enum HeadPass { kEmbedding, kLmHead, kTopkBlock, kTopkSelect };
+    Matmul lmHead_;
+    enum HeadPass { kEmbedding, kTopkBlock, kTopkSelect };
     std::vector<Pass> head_;  // the other passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
     int prefillChunk_;

@@ -20,9 +20,11 @@ std::optional<Pass> momentsPass(ProgramCache& programs, Texture* moments, const 
         fail("layer norm: the moments texture ", moments->name(), " must hold one texel per row");
     const int inTexels = x.layout().texelsPerRow;
     const int texels = splitInstanceTexels(inTexels, splitTexels);
+    if (moments->rows() < x.rows())
+        fail("layer norm: the moments texture ", moments->name(), " has ", moments->rows(), " rows, fewer than ", x.name());
     Pass pass(programs, "layer_norm_moments.frag", "#define SPLIT_TEXELS " + std::to_string(texels) + "\n", {moments},
               {{"u_x", &x}}, inTexels / texels);
-    pass.set("u_cols", cols).set("u_in_row_offset", 0);
+    pass.set("u_cols", cols);
     return pass;
 }
 
@@ -38,16 +40,20 @@ Pass normalizePass(ProgramCache& programs, Texture& out, const Texture& x, const
 
 LayerNormOp::LayerNormOp(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma,
                          const Texture& beta, int cols, float eps, Texture* moments, int splitTexels)
-    : moments_(momentsPass(programs, moments, x, cols, splitTexels)),
+    : x_(x),
+      folded_{moments, &gamma, &beta, cols, eps},
+      moments_(momentsPass(programs, moments, x, cols, splitTexels)),
       normalize_(normalizePass(programs, out, x, gamma, beta, cols, eps, moments_ ? moments : nullptr)) {}
 
 void LayerNormOp::run(int rowBegin, int rowEnd, int inputRowOffset) {
-    if (moments_) {
-        setInputRowOffset(*moments_, inputRowOffset);
-        moments_->run(rowBegin, rowEnd);
-    }
+    if (moments_) moments_->run(rowBegin + inputRowOffset, rowEnd + inputRowOffset);
     setInputRowOffset(normalize_, inputRowOffset);
     normalize_.run(rowBegin, rowEnd);
+}
+
+void LayerNormOp::runMoments(int rowBegin, int rowEnd) {
+    if (!moments_) fail("layer norm: runMoments needs the moments pass (a moments texture and split-K)");
+    moments_->run(rowBegin, rowEnd);
 }
 
 int splitInstanceTexels(int texels, int splitTexels) {
@@ -65,6 +71,10 @@ Epilogue activationEpilogue(Activation activation) {
     return Epilogue::None;
 }
 
+int inputFromVertexVaryings(const MatmulSpec& spec) {
+    return splitInstanceTexels(spec.x->layout().texelsPerRow, spec.splitTexels) + 1;
+}
+
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec) {
     if (!spec.x || !spec.weight) fail("matmul: needs an input and a weight");
     if (outputs.size() != 1 && outputs.size() != 3) fail("matmul: needs one or three outputs");
@@ -77,6 +87,17 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     std::string defines = "#define PARTS " + std::to_string(outputs.size()) + "\n";
     defines += "#define ACTIVATION " + std::to_string(int(spec.activation)) + "\n";
     defines += "#define INPUT_ACTIVATION " + std::to_string(int(spec.inputActivation)) + "\n";
+    if (spec.inputLayerNorm && spec.inputActivation != Epilogue::None)
+        fail("matmul into ", outputs[0]->name(), ": an input LayerNorm and an input activation cannot be combined");
+    if (spec.inputFromVertex) {
+        if (spec.splitTexels <= 0)
+            fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K (splitTexels > 0)");
+        GLint limit = 0;
+        glGetIntegerv(GL_MAX_VARYING_VECTORS, &limit);
+        if (inputFromVertexVaryings(spec) > limit)
+            fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs ", inputFromVertexVaryings(spec),
+                 " varying vectors, this GPU allows ", limit, "; use split-K of at most ", limit - 1, " texels");
+    }
     int instances = 1;
     if (spec.splitTexels > 0) {
         if (spec.activation != Epilogue::None)
@@ -89,12 +110,19 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.bias) defines += "#define BIAS 1\n";
     if (spec.residual) defines += "#define RESIDUAL 1\n";
     if (spec.transposedWeight) defines += "#define TRANSPOSED_WEIGHT 1\n";
+    if (spec.inputFromVertex) defines += "#define INPUT_FROM_VERTEX 1\n";
+    if (spec.inputLayerNorm) defines += "#define INPUT_LAYER_NORM 1\n";
 
     PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
+    if (const auto& ln = spec.inputLayerNorm)
+        inputs.insert(inputs.end(), {{"u_moments", ln->moments}, {"u_gamma", ln->gamma}, {"u_beta", ln->beta}});
     if (spec.bias) inputs.push_back({"u_bias", spec.bias});
     if (spec.residual) inputs.push_back({"u_residual", spec.residual});
-    Pass pass(programs, "matmul.frag", defines, outputs, inputs, instances);
+    Pass pass(programs, "matmul.frag", defines, outputs, inputs, instances,
+              spec.inputFromVertex ? "matmul_row.vert" : ProgramCache::kFullscreenVertex);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
+    if (const auto& ln = spec.inputLayerNorm) pass.set("u_cols", ln->cols).set("u_eps", ln->eps);
+    if (spec.inputFromVertex) pass.limitRowsPerRun(1);
     return pass;
 }
 

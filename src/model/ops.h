@@ -15,21 +15,41 @@ Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, con
 // Output row r of a matmulPass reads input row r + offset.
 void setInputRowOffset(Pass& pass, int offset);
 
+// A LayerNorm that a matmul applies to its input (MatmulSpec::inputLayerNorm): x's row moments from
+// LayerNormOp::runMoments, gamma and beta.
+struct InputLayerNorm {
+    const Texture* moments = nullptr;
+    const Texture* gamma = nullptr;
+    const Texture* beta = nullptr;
+    int cols = 0;
+    float eps = 0;
+};
+
 // LayerNorm over the first `cols` columns: out row r = LN(x row r + inputRowOffset) * gamma + beta.
-// With `moments` (one texel per output row, rows of whole lines, float blending) and splitTexels > 0,
-// two passes: each row's moments summed once in blended instances of splitTexels input texels
-// (shaders/layer_norm_moments.frag), then the normalisation (GPUs: 5.5 + 5.5 us a LayerNorm on an
-// H200 where one pass took 17-18). Otherwise one pass whose fragments each compute their row's
-// statistics (software renderers, where the fetches are cheap and every pass costs a full sweep of
-// the CPU, and GPUs without float blending).
+// With `moments` (one texel per row, rows as x's and of whole lines, float blending) and
+// splitTexels > 0, two passes: each row's moments summed once in blended instances of splitTexels
+// input texels (shaders/layer_norm_moments.frag), then the normalisation (GPUs: 5.5 + 5.5 us a
+// LayerNorm on an H200 where one pass took 17-18). A one-row matmul can then normalise its input
+// itself from the moments (InputLayerNorm) and the normalisation pass is skipped (runMoments).
+// Otherwise one pass whose fragments each compute their row's statistics (software renderers,
+// where the fetches are cheap and every pass costs a full sweep of the CPU, and GPUs without float
+// blending).
 class LayerNormOp {
 public:
     LayerNormOp(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
                 int cols, float eps, Texture* moments = nullptr, int splitTexels = 0);
     // Output rows [rowBegin, rowEnd), from input rows [rowBegin, rowEnd) + inputRowOffset.
     void run(int rowBegin, int rowEnd, int inputRowOffset);
+    // Only the moments of x rows [rowBegin, rowEnd) (hasMoments()), for a matmul's InputLayerNorm.
+    void runMoments(int rowBegin, int rowEnd);
+    bool hasMoments() const { return moments_.has_value(); }
+    // What a matmul needs to normalise x's rows itself after runMoments (hasMoments()).
+    const Texture& input() const { return x_; }
+    const InputLayerNorm& inputLayerNorm() const { return folded_; }
 
 private:
+    const Texture& x_;
+    InputLayerNorm folded_;
     std::optional<Pass> moments_;
     Pass normalize_;
 };
@@ -45,6 +65,12 @@ struct MatmulSpec {
     Epilogue activation = Epilogue::None;       // of the output (not with splitTexels)
     Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
+    // One output row per run, split: the vertex shader of each split-K instance fetches its input
+    // texels (applying inputLayerNorm or inputActivation) for all its fragments (matmul_row.vert).
+    bool inputFromVertex = false;
+    // Instead of inputActivation. (In the fragment shader, without inputFromVertex, it costs two more
+    // fetches per input texel and output texel: slower than a normalisation pass on an H200.)
+    std::optional<InputLayerNorm> inputLayerNorm = std::nullopt;
     int inRowOffset = 0;                    // output row r reads x row r + inRowOffset (setInputRowOffset)
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
     // texels (Pass instances); 0: one loop.
@@ -55,9 +81,14 @@ struct MatmulSpec {
 // every instance runs the same constant number of iterations (which the compiler unrolls).
 int splitInstanceTexels(int texels, int splitTexels);
 
+// The vertex-to-fragment vectors a matmulPass of `spec` with inputFromVertex passes: its input texels
+// per split-K instance, and the instance.
+int inputFromVertexVaryings(const MatmulSpec& spec);
+
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
 // [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.
-// Split-K needs output rows of whole lines and no output activation.
+// Split-K needs output rows of whole lines and no output activation. A pass with inputFromVertex
+// must be run for one row at a time (runs of more rows fail).
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
 
 struct AttentionShape {

@@ -94,7 +94,7 @@ protected:
         const auto expected = reference::layerNorm(std::vector<float>(xv.begin() + std::int64_t(first) * C, xv.end()), T, C,
                                                    gamma, beta, 1e-5f);
         for (int split : layerNormSplits(T)) {
-            auto out = texture(T, C), moments = texture(T, 4);
+            auto out = texture(T, C), moments = texture(T + first, 4);
             LayerNormOp(programs_, *out, *x, *g, *b, C, 1e-5f, moments.get(), split).run(0, T, first);
             EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), tolerance) << "moments split " << split;
         }
@@ -295,6 +295,130 @@ TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
                         << "split " << split << " part " << p << " row " << r << " col " << c;
                 }
         }
+    }
+}
+
+// Decode steps on GPUs: one-row split matmuls whose vertex shader fetches each instance's input
+// texels once for all its fragments, normalising or activating them there. Each variant the model
+// declares, for row `row` of taller textures as a decode position: the projections (bias, residual,
+// every weight format), the MLP projection (GELU of its input), Q/K/V and c_fc with the LayerNorm
+// folded in from the row moments (a row whose first value is an outlier), and the tied lm_head
+// (transposed, LayerNorm folded in, output row 0 from input row `row`).
+TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int rows = T + 2, row = T, Kp = (C + 3) / 4 * 4, V = 203, Vp = 204;
+    auto xv = random(std::size_t(rows) * C, 2.0f, 0.5f);
+    xv[std::size_t(row) * C] = 40.0f;
+    const auto residual = random(std::size_t(rows) * C), bias = random(std::size_t(3 * C), 0.1f);
+    const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
+    const std::vector<float> xRow(xv.begin() + std::int64_t(row) * C, xv.begin() + std::int64_t(row + 1) * C);
+    const auto normedRow = reference::layerNorm(xRow, 1, C, gamma, beta, 1e-5f);
+    auto x = texture(rows, C, xv), res = texture(rows, C, residual), g = texture(1, C, gamma), b = texture(1, C, beta);
+    auto bt = texture(1, 3 * C, bias), moments = texture(rows, 4), normed = texture(rows, C);
+    // Weights [Kp, n] in `format` (padding rows 0) and the values the GPU holds.
+    auto makeWeights = [&](int n, TexelFormat format, std::vector<float>& held) {
+        std::vector<float> padded(std::size_t(Kp) * n, 0.0f);
+        const auto wv = random(std::size_t(C) * n, 0.3f);
+        std::copy(wv.begin(), wv.end(), padded.begin());
+        auto w = weights(Kp, n, padded, format);
+        held.assign(padded.begin(), padded.begin() + std::int64_t(C) * n);
+        return w;
+    };
+    auto rowOf = [](Texture& t, int r) { return t.readRows(r, 1); };
+
+    for (int split : splits(*texture(rows, C), 3)) {
+        if (split == 0) continue;  // needs split-K (output rows of whole lines)
+        for (TexelFormat format : kWeightFormats) {
+            std::vector<float> held;
+            auto w = makeWeights(C, format, held);
+            auto out = texture(rows, C);
+            MatmulSpec proj{x.get(), w.get(), bt.get()};
+            proj.residual = res.get();
+            proj.splitTexels = split;
+            proj.inputFromVertex = true;
+            matmulPass(programs_, {out.get()}, proj).run(row, row + 1);
+            auto expected = reference::matmul(xRow, held, std::vector<float>(bias.begin(), bias.begin() + C), 1, C, C);
+            for (int c = 0; c < C; ++c) expected[std::size_t(c)] += residual[std::size_t(row * C + c)];
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), expected), kTolerance) << "split " << split << " weights " << int(format);
+            EXPECT_THROW(matmulPass(programs_, {out.get()}, proj).run(row - 1, row + 1), Error) << "two rows at once";
+
+            MatmulSpec mlpProj{x.get(), w.get()};
+            mlpProj.inputActivation = Epilogue::GeluTanh;
+            mlpProj.splitTexels = split;
+            mlpProj.inputFromVertex = true;
+            matmulPass(programs_, {out.get()}, mlpProj).run(row, row + 1);
+            auto activated = xRow;
+            for (float& v : activated) v = reference::activation(v, Activation::GeluTanh);
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), reference::matmul(activated, held, {}, 1, C, C)), kTolerance)
+                << "GELU of the input, split " << split << " weights " << int(format);
+        }
+
+        LayerNormOp layerNorm(programs_, *normed, *x, *g, *b, C, 1e-5f, moments.get(), split);
+        layerNorm.runMoments(row, row + 1);
+        // Q, K and V of Kp columns each (parts are whole texels wide).
+        std::vector<float> held;
+        auto wQkv = makeWeights(3 * Kp, TexelFormat::HalfPairs, held);
+        const auto qkvBias = random(std::size_t(3 * Kp), 0.1f);
+        auto qkvBt = texture(1, 3 * Kp, qkvBias);
+        auto q = texture(rows, Kp), k = texture(rows, Kp), v = texture(rows, Kp);
+        MatmulSpec qkv{&layerNorm.input(), wQkv.get(), qkvBt.get()};
+        qkv.inputLayerNorm = layerNorm.inputLayerNorm();
+        qkv.splitTexels = split;
+        qkv.inputFromVertex = true;
+        matmulPass(programs_, {q.get(), k.get(), v.get()}, qkv).run(row, row + 1);
+        const auto expected = reference::matmul(normedRow, held, qkvBias, 1, C, 3 * Kp);
+        Texture* parts[] = {q.get(), k.get(), v.get()};
+        for (int p = 0; p < 3; ++p)
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*parts[p], row), std::vector<float>(expected.begin() + p * Kp, expected.begin() + (p + 1) * Kp)),
+                      kTolerance)
+                << "LayerNorm folded into Q/K/V, part " << p << ", split " << split;
+
+        const auto wte = random(std::size_t(V) * C, 0.3f);
+        std::vector<float> wtePadded(std::size_t(Vp) * C, 0.0f);
+        std::copy(wte.begin(), wte.end(), wtePadded.begin());
+        auto wt = weights(Vp, C, wtePadded, TexelFormat::HalfPairs);
+        std::vector<float> wT(std::size_t(C) * V);
+        for (int t = 0; t < V; ++t)
+            for (int c = 0; c < C; ++c) wT[std::size_t(c) * V + t] = wtePadded[std::size_t(t) * C + c];
+        auto logits = texture(1, Vp);
+        MatmulSpec lmHead{x.get(), wt.get()};
+        lmHead.transposedWeight = true;
+        lmHead.inRowOffset = row;
+        lmHead.inputLayerNorm = layerNorm.inputLayerNorm();
+        lmHead.splitTexels = split;
+        lmHead.inputFromVertex = true;
+        if (!logits->layout().rowsAreWholeLines()) continue;
+        matmulPass(programs_, {logits.get()}, lmHead).run(0, 1);
+        auto got = logits->readRows(0, 1);
+        got.resize(std::size_t(V));
+        EXPECT_LT(testing::maxAbsDiff(got, reference::matmul(normedRow, wT, {}, 1, C, V)), kTolerance)
+            << "lm_head with the final LayerNorm folded in, split " << split;
+    }
+}
+
+// The same LayerNorm folded into a matmul of many rows, in the fragment shader (the model does not
+// use it there, where it costs two fetches per input texel and output texel, but it is the same op).
+TEST_P(OpsTest, MatmulNormalisesItsInputFromRowMoments) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int Kp = (C + 3) / 4 * 4;
+    const auto xv = random(std::size_t(T) * C, 2.0f, 0.5f);
+    const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
+    const auto wv = random(std::size_t(C) * C, 0.3f);
+    std::vector<float> wPadded(std::size_t(Kp) * C, 0.0f);
+    std::copy(wv.begin(), wv.end(), wPadded.begin());
+    auto x = texture(T, C, xv), g = texture(1, C, gamma), b = texture(1, C, beta), w = texture(Kp, C, wPadded);
+    auto moments = texture(T, 4), normed = texture(T, C), out = texture(T, C);
+    const auto expected = reference::matmul(reference::layerNorm(xv, T, C, gamma, beta, 1e-5f), wv, {}, T, C, C);
+    for (int split : layerNormSplits(T)) {
+        if (split == 0) continue;  // the moments pass needs split-K
+        LayerNormOp layerNorm(programs_, *normed, *x, *g, *b, C, 1e-5f, moments.get(), split);
+        layerNorm.runMoments(0, T);
+        MatmulSpec spec{x.get(), w.get()};
+        spec.inputLayerNorm = layerNorm.inputLayerNorm();
+        matmulPass(programs_, {out.get()}, spec).run(0, T);
+        EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), kTolerance) << "moments split " << split;
+        spec.inputActivation = Epilogue::Relu;
+        EXPECT_THROW(matmulPass(programs_, {out.get()}, spec), Error) << "an input LayerNorm and an input activation";
     }
 }
 

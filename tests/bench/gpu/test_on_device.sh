@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the native GL test suites on the GPU machine, from the repository root, with .gl/ and the test
 # binaries carried (tests/bench/gpu/README.md): the engine's GPU paths (split-K, fp16 row pairs,
-# LayerNorm row moments in a pass of their own) checked against the CPU reference and Hugging Face on a real GPU.
+# LayerNorm row moments in a pass of their own, one-row decode matmuls) checked against the CPU
+# reference and Hugging Face on a real GPU.
 # The binaries find fixtures through the source folder compiled into them (SOURCE_DIR, by default
 # this workplace's /work/main), which is linked to this tree when it is missing there.
 set -u

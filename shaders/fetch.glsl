@@ -1,0 +1,50 @@
+// Shared by every shader, vertex or fragment: precision, and `fetch`, the one place that knows how a
+// logical matrix (row, texel) is laid out in a 2D array texture (src/gl/tensor_layout.h).
+precision highp float;
+precision highp int;
+precision highp sampler2DArray;
+precision highp usampler2DArray;
+
+// Every input is declared by its Pass (src/gl/pass.cpp) before this file: a sampler NAME
+// (`sampler2DArray`, or `usampler2DArray` for fp16 row pairs) and its layout compiled in as the
+// constant NAME_layout = (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width
+// 2^s, 32 + s one row per line in pages of 2^s lines, 0 anything else (src/gl/tensor_layout.h).
+// As constants, `fetch` folds to the arithmetic of that one mode: software renderers run every
+// branch of a uniform-dependent `if`, and divide lane by lane.
+
+// Where texel `texel` of row `row` lies: (x, y, page).
+ivec3 texelAddress(ivec4 L, int row, int texel) {
+    if (L.w == 1) return ivec3(texel, row, 0);
+    int linear = row * L.x + texel;
+    if (L.w < 0) return ivec3(linear & (L.y - 1), linear >> -L.w, 0);
+    if (L.w >= 32) return ivec3(texel, row & (L.z - 1), row >> (L.w - 32));
+    int pageTexels = L.y * L.z;
+    int page = linear / pageTexels;
+    int inPage = linear - page * pageTexels;
+    int y = inPage / L.y;
+    return ivec3(inPage - y * L.y, y, page);
+}
+
+vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) { return texelFetch(t, texelAddress(L, row, texel), 0); }
+
+// fp16 row pairs (TexelFormat::HalfPairs): texel (p, t) holds texel t of rows 2p and 2p + 1 (.xy
+// and .zw, two halves per channel), and L is the layout of the pairs.
+vec4 halves(uvec2 h) { return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)); }
+
+vec4 fetch(highp usampler2DArray t, ivec4 L, int row, int texel) {
+    uvec4 u = texelFetch(t, texelAddress(L, row >> 1, texel), 0);
+    return halves((row & 1) == 0 ? u.xy : u.zw);
+}
+
+// Rows 4q .. 4q + 3 at one texel, as the columns of a matrix: M * a sums the rows weighted by a, and
+// a * M is their dot products with a. Row pairs take two fetches where other formats take four.
+mat4 fetchFourRows(highp sampler2DArray t, ivec4 L, int q, int texel) {
+    return mat4(fetch(t, L, 4 * q, texel), fetch(t, L, 4 * q + 1, texel), fetch(t, L, 4 * q + 2, texel),
+                fetch(t, L, 4 * q + 3, texel));
+}
+
+mat4 fetchFourRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
+    uvec4 a = texelFetch(t, texelAddress(L, 2 * q, texel), 0);
+    uvec4 b = texelFetch(t, texelAddress(L, 2 * q + 1, texel), 0);
+    return mat4(halves(a.xy), halves(a.zw), halves(b.xy), halves(b.zw));
+}
