@@ -6,10 +6,10 @@
 // Why shifted sums: E[x^2] - E[x]^2 cancels when the mean is far from zero next to the spread. With
 // c the mean of a group of g of the row's n values, n (c - mean)^2 <= (n / g) * n * variance, so
 // at most log2(n / g) bits cancel, however far the row is from zero or however far out one value
-// is (the row's first value alone as c lost log2(n) bits when it was an outlier). Why a pass of
-// its own: a LayerNorm whose every fragment computed its row's
-// statistics read the whole row once per output texel, 17-18 us a pass on an H200; this pass and the
-// normalisation after it take 5.5 us each (docs/benchmarks.md).
+// is (the row's first value alone as c lost log2(n) bits when it was an outlier).
+// Why a pass of its own: a LayerNorm whose every fragment computed its row's statistics read the
+// whole row once per output texel, 17-18 us a pass on an H200; this pass and the normalisation after
+// it take 5.5 us each (docs/benchmarks.md).
 #include "common.glsl"
 #include "layer_norm.glsl"
 // Input (declared by the pass): u_x.

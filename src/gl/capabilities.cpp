@@ -61,7 +61,6 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
     caps.limits.maxTextureSize = maxTextureSizeOverride > 0 ? std::min<int>(size, maxTextureSizeOverride) : size;
     caps.limits.maxArrayLayers = layers;
-    glGetIntegerv(GL_MAX_VARYING_VECTORS, &caps.maxVaryingVectors);
     caps.limits.pagedRows = caps.softwareRenderer;
     if (maxTextureSizeOverride > 0 && maxTextureSizeOverride < 16)
         fail("maxTextureSize ", maxTextureSizeOverride, " is too small; use at least 16");

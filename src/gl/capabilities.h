@@ -15,7 +15,6 @@ struct GlCapabilities {
     // per token), so fp16 weights stay RGBA16F (Gpt2Model's weightFormat).
     bool slowHalfUnpacking = false;
     bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
-    int maxVaryingVectors = 15;     // vertex-to-fragment vec4s (one-row matmuls pass their inputs so)
 };
 
 // Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).

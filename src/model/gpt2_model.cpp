@@ -112,9 +112,8 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
 Gpt2Model::Matmul Gpt2Model::matmul(std::vector<Texture*> outputs, const MatmulSpec& spec, const LayerNormOp* layerNorm,
                                     bool manyRows) {
     Matmul m;
-    // Splits too wide for this GPU's varyings run decode steps through `rows` (tuning only: the
-    // default split needs 9 of the 15 that OpenGL ES 3.0 guarantees).
-    if (spec.splitTexels > 0 && inputFromVertexVaryings(spec) <= caps_.maxVaryingVectors) {
+    // A split tuned wider than the vertex shader can hand over runs decode steps through `rows`.
+    if (canTakeInputFromVertex(spec)) {
         MatmulSpec row = spec;
         row.inputFromVertex = true;
         if (layerNorm && layerNorm->hasMoments()) {
@@ -153,7 +152,7 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
 
 // LN1, Q/K/V (filling the cache rows) and the scores of queries [pos0, pos0 + count).
 void Gpt2Model::runScores(Layer& layer, int pos0, int count) {
-    runMatmul(layer.qkv, &layer.ln1, pos0, pos0, count);
+    runNormalized(layer.ln1, layer.qkv, pos0, pos0, count);
     setAttentionPosition(layer.scores, pos0);
     layer.scores.run(0, count * config_.heads);
 }
@@ -162,25 +161,27 @@ void Gpt2Model::runLayer(Layer& layer, int pos0, int count) {
     runScores(layer, pos0, count);
     setAttentionPosition(layer.apply, pos0);
     layer.apply.run(pos0, pos0 + count);
-    runMatmul(layer.proj, nullptr, pos0, pos0, count);
-    runMatmul(layer.fc, &layer.ln2, pos0, pos0, count);
-    runMatmul(layer.mlpProj, nullptr, pos0, pos0, count);
+    passFor(layer.proj, count).run(pos0, pos0 + count);
+    runNormalized(layer.ln2, layer.fc, pos0, pos0, count);
+    passFor(layer.mlpProj, count).run(pos0, pos0 + count);
 }
 
-void Gpt2Model::runMatmul(Matmul& m, LayerNormOp* layerNorm, int outRow, int inRow, int count) {
-    const bool oneRow = count == 1 && m.row;
-    if (!oneRow && !m.rows) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
-    Pass& pass = oneRow ? *m.row : *m.rows;
-    if (oneRow && layerNorm && layerNorm->hasMoments()) {
+Pass& Gpt2Model::passFor(Matmul& m, int count) {
+    if (count == 1 && m.row) return *m.row;
+    if (!m.rows) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
+    return *m.rows;
+}
+
+void Gpt2Model::runNormalized(LayerNormOp& layerNorm, Matmul& m, int outRow, int inRow, int count) {
+    Pass& pass = passFor(m, count);
+    if (m.row && &pass == &*m.row && layerNorm.hasMoments()) {
         // Folded: the pass normalises its input row of x from the moments.
-        layerNorm->runMoments(inRow, inRow + 1);
+        layerNorm.runMoments(inRow, inRow + 1);
         setInputRowOffset(pass, inRow - outRow);
-    } else if (layerNorm) {
-        // The LayerNorm writes the chunk's rows of normed_, which the pass reads.
-        layerNorm->run(0, count, inRow);
-        setInputRowOffset(pass, -outRow);
     } else {
-        setInputRowOffset(pass, inRow - outRow);
+        // The LayerNorm writes the chunk's rows of normed_, which the pass reads.
+        layerNorm.run(0, count, inRow);
+        setInputRowOffset(pass, -outRow);
     }
     pass.run(outRow, outRow + count);
 }
@@ -201,7 +202,7 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
         for (Layer& layer : layers_) runLayer(layer, start, n);
     }
     // Only the last position's logits are needed: the final LayerNorm and lm_head run for one row.
-    runMatmul(lmHead_, &*finalNorm_, 0, end - 1, 1);
+    runNormalized(*finalNorm_, lmHead_, 0, end - 1, 1);
     lastPosition_ = end - 1;
 }
 

@@ -103,9 +103,11 @@ private:
     Matmul matmul(std::vector<Texture*> outputs, const MatmulSpec& spec, const LayerNormOp* layerNorm, bool manyRows = true);
     void runLayer(Layer& layer, int pos0, int count);
     void runScores(Layer& layer, int pos0, int count);
-    // Output rows [outRow, outRow + count) of `m` from input rows [inRow, inRow + count), through
-    // `layerNorm` when given.
-    void runMatmul(Matmul& m, LayerNormOp* layerNorm, int outRow, int inRow, int count);
+    // The pass of `m` that runs `count` rows. Matmuls without a LayerNorm before them read their own
+    // rows (input row offset 0, set when declared).
+    Pass& passFor(Matmul& m, int count);
+    // Output rows [outRow, outRow + count) of `m` from `layerNorm` of input rows [inRow, inRow + count).
+    void runNormalized(LayerNormOp& layerNorm, Matmul& m, int outRow, int inRow, int count);
     std::unique_ptr<Texture> activation(int rows, int cols, const char* name);
     // Texels per line for an activation of `texels` per row: kActivationLineWidth or the largest
     // power of two below it that divides the row (whole lines per row, which split-K needs), at

@@ -71,8 +71,10 @@ Epilogue activationEpilogue(Activation activation) {
     return Epilogue::None;
 }
 
-int inputFromVertexVaryings(const MatmulSpec& spec) {
-    return splitInstanceTexels(spec.x->layout().texelsPerRow, spec.splitTexels) + 1;
+bool canTakeInputFromVertex(const MatmulSpec& spec) {
+    constexpr int kGuaranteedVaryingVectors = 15;  // GL_MAX_VARYING_VECTORS of OpenGL ES 3.0 at least
+    return spec.splitTexels > 0 &&
+           splitInstanceTexels(spec.x->layout().texelsPerRow, spec.splitTexels) + 1 <= kGuaranteedVaryingVectors;
 }
 
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec) {
@@ -89,15 +91,9 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     defines += "#define INPUT_ACTIVATION " + std::to_string(int(spec.inputActivation)) + "\n";
     if (spec.inputLayerNorm && spec.inputActivation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(), ": an input LayerNorm and an input activation cannot be combined");
-    if (spec.inputFromVertex) {
-        if (spec.splitTexels <= 0)
-            fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K (splitTexels > 0)");
-        GLint limit = 0;
-        glGetIntegerv(GL_MAX_VARYING_VECTORS, &limit);
-        if (inputFromVertexVaryings(spec) > limit)
-            fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs ", inputFromVertexVaryings(spec),
-                 " varying vectors, this GPU allows ", limit, "; use split-K of at most ", limit - 1, " texels");
-    }
+    if (spec.inputFromVertex && !canTakeInputFromVertex(spec))
+        fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K of 1 to 14 input texels "
+             "per instance (15 varying vectors), got splitTexels ", spec.splitTexels);
     int instances = 1;
     if (spec.splitTexels > 0) {
         if (spec.activation != Epilogue::None)

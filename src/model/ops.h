@@ -81,9 +81,10 @@ struct MatmulSpec {
 // every instance runs the same constant number of iterations (which the compiler unrolls).
 int splitInstanceTexels(int texels, int splitTexels);
 
-// The vertex-to-fragment vectors a matmulPass of `spec` with inputFromVertex passes: its input texels
-// per split-K instance, and the instance.
-int inputFromVertexVaryings(const MatmulSpec& spec);
+// Whether a matmulPass of `spec` can take its input from the vertex shader (inputFromVertex): split-K,
+// with the input texels of an instance and the instance within the 15 varying vectors that every
+// OpenGL ES 3.0 / WebGL2 GPU has, i.e. at most 14 texels per instance (the default split is 8).
+bool canTakeInputFromVertex(const MatmulSpec& spec);
 
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
 // [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.

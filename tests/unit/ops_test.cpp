@@ -309,12 +309,12 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
     const int rows = T + 2, row = T, Kp = (C + 3) / 4 * 4, V = 203, Vp = 204;
     auto xv = random(std::size_t(rows) * C, 2.0f, 0.5f);
     xv[std::size_t(row) * C] = 40.0f;
-    const auto residual = random(std::size_t(rows) * C), bias = random(std::size_t(3 * C), 0.1f);
+    const auto residual = random(std::size_t(rows) * C), bias = random(std::size_t(C), 0.1f);
     const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
     const std::vector<float> xRow(xv.begin() + std::int64_t(row) * C, xv.begin() + std::int64_t(row + 1) * C);
     const auto normedRow = reference::layerNorm(xRow, 1, C, gamma, beta, 1e-5f);
     auto x = texture(rows, C, xv), res = texture(rows, C, residual), g = texture(1, C, gamma), b = texture(1, C, beta);
-    auto bt = texture(1, 3 * C, bias), moments = texture(rows, 4), normed = texture(rows, C);
+    auto bt = texture(1, C, bias), moments = texture(rows, 4), normed = texture(rows, C);
     // Weights [Kp, n] in `format` (padding rows 0) and the values the GPU holds.
     auto makeWeights = [&](int n, TexelFormat format, std::vector<float>& held) {
         std::vector<float> padded(std::size_t(Kp) * n, 0.0f);
@@ -337,10 +337,12 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
             proj.splitTexels = split;
             proj.inputFromVertex = true;
             matmulPass(programs_, {out.get()}, proj).run(row, row + 1);
-            auto expected = reference::matmul(xRow, held, std::vector<float>(bias.begin(), bias.begin() + C), 1, C, C);
+            auto expected = reference::matmul(xRow, held, bias, 1, C, C);
             for (int c = 0; c < C; ++c) expected[std::size_t(c)] += residual[std::size_t(row * C + c)];
             EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), expected), kTolerance) << "split " << split << " weights " << int(format);
             EXPECT_THROW(matmulPass(programs_, {out.get()}, proj).run(row - 1, row + 1), Error) << "two rows at once";
+            proj.splitTexels = 0;
+            EXPECT_THROW(matmulPass(programs_, {out.get()}, proj), Error) << "input from the vertex shader without split-K";
 
             MatmulSpec mlpProj{x.get(), w.get()};
             mlpProj.inputActivation = Epilogue::GeluTanh;
