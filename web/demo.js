@@ -1,4 +1,5 @@
 // The demo page: load a model with progress, stream tokens with tokens/s, draw attention heatmaps.
+// The model runs in the module's Worker (the default), so typing stays smooth while it generates.
 // All generated or model-provided text goes into the page as text (textContent), never as HTML.
 import { GPT2 } from './gpt2.js';
 
@@ -9,6 +10,7 @@ let model = null;
 let controller = null;
 let sequence = [];  // ids of the last prompt + generation, for the heatmap labels
 let attention = null;
+let labels = [];  // the decoded text of each id of `sequence`, for the heatmap's tooltips
 
 function showError(error) {
   const box = $('error');
@@ -49,7 +51,7 @@ async function loadModel(event) {
   progressBar.value = 0;
   try {
     const source = modelSource();
-    model?.dispose();
+    await model?.dispose();
     model = null;
     $('model-status').textContent = `Loading ${source}…`;
     model = await GPT2.load(source, {
@@ -61,7 +63,7 @@ async function loadModel(event) {
       },
     });
     const c = model.config;
-    const stats = model.stats();
+    const stats = await model.stats();
     $('model-status').textContent =
       `Loaded: ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, context ${c.n_positions}, ` +
       `${(stats.gpuBytes / 1e6).toFixed(1)} MB of textures on ${stats.renderer}.`;
@@ -101,7 +103,7 @@ async function generate(event) {
       seed: numberField('seed', { integer: true, optional: true }),
     };
     const prompt = $('prompt').value;
-    const promptIds = model.tokenize(prompt);
+    const promptIds = await model.tokenize(prompt);
     controller = new AbortController();
     setBusy(true);
     output.textContent = prompt;
@@ -130,9 +132,6 @@ async function generate(event) {
   }
 }
 
-function tokenLabel(id) {
-  return JSON.stringify(model.decode([id]));
-}
 
 function drawHeatmap() {
   const canvas = $('heatmap');
@@ -155,6 +154,7 @@ async function showAttention() {
   if (!model || sequence.length === 0) return;
   const layer = Number($('layer').value);
   attention = await model.attention(layer);
+  labels = await Promise.all(sequence.slice(-attention.tokens).map(async (id) => JSON.stringify(await model.decode([id]))));
   drawHeatmap();
   $('heatmap-tooltip').textContent = `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
 }
@@ -167,10 +167,9 @@ function describeCell(event) {
   const k = Math.floor(((event.clientX - rect.left) / rect.width) * T);
   const q = Math.floor(((event.clientY - rect.top) / rect.height) * T);
   if (q < 0 || k < 0 || q >= T || k >= T) return;
-  const ids = sequence.slice(-T);
   const head = Number($('head').value);
   const p = k <= q ? attention.data[(head * T + q) * T + k] : 0;
-  $('heatmap-tooltip').textContent = `query ${q} ${tokenLabel(ids[q])} → key ${k} ${tokenLabel(ids[k])}: ${p.toFixed(4)}`;
+  $('heatmap-tooltip').textContent = `query ${q} ${labels[q]} → key ${k} ${labels[k]}: ${p.toFixed(4)}`;
 }
 
 $('model-source').addEventListener('change', () => {

@@ -7,46 +7,85 @@ export interface LoadProgress {
   total: number;
 }
 
+// Options and their defaults come from src/options.json (tests/tools/options.test.mjs checks this
+// file against it): @default is the value used when an option is left out; options without one are
+// unset by default.
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
-  /** Texture format of the weight matrices. Activations are always fp32. Default 'fp16'. */
+  /**
+   * Texture format of the weight matrices; activations are always fp32.
+   * @default 'fp16'
+   */
   weights?: 'fp16' | 'fp32';
-  /** Pretend the GPU allows no larger textures (forces folded layouts); 0 = the GPU's limit. */
+  /**
+   * Pretend the GPU allows no larger textures (forces folded layouts); 0: the GPU's own limit.
+   * @default 0
+   */
   maxTextureSize?: number;
+  /**
+   * Run the engine in a dedicated module Worker on an OffscreenCanvas, so this thread never waits
+   * for it; false runs it on the calling thread (a page, or your own worker).
+   * @default true
+   */
+  worker?: boolean;
   /** Override the engine's choices for this GPU (benchmarks, tests, a misbehaving driver). */
   tuning?: Tuning;
-  /** Canvas to create the WebGL2 context on; by default a hidden one is made and removed on dispose. */
-  canvas?: HTMLCanvasElement;
+  /**
+   * With worker: false only: the canvas to create the WebGL2 context on (by default an
+   * OffscreenCanvas of the engine's own).
+   */
+  canvas?: HTMLCanvasElement | OffscreenCanvas;
   signal?: AbortSignal;
 }
 
 export interface Tuning {
-  /** fp16 weights as row pairs in RGBA32UI textures (true) or as RGBA16F (false). */
+  /** fp16 weights as row pairs in RGBA32UI textures (true) or as RGBA16F (false); unset: row pairs except on llvmpipe. */
   halfPairs?: boolean;
-  /** Split-K: input texels per blended instance of a matmul (0: one loop; > 0 needs EXT_float_blend). */
+  /** Split-K: input texels per blended instance of a matmul (0: one loop; > 0 needs EXT_float_blend); unset: 8 on GPUs with EXT_float_blend, else 0. */
   splitTexels?: number;
 }
 
 export interface GenerateOptions {
-  /** Default 50. */
+  /**
+   * How many tokens to generate at most.
+   * @default 50
+   */
   maxNewTokens?: number;
-  /** 0 (default) is greedy; > 0 samples. */
+  /**
+   * 0 is greedy; > 0 samples.
+   * @default 0
+   */
   temperature?: number;
-  /** Keep the k most likely tokens (k >= 1); unset disables top-k. */
+  /** Keep the k most likely tokens (k >= 1); unset: no top-k. */
   topK?: number;
-  /** Nucleus sampling threshold in (0, 1]. Default 1. */
+  /**
+   * Nucleus sampling threshold in (0, 1].
+   * @default 1
+   */
   topP?: number;
-  /** Hugging Face's repetition penalty (> 0, 1 disables). */
+  /**
+   * Hugging Face's repetition penalty (> 0; 1 disables).
+   * @default 1
+   */
   repetitionPenalty?: number;
-  /** The same seed gives the same tokens. */
+  /** The same seed gives the same tokens; unset: a random seed. */
   seed?: number;
-  /** Stop strings; the text stops before them. */
+  /**
+   * Stop strings; the text stops before them.
+   * @default []
+   */
   stop?: string | string[];
-  /** Stop at <|endoftext|>. Default true. */
+  /**
+   * Stop at <|endoftext|>.
+   * @default true
+   */
   stopAtEndOfText?: boolean;
-  /** When the context is full, keep its last half and go on (default true); false: an error. */
+  /**
+   * When the context is full, keep its last half and go on; false: an error.
+   * @default true
+   */
   slideWindow?: boolean;
-  /** Aborting stops generation before the next token; the iteration throws an AbortError. */
+  /** Aborting stops generation before the next token or prefill chunk; the iteration throws an AbortError. */
   signal?: AbortSignal;
 }
 
@@ -90,30 +129,36 @@ export interface ModelStats {
 }
 
 export declare class GPT2 {
-  /** Loads a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors, vocab.json, merges.txt). */
+  /**
+   * Loads a packed model file (gpt2-pack) or a Hugging Face GPT-2 checkpoint folder (config.json,
+   * model.safetensors or a sharded index, vocab.json, merges.txt).
+   */
   static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
-  /** Live WebGL objects of all models on the page. */
+  /** Live WebGL objects of all models of this page, in both modes (a leak check). */
   static liveGlObjects(): Promise<number>;
 
   readonly config: Readonly<GPT2Config>;
-  tokenize(text: string, options?: { allowSpecial?: boolean }): number[];
-  decode(ids: ArrayLike<number>): string;
+  tokenize(text: string, options?: { allowSpecial?: boolean }): Promise<number[]>;
+  decode(ids: ArrayLike<number>): Promise<string>;
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GeneratedToken, void, undefined>;
   /** Last-position logits after running `ids` as a new sequence. */
   logits(ids: ArrayLike<number>): Promise<Float32Array>;
   /** Attention probabilities of `layer` over the current sequence. */
   attention(layer: number): Promise<Attention>;
-  stats(): ModelStats;
+  stats(): Promise<ModelStats>;
   /**
    * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps;
    * `profile` adds `profile_ms_per_token` (ms per decode token of each pass, from a run that waits per pass).
    */
-  benchmark(options?: { promptTokens?: number; newTokens?: number; profile?: boolean }): Record<string, unknown>;
+  benchmark(options?: { promptTokens?: number; newTokens?: number; profile?: boolean }): Promise<Record<string, unknown>>;
   /** True after the browser dropped this model's WebGL context. */
   readonly contextLost: boolean;
+  /** Loses the WebGL context as a browser under memory pressure would (to test a recovery path). */
+  simulateContextLoss(): Promise<void>;
   /** Loads the model again (same source and options, fresh canvas) after a lost context. */
   restore(options?: { onProgress?: (progress: LoadProgress) => void; signal?: AbortSignal }): Promise<void>;
-  dispose(): void;
+  /** Frees every GL object of this model; safe to call twice. */
+  dispose(): Promise<void>;
 }
 
 export default GPT2;

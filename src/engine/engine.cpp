@@ -20,7 +20,7 @@ const char* stopReasonName(StopReason reason) {
     return "max_tokens";
 }
 
-Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) {}
+Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) { model_->finishPrograms(); }
 
 Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
     if (fileExists(modelPath)) {
@@ -32,6 +32,7 @@ Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
         for (const TensorInfo* info : weights.wanted()) weights.upload(*info, file.readRaw(*info).data());
         weights.finish();
         model_->weights().checkComplete(modelPath);
+        model_->finishPrograms();
         if (!meta.vocabJson.empty()) setTokenizer(Tokenizer::fromJsonAndMerges(meta.vocabJson, meta.mergesText));
         return;
     }
@@ -39,6 +40,7 @@ Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
     model_ = std::make_unique<Gpt2Model>(checkpoint.config(), options);
     model_->weights().uploadAll(checkpoint);
     model_->weights().checkComplete(modelPath);
+    model_->finishPrograms();
     const std::string vocab = joinPath(modelPath, "vocab.json"), merges = joinPath(modelPath, "merges.txt");
     if (fileExists(vocab) && fileExists(merges)) setTokenizer(Tokenizer::fromFiles(vocab, merges));
 }
@@ -56,12 +58,27 @@ const Tokenizer& Engine::tokenizer() const {
 }
 
 void Engine::prefill(const std::vector<int>& ids) {
+    beginPrefill(ids);
+    while (!prefillStep()) {
+    }
+}
+
+void Engine::beginPrefill(const std::vector<int>& ids) {
     if (ids.empty()) fail("prefill: the prompt has no tokens");
     if (int(ids.size()) > config().contextLength)
         fail("prefill: the prompt has ", ids.size(), " tokens, the model's context is ", config().contextLength);
     tokens_.clear();
-    model_->forward(ids, 0);
-    tokens_ = ids;
+    prefilling_.clear();
+    model_->beginForward(ids, 0);
+    prefilling_ = ids;
+}
+
+bool Engine::prefillStep() {
+    if (prefilling_.empty()) fail("prefillStep: no prefill in progress (call beginPrefill)");
+    if (!model_->runChunk()) return false;
+    tokens_ = std::move(prefilling_);
+    prefilling_.clear();
+    return true;
 }
 
 void Engine::step(int id) {
@@ -79,28 +96,43 @@ std::vector<float> Engine::attention(int layer) {
     return model_->attention(tokens_, layer);
 }
 
-std::vector<TokenLogit> Engine::nextCandidates(const SamplingOptions& s) {
+namespace {
+// The GPU's top candidates hold every token greedy or top-k can choose, unless a repetition penalty
+// may reorder them; then all logits are read.
+bool candidatesFromGpu(const SamplingOptions& s) {
+    return s.repetitionPenalty == 1.0f && (s.greedy() || (s.topK && *s.topK <= Gpt2Model::kMaxCandidates));
+}
+}  // namespace
+
+void Engine::requestCandidates(const SamplingOptions& s) {
+    if (candidatesFromGpu(s))
+        model_->requestCandidates(s.greedy() ? 1 : std::min(*s.topK, config().vocabSize));
+    else
+        model_->requestLogits();
+}
+
+std::vector<TokenLogit> Engine::takeCandidates(const SamplingOptions& s) {
     std::vector<TokenLogit> out;
-    // The GPU's top candidates hold every token greedy or top-k can choose, unless a repetition
-    // penalty may reorder them; then all logits are read.
-    const bool fromGpu = s.repetitionPenalty == 1.0f && (s.greedy() || (s.topK && *s.topK <= Gpt2Model::kMaxCandidates));
-    if (fromGpu) {
-        const int k = s.greedy() ? 1 : std::min(*s.topK, config().vocabSize);
-        for (const auto& c : model_->topCandidates(k)) out.push_back({c.id, c.logit});
+    if (candidatesFromGpu(s)) {
+        for (const auto& c : model_->takeCandidates()) out.push_back({c.id, c.logit});
     } else {
-        const auto logits = model_->logits();
+        const auto logits = model_->takeLogits();
         for (std::size_t i = 0; i < logits.size(); ++i) out.push_back({int(i), logits[i]});
     }
     return out;
 }
 
-void Engine::append(int id, bool slideWindow) {
+bool Engine::append(int id, bool slideWindow) {
     const int context = config().contextLength;
-    if (int(tokens_.size()) < context) return step(id);
+    if (int(tokens_.size()) < context) {
+        step(id);
+        return false;
+    }
     if (!slideWindow) fail("the sequence fills the model's context of ", context, " tokens");
     std::vector<int> kept(tokens_.end() - (context / 2 - 1), tokens_.end());
     kept.push_back(id);
-    prefill(kept);
+    beginPrefill(kept);
+    return true;
 }
 
 namespace {
@@ -125,7 +157,7 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
     if (!options.stop.empty() && !engine.hasTokenizer()) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
     if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
     done_ = options.maxNewTokens == 0;
-    if (!done_) engine.prefill(kept);
+    if (!done_) engine.beginPrefill(kept);
 }
 
 void Generation::cancel() {
@@ -134,9 +166,29 @@ void Generation::cancel() {
 }
 
 std::optional<GeneratedToken> Generation::next() {
-    if (done_) return std::nullopt;
+    while (!done_)
+        if (auto token = advance(true)) return token;
+    return std::nullopt;
+}
+
+std::optional<GeneratedToken> Generation::poll() { return done_ ? std::nullopt : advance(false); }
+
+std::optional<GeneratedToken> Generation::advance(bool wait) {
+    Gpt2Model& model = engine_.model();
+    if (prefilling_) {
+        if (!wait && !model.chunkDone()) return std::nullopt;
+        if (!engine_.prefillStep()) return std::nullopt;
+        prefilling_ = false;
+        engine_.requestCandidates(options_.sampling);
+        return std::nullopt;
+    }
+    if (!wait && !model.readReady()) return std::nullopt;
+    const int id = sampler_.pick(engine_.takeCandidates(options_.sampling), engine_.tokens());
+    return emit(id);
+}
+
+std::optional<GeneratedToken> Generation::emit(int id) {
     const int endOfText = engine_.hasTokenizer() ? engine_.tokenizer().endOfTextId() : 50256;
-    const int id = sampler_.pick(engine_.nextCandidates(options_.sampling), engine_.tokens());
     auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
     if (options_.stopAtEndOfText && id == endOfText) {
         done_ = true;
@@ -153,10 +205,31 @@ std::optional<GeneratedToken> Generation::next() {
     } else if (int(ids_.size()) == options_.maxNewTokens) {
         done_ = true;
         token.text += heldBack();
+    } else if (engine_.append(id, options_.slideWindow)) {
+        prefilling_ = true;
     } else {
-        engine_.append(id, options_.slideWindow);
+        // The next token's read is in flight while the caller handles this one.
+        engine_.requestCandidates(options_.sampling);
     }
     return token;
+}
+
+LogitsRun::LogitsRun(Engine& engine, const std::vector<int>& ids) : engine_(engine) { engine.beginPrefill(ids); }
+
+bool LogitsRun::poll() {
+    Gpt2Model& model = engine_.model();
+    if (prefilling_) {
+        if (!model.chunkDone() || !engine_.prefillStep()) return false;
+        prefilling_ = false;
+        model.requestLogits();
+        return false;
+    }
+    return model.readReady();
+}
+
+std::vector<float> LogitsRun::take() {
+    if (prefilling_) fail("LogitsRun::take: the prompt is still being run; poll() until it returns true");
+    return engine_.model().takeLogits();
 }
 
 GenerateResult Engine::generate(const std::vector<int>& prompt, const GenerateOptions& options,

@@ -13,14 +13,15 @@
 
 namespace gpt2 {
 
+// The generate options of options.json, with its defaults.
 struct GenerateOptions {
-    int maxNewTokens = 50;
+    int maxNewTokens = defaults::maxNewTokens;
     SamplingOptions sampling;
     std::vector<std::string> stop;  // stop strings (never part of the output)
-    bool stopAtEndOfText = true;    // stop on <|endoftext|> (not part of the output)
+    bool stopAtEndOfText = defaults::stopAtEndOfText;  // stop on <|endoftext|> (not part of the output)
     // Context policy: when the next token would not fit in n_positions, keep the last
     // n_positions / 2 tokens, prefill them again and go on. Off: such a request is an error.
-    bool slideWindow = true;
+    bool slideWindow = defaults::slideWindow;
 };
 
 struct GeneratedToken {
@@ -39,21 +40,30 @@ struct GenerateResult {
 
 class Engine;
 
-// One generation, a token per call to next(), so callers can stream, yield and cancel between
-// tokens (the web module runs one next() per animation-friendly task).
+// One generation, a token at a time, so callers can stream, yield and cancel between tokens. Two
+// ways to drive it: next() waits for the GPU (native callers); poll() never does, and does at most
+// one prefill chunk per call (the web runtime calls it once per turn of the event loop).
 class Generation {
 public:
-    // Validates the options and prefills the prompt (or the part of it the context policy keeps).
+    // Validates the options; the prompt (or the part of it the context policy keeps) is prefilled
+    // by the first calls of next() or poll().
     Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options);
     // The next token, or nothing when generation has ended (then reason() says why). When
     // <|endoftext|> ends it, text held back comes in one last token with that id (not in ids()).
     std::optional<GeneratedToken> next();
+    // Advances without waiting: issues the next prefill chunk once the GPU has finished the one
+    // before, or takes the next token's candidates once their read has arrived. A token when one is
+    // ready; otherwise nothing, and done() tells the end from work still under way.
+    std::optional<GeneratedToken> poll();
     StopReason reason() const { return reason_; }
     bool done() const { return done_; }
     const std::vector<int>& ids() const { return ids_; }
     void cancel();
 
 private:
+    std::optional<GeneratedToken> advance(bool wait);
+    std::optional<GeneratedToken> emit(int id);
+
     Engine& engine_;
     GenerateOptions options_;
     Sampler sampler_;
@@ -62,6 +72,21 @@ private:
     std::vector<int> ids_;
     StopReason reason_ = StopReason::MaxTokens;
     bool done_ = false;
+    bool prefilling_ = true;  // else the next token's candidates are being read
+};
+
+// Runs `ids` as a new sequence and reads the last position's logits, polled like Generation::poll:
+// at most one prefill chunk per poll(), never waiting for the GPU.
+class LogitsRun {
+public:
+    LogitsRun(Engine& engine, const std::vector<int>& ids);
+    // True once take() returns without waiting.
+    bool poll();
+    std::vector<float> take();
+
+private:
+    Engine& engine_;
+    bool prefilling_ = true;
 };
 
 class Engine {
@@ -83,6 +108,10 @@ public:
 
     // Starts a new sequence with `ids` (one set of passes for all of them).
     void prefill(const std::vector<int>& ids);
+    // The same a chunk at a time: each prefillStep() issues one chunk of passes and returns true
+    // once the whole sequence is in the cache (Gpt2Model::runChunk).
+    void beginPrefill(const std::vector<int>& ids);
+    bool prefillStep();
     // Appends one token, reusing the KV cache: costs O(sequence length).
     void step(int id);
     // Logits after the last token of the sequence.
@@ -101,12 +130,18 @@ public:
 
 private:
     friend class Generation;
-    std::vector<TokenLogit> nextCandidates(const SamplingOptions& sampling);
-    void append(int id, bool slideWindow);
+    // The next token's candidates: the GPU's top k where they hold every token `sampling` can pick,
+    // else all logits. request starts the read; take returns it (waiting natively if not ready).
+    void requestCandidates(const SamplingOptions& sampling);
+    std::vector<TokenLogit> takeCandidates(const SamplingOptions& sampling);
+    // Adds `id` to the sequence: a step, or when the context is full (and slideWindow), begins a
+    // prefill of the window kept plus `id`, which prefillStep() then runs; returns true in that case.
+    bool append(int id, bool slideWindow);
 
     std::unique_ptr<Gpt2Model> model_;
     std::optional<Tokenizer> tokenizer_;
     std::vector<int> tokens_;
+    std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it
 };
 
 }  // namespace gpt2

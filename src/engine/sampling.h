@@ -6,13 +6,15 @@
 #include <random>
 #include <vector>
 
+#include "option_defaults.h"
+
 namespace gpt2 {
 
 struct SamplingOptions {
-    float temperature = 0.0f;         // 0: greedy; > 0: sample
-    std::optional<int> topK;          // keep the k most likely tokens (k >= 1)
-    float topP = 1.0f;                // keep the smallest set whose probability reaches p, in (0, 1]
-    float repetitionPenalty = 1.0f;   // > 0; Hugging Face's CTRL-style penalty on tokens already in the sequence
+    float temperature = defaults::temperature;  // 0: greedy; > 0: sample
+    std::optional<int> topK;                    // keep the k most likely tokens (k >= 1)
+    float topP = defaults::topP;                // keep the smallest set whose probability reaches p, in (0, 1]
+    float repetitionPenalty = defaults::repetitionPenalty;  // > 0; Hugging Face's CTRL-style penalty on tokens already in the sequence
     std::optional<std::uint64_t> seed;  // the same seed gives the same tokens; none: a random seed
 
     bool greedy() const { return temperature == 0.0f; }

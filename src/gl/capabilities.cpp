@@ -56,6 +56,7 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
         fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
              "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");
     caps.floatBlend = hasGlExtension("EXT_float_blend");
+    caps.parallelShaderCompile = hasGlExtension("KHR_parallel_shader_compile");
     GLint size = 0, layers = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);

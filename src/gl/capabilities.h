@@ -15,6 +15,7 @@ struct GlCapabilities {
     // per token), so fp16 weights stay RGBA16F (Gpt2Model's weightFormat).
     bool slowHalfUnpacking = false;
     bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
+    bool parallelShaderCompile = false;  // KHR_parallel_shader_compile: links can be polled (Program::linked)
 };
 
 // Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).

@@ -90,24 +90,25 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
     }
     program_ = &programs.get(shader, defines, vertexShader);
-    outLayoutLocation_ = program_->uniform("u_out_layout");
-    rowsLocation_ = program_->uniform("u_rows");
-    pageLocation_ = program_->uniform("u_out_page");
-    for (const auto& [name, texture] : inputs)
-        if (const int unit = program_->samplerUnit(name); unit != -1) inputs_.push_back({unit, texture});
+    declaredInputs_ = inputs;
+}
+
+void Pass::bind() {
+    Program& program = *program_;
+    outLayoutLocation_ = program.uniform("u_out_layout");
+    rowsLocation_ = program.uniform("u_rows");
+    pageLocation_ = program.uniform("u_out_page");
+    for (const auto& [name, texture] : declaredInputs_)
+        if (const int unit = program.samplerUnit(name); unit != -1) inputs_.push_back({unit, texture});
+    declaredInputs_.clear();
+    for (Uniform& u : uniforms_) u.location = program.uniform(u.name);
+    bound_ = true;
 }
 
 Pass::Uniform& Pass::slot(const std::string& name, int kind) {
-    const GLint location = program_->uniform(name);
-    if (location == -1) {
-        // The compiler dropped this uniform (unused in this variant): nothing to set.
-        static Uniform unused{};
-        unused = {-1, kind};
-        return unused;
-    }
     for (auto& u : uniforms_)
-        if (u.location == location) return u;
-    uniforms_.push_back({location, kind});
+        if (u.name == name) return u;
+    uniforms_.push_back({name, bound_ ? program_->uniform(name) : -1, kind});
     return uniforms_.back();
 }
 
@@ -151,6 +152,7 @@ void Pass::run(int rowBegin, int rowEnd) {
         query = GlObject::query();
         glBeginQuery(GL_TIME_ELAPSED_EXT, query.get());
     }
+    if (!bound_) bind();
     Program& program = *program_;
     glUseProgram(program.id());
     for (const auto& [unit, texture] : inputs_) {

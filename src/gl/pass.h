@@ -61,21 +61,27 @@ public:
     void run(int rowBegin, int rowEnd);
 
 private:
+    // Uniforms and inputs are kept by name until the first run, so declaring a pass never waits for
+    // its program's link (Program::finish).
     struct Uniform {
-        GLint location;
-        int kind;  // 0 int, 1 float, 2 ivec2
+        std::string name;
+        GLint location;  // -1 until bound, or when the compiler dropped it (nothing to set)
+        int kind;        // 0 int, 1 float, 2 ivec2
         glm::ivec4 ints{0};
         float real = 0;
     };
     Uniform& slot(const std::string& name, int kind);
+    void bind();
     const Framebuffer& framebuffer(int page);
 
     Program* program_;
-    GLint outLayoutLocation_, rowsLocation_, pageLocation_;  // of common.glsl's uniforms, set every run
+    GLint outLayoutLocation_ = -1, rowsLocation_ = -1, pageLocation_ = -1;  // of common.glsl's uniforms, set every run
     int instances_;
     int maxRowsPerRun_ = 0;  // 0: any
     std::vector<Texture*> outputs_;
+    PassInputs declaredInputs_;                            // until bound
     std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)
+    bool bound_ = false;
     std::vector<Uniform> uniforms_;
     std::vector<Framebuffer> framebuffers_;  // multiple-render-target passes only
 };

@@ -9,42 +9,65 @@
 namespace gpt2 {
 namespace {
 
-GlObject compile(GLenum type, const std::string& source, const std::string& label) {
+// Not defined by GLES 3.0 headers: KHR_parallel_shader_compile's query.
+#ifndef GL_COMPLETION_STATUS_KHR
+#define GL_COMPLETION_STATUS_KHR 0x91B1
+#endif
+
+GlObject compile(GLenum type, const std::string& source) {
     GlObject shader = GlObject::shader(type);
     const char* text = source.c_str();
     glShaderSource(shader.get(), 1, &text, nullptr);
     glCompileShader(shader.get());
+    return shader;
+}
+
+std::string shaderLog(const GlObject& shader) {
     GLint ok = 0;
     glGetShaderiv(shader.get(), GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        GLint length = 0;
-        glGetShaderiv(shader.get(), GL_INFO_LOG_LENGTH, &length);
-        std::vector<char> log(std::size_t(std::max(length, 1)));
-        glGetShaderInfoLog(shader.get(), GLsizei(log.size()), nullptr, log.data());
-        fail("compiling shader ", label, " failed: ", log.data());
-    }
-    return shader;
+    if (ok) return "";
+    GLint length = 0;
+    glGetShaderiv(shader.get(), GL_INFO_LOG_LENGTH, &length);
+    std::vector<char> log(std::size_t(std::max(length, 1)));
+    glGetShaderInfoLog(shader.get(), GLsizei(log.size()), nullptr, log.data());
+    return log.data();
 }
 
 }  // namespace
 
 Program::Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines)
     : label_(vertexName == ProgramCache::kFullscreenVertex ? fragmentName : vertexName + " + " + fragmentName),
-      program_(GlObject::program()) {
-    const GlObject vertex = compile(GL_VERTEX_SHADER, shaderSource(vertexName, defines), vertexName);
-    const GlObject fragment = compile(GL_FRAGMENT_SHADER, shaderSource(fragmentName, defines), fragmentName);
-    glAttachShader(program_.get(), vertex.get());
-    glAttachShader(program_.get(), fragment.get());
+      program_(GlObject::program()),
+      vertex_(compile(GL_VERTEX_SHADER, shaderSource(vertexName, defines))),
+      fragment_(compile(GL_FRAGMENT_SHADER, shaderSource(fragmentName, defines))) {
+    glAttachShader(program_.get(), vertex_.get());
+    glAttachShader(program_.get(), fragment_.get());
     glLinkProgram(program_.get());
-    glDetachShader(program_.get(), vertex.get());
-    glDetachShader(program_.get(), fragment.get());
+}
+
+bool Program::linked(bool parallelCompile) const {
+    if (finished_ || !parallelCompile) return true;
+    GLint done = GL_FALSE;
+    glGetProgramiv(program_.get(), GL_COMPLETION_STATUS_KHR, &done);
+    return done == GL_TRUE;
+}
+
+void Program::finish() {
+    if (finished_) return;
     GLint ok = 0;
     glGetProgramiv(program_.get(), GL_LINK_STATUS, &ok);
     if (!ok) {
+        const std::string vertexLog = shaderLog(vertex_), fragmentLog = shaderLog(fragment_);
+        if (!vertexLog.empty()) fail("compiling the vertex shader of ", label_, " failed: ", vertexLog);
+        if (!fragmentLog.empty()) fail("compiling the fragment shader of ", label_, " failed: ", fragmentLog);
         char log[2048] = {};
         glGetProgramInfoLog(program_.get(), sizeof log, nullptr, log);
         fail("linking program ", label_, " failed: ", log);
     }
+    glDetachShader(program_.get(), vertex_.get());
+    glDetachShader(program_.get(), fragment_.get());
+    vertex_.reset();
+    fragment_.reset();
     GLint count = 0;
     glGetProgramiv(program_.get(), GL_ACTIVE_UNIFORMS, &count);
     glUseProgram(program_.get());
@@ -62,14 +85,17 @@ Program::Program(const std::string& vertexName, const std::string& fragmentName,
         }
     }
     glUseProgram(0);
+    finished_ = true;
 }
 
-GLint Program::uniform(const std::string& name) const {
+GLint Program::uniform(const std::string& name) {
+    finish();
     auto it = uniforms_.find(name);
     return it == uniforms_.end() ? -1 : it->second;
 }
 
-int Program::samplerUnit(const std::string& name) const {
+int Program::samplerUnit(const std::string& name) {
+    finish();
     auto it = samplerUnits_.find(name);
     return it == samplerUnits_.end() ? -1 : it->second;
 }
@@ -104,6 +130,16 @@ Program& ProgramCache::get(const std::string& fragmentName, const std::string& d
     auto& slot = programs_[vertexName + "\n" + fragmentName + "\n" + defines];
     if (!slot) slot = std::make_unique<Program>(vertexName, fragmentName, defines);
     return *slot;
+}
+
+bool ProgramCache::linked(bool parallelCompile) const {
+    for (const auto& [key, program] : programs_)
+        if (!program->linked(parallelCompile)) return false;
+    return true;
+}
+
+void ProgramCache::finish() {
+    for (auto& [key, program] : programs_) program->finish();
 }
 
 }  // namespace gpt2

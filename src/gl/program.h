@@ -1,7 +1,9 @@
 #pragma once
 // A linked program (a fullscreen-triangle vertex shader, shaders/fullscreen.vert unless a pass names
-// another, + one fragment shader) with every active uniform located once at link time, and the cache
-// that compiles each variant once.
+// another, + one fragment shader) with every active uniform located once, and the cache that compiles
+// each variant once. Compiling and linking are only issued when a program is made; nothing asks for
+// their results until finish(), so a driver with KHR_parallel_shader_compile links all of a model's
+// programs at once while its weights stream in, and the thread never waits on one (linked()).
 #include <array>
 #include <cstdint>
 #include <map>
@@ -18,11 +20,17 @@ public:
     Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines);
     GLuint id() const { return program_.get(); }
     const std::string& label() const { return label_; }
+    // Whether the driver has finished linking (GL_COMPLETION_STATUS_KHR); never waits. Without the
+    // extension the answer is always yes, and finish() waits instead.
+    bool linked(bool parallelCompile) const;
+    // Checks the link (a failure names the shader and its log) and locates the uniforms; waits for
+    // the driver if it is still linking. Idempotent; uniform() and samplerUnit() call it.
+    void finish();
     // -1 when the shader has no such active uniform (the compiler may drop unused ones).
-    GLint uniform(const std::string& name) const;
+    GLint uniform(const std::string& name);
     // The texture unit of a sampler uniform, fixed at link time (-1 when it is not active): passes
     // bind their inputs to these units and never set sampler uniforms per draw.
-    int samplerUnit(const std::string& name) const;
+    int samplerUnit(const std::string& name);
 
     // Set a uniform of this program, which must be in use, skipping the GL call when it already
     // holds the value: the passes of every layer share one program and mostly set the same values,
@@ -38,6 +46,8 @@ private:
 
     std::string label_;
     GlObject program_;
+    GlObject vertex_, fragment_;  // until finish(): their logs explain a failed link
+    bool finished_ = false;
     std::map<std::string, GLint> uniforms_;
     std::map<std::string, int> samplerUnits_;
     std::map<GLint, Value> values_;
@@ -50,6 +60,9 @@ public:
     Program& get(const std::string& fragmentName, const std::string& defines = "",
                  const std::string& vertexName = kFullscreenVertex);
     std::size_t size() const { return programs_.size(); }
+    // Program::linked and Program::finish for every program made so far.
+    bool linked(bool parallelCompile) const;
+    void finish();
 
 private:
     std::map<std::string, std::unique_ptr<Program>> programs_;

@@ -1,6 +1,7 @@
 #include "gl/texture.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "util/error.h"
 #include "util/half.h"
@@ -107,25 +108,34 @@ const Framebuffer& Texture::framebuffer(int page) {
     return fb;
 }
 
-std::vector<float> Texture::readRows(int row0, int rowCount) {
+void Texture::packRows(int row0, int rowCount, float* destination) {
     if (format_ != TexelFormat::Float32) fail("texture ", name_, ": only RGBA32F textures can be read back");
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > layout_.rows)
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") outside its ", layout_.rows, " rows");
-    const std::int64_t count = std::int64_t(rowCount) * layout_.texelsPerRow;
-    std::vector<float> texels(std::size_t(count) * 4);
-    forEachTexelRect(std::int64_t(row0) * layout_.texelsPerRow, count, layout_.width, layout_.height,
-                     [&](int page, int x, int y, int w, int h, std::int64_t offset) {
+    forEachTexelRect(std::int64_t(row0) * layout_.texelsPerRow, std::int64_t(rowCount) * layout_.texelsPerRow, layout_.width,
+                     layout_.height, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
+                         void* at = destination ? static_cast<void*>(destination + offset * 4)
+                                                : reinterpret_cast<void*>(std::uintptr_t(offset * 16));
                          glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
-                         glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, texels.data() + offset * 4);
+                         glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, at);
                      });
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    checkGlError(("reading back texture " + name_).c_str());
+}
+
+std::vector<float> Texture::unpadRows(const std::vector<float>& texels, int rowCount) const {
     const int cols = layout_.cols, paddedCols = layout_.texelsPerRow * 4;
     std::vector<float> out(std::size_t(rowCount) * cols);
     for (int r = 0; r < rowCount; ++r)
         std::copy(texels.begin() + std::int64_t(r) * paddedCols, texels.begin() + std::int64_t(r) * paddedCols + cols,
                   out.begin() + std::int64_t(r) * cols);
     return out;
+}
+
+std::vector<float> Texture::readRows(int row0, int rowCount) {
+    std::vector<float> texels(std::size_t(rowCount > 0 ? rowCount : 0) * layout_.texelsPerRow * 4);
+    packRows(row0, rowCount, texels.data());
+    checkGlError(("reading back texture " + name_).c_str());
+    return unpadRows(texels, rowCount);
 }
 
 }  // namespace gpt2

@@ -45,8 +45,14 @@ public:
     // (`half` false) or F16 bit patterns, converted when the texture's format differs. rowCount is
     // rows(), or rows() - 1 for HalfPairs (an odd matrix).
     void uploadTexelStream(const void* values, int rowCount, bool half);
-    // Reads rows back as rowCount x cols floats. Needs a Float32 texture (a render target).
+    // Reads rows back as rowCount x cols floats, waiting for the GPU. Needs a Float32 texture (a
+    // render target). AsyncRead reads without waiting.
     std::vector<float> readRows(int row0, int rowCount);
+    // Issues the reads of rows [row0, row0 + rowCount) as texelsPerRow * 4 floats each, to
+    // `destination`, or to offsets from 0 in the bound PIXEL_PACK_BUFFER when that is null.
+    void packRows(int row0, int rowCount, float* destination);
+    // rowCount x cols floats of rows read as texels (the padding columns dropped).
+    std::vector<float> unpadRows(const std::vector<float>& texels, int rowCount) const;
 
     // The framebuffer that renders into one page; made on first use and kept.
     const Framebuffer& framebuffer(int page);

@@ -7,6 +7,13 @@
 #include "util/error.h"
 
 namespace gpt2 {
+
+TexelFormat weightFormatNamed(const std::string& name) {
+    if (name == "fp16") return TexelFormat::Float16;
+    if (name == "fp32") return TexelFormat::Float32;
+    fail("weights must be fp16 or fp32, got \"", name, "\"");
+}
+
 namespace {
 GlCapabilities capabilitiesFor(const ModelOptions& options) {
     GlCapabilities caps = queryCapabilities(options.maxTextureSize);
@@ -187,6 +194,13 @@ void Gpt2Model::runNormalized(LayerNormOp& layerNorm, Matmul& m, int outRow, int
 }
 
 void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
+    beginForward(ids, pos0);
+    while (!runChunk()) {
+    }
+}
+
+void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
+    chunkNext_ = chunkEnd_ = 0;
     checkPositions(ids.size(), pos0);
     std::vector<float> idValues(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -194,27 +208,59 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
             fail("token id ", ids[i], " at position ", pos0 + int(i), " is outside the vocabulary [0, ", config_.vocabSize, ")");
         idValues[i] = float(ids[i]);
     }
-    const int count = int(ids.size()), end = pos0 + count;
-    ids_->uploadRows(pos0, count, idValues.data());
-    for (int start = pos0; start < end; start += prefillChunk_) {
-        const int n = std::min(prefillChunk_, end - start);
-        head_[kEmbedding].run(start, start + n);
-        for (Layer& layer : layers_) runLayer(layer, start, n);
+    ids_->uploadRows(pos0, int(ids.size()), idValues.data());
+    chunkNext_ = pos0;
+    chunkEnd_ = pos0 + int(ids.size());
+}
+
+bool Gpt2Model::runChunk() {
+    if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
+    const int start = chunkNext_, n = std::min(prefillChunk_, chunkEnd_ - start);
+    head_[kEmbedding].run(start, start + n);
+    // A flush per layer hands a browser's GPU process the chunk in pieces it can interleave with
+    // the page's own frames; one flush per chunk stalls the page while it runs (docs/benchmarks.md).
+    for (Layer& layer : layers_) {
+        runLayer(layer, start, n);
+        glFlush();
+    }
+    chunkNext_ = start + n;
+    if (chunkNext_ < chunkEnd_) {
+        chunkFence_ = GlFence::insert();
+        return false;
     }
     // Only the last position's logits are needed: the final LayerNorm and lm_head run for one row.
-    runNormalized(*finalNorm_, lmHead_, 0, end - 1, 1);
-    lastPosition_ = end - 1;
+    runNormalized(*finalNorm_, lmHead_, 0, chunkEnd_ - 1, 1);
+    lastPosition_ = chunkEnd_ - 1;
+    chunkFence_.reset();
+    return true;
 }
 
 std::vector<float> Gpt2Model::logits() {
+    requestLogits();
+    return takeLogits();
+}
+
+std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
+    requestCandidates(k);
+    return takeCandidates();
+}
+
+void Gpt2Model::requestLogits() {
     if (lastPosition_ < 0) fail("logits: nothing has been run yet");
-    std::vector<float> values = logits_->readRows(0, 1);
+    read_.start(*logits_, 0, 1);
+    reading_ = Reading::Logits;
+}
+
+std::vector<float> Gpt2Model::takeLogits() {
+    if (reading_ != Reading::Logits) fail("takeLogits: no logits are being read (call requestLogits)");
+    reading_ = Reading::Nothing;
+    std::vector<float> values = read_.take();
     readbackBytes_ += std::int64_t(values.size()) * 4;
     values.resize(std::size_t(config_.vocabSize));
     return values;
 }
 
-std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
+void Gpt2Model::requestCandidates(int k) {
     if (lastPosition_ < 0) fail("topCandidates: nothing has been run yet");
     if (k < 1 || k > kMaxCandidates || k > config_.vocabSize)
         fail("topCandidates: k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
@@ -222,10 +268,18 @@ std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
         head_[kTopkBlock].set("u_rank", rank).run(0, 1);
         head_[kTopkSelect].run(rank, rank + 1);
     }
-    const std::vector<float> rows = candidates_->readRows(0, k);
-    readbackBytes_ += std::int64_t(k) * 16;
+    read_.start(*candidates_, 0, k);
+    reading_ = Reading::Candidates;
+    readCount_ = k;
+}
+
+std::vector<Gpt2Model::Candidate> Gpt2Model::takeCandidates() {
+    if (reading_ != Reading::Candidates) fail("takeCandidates: no candidates are being read (call requestCandidates)");
+    reading_ = Reading::Nothing;
+    const std::vector<float> rows = read_.take();
+    readbackBytes_ += std::int64_t(readCount_) * 16;
     std::vector<Candidate> out;
-    for (int r = 0; r < k; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
+    for (int r = 0; r < readCount_; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
     return out;
 }
 
@@ -233,6 +287,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     checkPositions(ids.size(), 0);
     if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
     const int count = int(ids.size()), heads = config_.heads;
+    chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
     std::vector<float> idValues(ids.begin(), ids.end());
     ids_->uploadRows(0, count, idValues.data());
     // Rows are (query, head); a chunk's scores become its rows of the probabilities.

@@ -15,17 +15,24 @@
 //   logits = LN_f(x[last]) @ wte^T                                 [1, V]
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "gl/async_read.h"
 #include "gl/capabilities.h"
 #include "model/model_weights.h"
 #include "model/ops.h"
+#include "option_defaults.h"
 
 namespace gpt2 {
 
+// "fp16" or "fp32" (options.json's names) as a texture format; throws on any other name.
+TexelFormat weightFormatNamed(const std::string& name);
+
+// The load options of options.json (defaults from there), and the knobs tests use to force layouts.
 struct ModelOptions {
-    TexelFormat weights = TexelFormat::Float32;  // Float16: stored as decided by halfPairs
-    int maxTextureSize = 0;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
+    TexelFormat weights = weightFormatNamed(defaults::weights);  // Float16: stored as decided by halfPairs
+    int maxTextureSize = defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
     // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
     // (heads x chunk x context), which keeps activation memory small next to the KV cache.
     int prefillChunk = 32;
@@ -52,6 +59,11 @@ public:
     Gpt2Model(const ModelConfig& config, const ModelOptions& options);
 
     ModelWeights& weights() { return weights_; }
+    // The shader programs were only issued for compiling and linking by the constructor:
+    // programsLinked() polls the driver (KHR_parallel_shader_compile; always true without it),
+    // finishPrograms() checks them all, waiting if need be, so a bad shader fails the load.
+    bool programsLinked() const { return programs_.linked(caps_.parallelShaderCompile); }
+    void finishPrograms() { programs_.finish(); }
 
     const ModelConfig& config() const { return config_; }
     const GlCapabilities& capabilities() const { return caps_; }
@@ -59,6 +71,14 @@ public:
     // Runs tokens `ids` at positions [pos0, pos0 + ids.size()). Cache rows < pos0 must hold the
     // earlier tokens of the same sequence.
     void forward(const std::vector<int>& ids, int pos0);
+    // The same a chunk at a time, for callers that must stay responsive: beginForward checks and
+    // uploads the ids; each runChunk() issues the next chunk of at most prefillChunk tokens and
+    // returns true once the last one (with the last position's logits) is issued. chunkDone() says
+    // whether the GPU has finished the chunk issued last, so a caller keeps at most one queued.
+    void beginForward(const std::vector<int>& ids, int pos0);
+    bool runChunk();
+    bool chunkDone() const { return chunkFence_.signaled(); }
+
     // Logits of the last position forwarded: vocab_size floats.
     std::vector<float> logits();
     // The k largest of those logits, best first (ties: smaller id first), found on the GPU: reads
@@ -69,6 +89,13 @@ public:
         float logit;
     };
     std::vector<Candidate> topCandidates(int k);
+    // The same two reads without waiting for the GPU: request...() runs the passes and starts the
+    // read, readReady() polls it, take...() returns its result (waiting natively if it is not ready).
+    void requestLogits();
+    void requestCandidates(int k);
+    bool readReady() const { return read_.ready(); }
+    std::vector<float> takeLogits();
+    std::vector<Candidate> takeCandidates();
     // Bytes read back from the GPU so far (logits, candidates, attention).
     std::int64_t readbackBytes() const { return readbackBytes_; }
     // Attention probabilities of `layer` for the sequence `ids` (positions 0..T-1), heads x T x T.
@@ -127,6 +154,11 @@ private:
     enum HeadPass { kEmbedding, kTopkBlock, kTopkSelect };
     std::vector<Pass> head_;  // the other passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
+    AsyncRead read_;
+    enum class Reading { Nothing, Logits, Candidates } reading_ = Reading::Nothing;
+    int readCount_ = 0;  // candidates being read
+    GlFence chunkFence_;
+    int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
     int prefillChunk_;
     int forcedLineWidth_;  // ModelOptions::activationLineWidth
     int splitTexels_;

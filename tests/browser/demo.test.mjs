@@ -106,13 +106,18 @@ test('bad model sources show a clear error on the page', async () => {
   await page.close();
 });
 
+// The demo runs the engine in a worker, which an init script patching the page cannot reach: the
+// worker script is served with the same patch in front (a worker that has no WebGL2).
 test('a browser without WebGL2 gets a clear error on the page', async () => {
   const page = await site.browser.newPage();
-  await page.addInitScript(() => {
-    const original = HTMLCanvasElement.prototype.getContext;
-    HTMLCanvasElement.prototype.getContext = function getContext(type, ...rest) {
-      return type === 'webgl2' ? null : original.call(this, type, ...rest);
-    };
+  const noWebgl2 = `for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas].filter(Boolean)) {
+    const original = C.prototype.getContext;
+    C.prototype.getContext = function getContext(type, ...rest) { return type === 'webgl2' ? null : original.call(this, type, ...rest); };
+  }\n`;
+  await page.addInitScript(noWebgl2);
+  await page.route('**/gpt2-worker.js', async (route) => {
+    const original = await route.fetch();
+    await route.fulfill({ response: original, body: noWebgl2 + (await original.text()) });
   });
   await page.goto(site.url);
   await page.waitForFunction(() => !document.getElementById('error').hidden, null, { timeout: 60000 });

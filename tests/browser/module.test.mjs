@@ -1,4 +1,5 @@
-// The ES module in headless Chromium (WebGL2 over SwiftShader) against the Hugging Face fixture.
+// The ES module in headless Chromium (WebGL2 over SwiftShader) against the Hugging Face fixture, in
+// both modes: the engine in the module's Worker (the default) and on the page's thread.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -50,15 +51,17 @@ async function checkFixture(options) {
       p1.attentions[layer].flat(2).forEach((v, i) => { out.attentionDiff = Math.max(out.attentionDiff, Math.abs(v - data[i])); });
       out.shape = [heads, tokens];
     }
-    model.dispose();
+    await model.dispose();
     return out;
   }, { options, prompts });
 }
 
-for (const maxTextureSize of [0, 256]) {
-  test(`fp32 weights, max texture ${maxTextureSize || 'native'}: logits, greedy tokens and attention match Hugging Face`, async () => {
-    const r = await checkFixture({ weights: 'fp32', maxTextureSize });
-    console.log(`[ measured ] browser fp32 max ${maxTextureSize}: max |dlogit| ${r.logitDiff}, max |dprob| ${r.attentionDiff}`);
+const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
+
+for (const { worker, name } of modes) for (const maxTextureSize of [0, 256]) {
+  test(`${name}: fp32 weights, max texture ${maxTextureSize || 'native'}: logits, greedy tokens and attention match Hugging Face`, async () => {
+    const r = await checkFixture({ weights: 'fp32', maxTextureSize, worker });
+    console.log(`[ measured ] browser ${name} fp32 max ${maxTextureSize}: max |dlogit| ${r.logitDiff}, max |dprob| ${r.attentionDiff}`);
     assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
     assert.ok(r.greedyEqual, 'greedy continuation differs');
     assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
@@ -68,42 +71,42 @@ for (const maxTextureSize of [0, 256]) {
 
 // What GPUs run by default (split-K blends instances into float targets: EXT_float_blend must be
 // enabled in WebGL) and fp16 row pairs, forced on SwiftShader through `tuning`.
-test('split-K and fp16 row pairs, as on GPUs: logits, greedy tokens and attention match Hugging Face', async () => {
-  const split = await checkFixture({ weights: 'fp32', tuning: { splitTexels: 3, halfPairs: false } });
+for (const { worker, name } of modes) test(`${name}: split-K and fp16 row pairs, as on GPUs: logits, greedy tokens and attention match Hugging Face`, async () => {
+  const split = await checkFixture({ weights: 'fp32', tuning: { splitTexels: 3, halfPairs: false }, worker });
   console.log(`[ measured ] browser fp32 split 3: max |dlogit| ${split.logitDiff}, max |dprob| ${split.attentionDiff}`);
   assert.ok(split.logitDiff <= 1e-3, `max |dlogit| ${split.logitDiff}`);
   assert.ok(split.greedyEqual, 'greedy continuation differs');
   assert.ok(split.attentionDiff <= 1e-4, `max |dprob| ${split.attentionDiff}`);
   // fp16: the tolerance of tests/unit/fixture_logits_test.cpp (weight rounding only).
-  const pairs = await checkFixture({ weights: 'fp16', tuning: { splitTexels: 3, halfPairs: true } });
+  const pairs = await checkFixture({ weights: 'fp16', tuning: { splitTexels: 3, halfPairs: true }, worker });
   console.log(`[ measured ] browser fp16 row pairs, split 3: max |dlogit| ${pairs.logitDiff}`);
   assert.ok(pairs.logitDiff <= 0.01, `max |dlogit| ${pairs.logitDiff}`);
-  const bad = await page.evaluate(async () => {
+  const bad = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const errors = [];
     for (const tuning of [{ splitTexel: 3 }, { halfPairs: 'yes' }, { splitTexels: -1 }]) {
       try {
-        (await GPT2.load('/models/gpt2-tiny/', { tuning })).dispose();
+        await (await GPT2.load('/models/gpt2-tiny/', { tuning, worker })).dispose();
         errors.push('no error');
       } catch (e) {
         errors.push(e.message);
       }
     }
     return errors;
-  });
+  }, worker);
   assert.match(bad[0], /tuning: unknown option splitTexel/);
   assert.match(bad[1], /tuning.halfPairs must be true or false/);
   assert.match(bad[2], /tuning.splitTexels must be an integer >= 0/);
 });
 
-test('benchmark() reports draws and readback per token and a profile of every pass', async () => {
-  const r = await page.evaluate(async () => {
+for (const { worker, name } of modes) test(`${name}: benchmark() reports draws and readback per token and a profile of every pass`, async () => {
+  const r = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/gpt2-tiny/');
-    const result = model.benchmark({ promptTokens: 5, newTokens: 3, profile: true });
-    model.dispose();
+    const model = await GPT2.load('/models/gpt2-tiny/', { worker });
+    const result = await model.benchmark({ promptTokens: 5, newTokens: 3, profile: true });
+    await model.dispose();
     return result;
-  });
+  }, worker);
   assert.equal(r.passes_per_token, 8 * 2 + 3 + 2);
   assert.equal(r.readback_bytes_per_token, 16);
   assert.ok(r.decode_ms_per_token > 0);
@@ -114,34 +117,34 @@ test('benchmark() reports draws and readback per token and a profile of every pa
   for (const [pass, ms] of entries) assert.ok(ms > 0, `${pass}: ${ms} ms`);
 });
 
-test('a packed model file loads with its tokenizer and the same logits; a corrupted one is refused', async () => {
-  const r = await page.evaluate(async (p1) => {
+for (const { worker, name } of modes) test(`${name}: a packed model file loads with its tokenizer and the same logits; a corrupted one is refused`, async () => {
+  const r = await page.evaluate(async ({ p1, worker }) => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/test-models/tiny.gpt2', { weights: 'fp32' });
+    const model = await GPT2.load('/test-models/tiny.gpt2', { weights: 'fp32', worker });
     const logits = await model.logits(p1.ids);
-    const out = { ids: model.tokenize(p1.text), diff: Math.max(...p1.last_logits.map((v, i) => Math.abs(v - logits[i]))) };
-    model.dispose();
+    const out = { ids: await model.tokenize(p1.text), diff: Math.max(...p1.last_logits.map((v, i) => Math.abs(v - logits[i]))) };
+    await model.dispose();
     try {
-      await GPT2.load('/test-models/corrupt.gpt2');
+      await GPT2.load('/test-models/corrupt.gpt2', { worker });
       out.corrupt = 'no error';
     } catch (e) {
       out.corrupt = e.message;
     }
     return out;
-  }, prompts[0]);
+  }, { p1: prompts[0], worker });
   assert.deepEqual(r.ids, prompts[0].ids);
   assert.ok(r.diff <= 1e-3, `max |dlogit| ${r.diff}`);
   assert.match(r.corrupt, /corrupt\.gpt2: payload checksum mismatch/);
 });
 
-test('progress events rise monotonically to the total', async () => {
-  const events = await page.evaluate(async () => {
+for (const { worker, name } of modes) test(`${name}: progress events rise monotonically to the total`, async () => {
+  const events = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const events = [];
-    const model = await GPT2.load('/models/gpt2-tiny/', { onProgress: (e) => events.push(e) });
-    model.dispose();
+    const model = await GPT2.load('/models/gpt2-tiny/', { onProgress: (e) => events.push(e), worker });
+    await model.dispose();
     return events;
-  });
+  }, worker);
   assert.ok(events.length >= 3, `only ${events.length} events`);
   for (let i = 1; i < events.length; i += 1) {
     assert.ok(events[i].loaded >= events[i - 1].loaded, 'loaded never decreases');
@@ -151,10 +154,10 @@ test('progress events rise monotonically to the total', async () => {
   assert.equal(events.at(-1).total, readFileSync(join(root, 'tests/fixtures/gpt2-tiny/model.safetensors')).length);
 });
 
-test('abort stops generation within one token, and generation starts again afterwards', async () => {
-  const r = await page.evaluate(async () => {
+for (const { worker, name } of modes) test(`${name}: abort stops generation within one token, and generation starts again afterwards`, async () => {
+  const r = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/gpt2-tiny/');
+    const model = await GPT2.load('/models/gpt2-tiny/', { worker });
     const controller = new AbortController();
     const seen = [];
     let error = null;
@@ -168,50 +171,51 @@ test('abort stops generation within one token, and generation starts again after
     }
     const again = [];
     for await (const t of model.generate('Hello', { maxNewTokens: 5, stopAtEndOfText: false })) again.push(t.id);
-    model.dispose();
+    await model.dispose();
     return { seen: seen.length, error, again: again.length };
-  });
+  }, worker);
   assert.equal(r.seen, 3, 'no token after the abort');
   assert.equal(r.error, 'AbortError');
   assert.equal(r.again, 5);
 });
 
-test('five load/dispose cycles leave the live GL object count where it started', async () => {
-  const counts = await page.evaluate(async () => {
+for (const { worker, name } of modes) test(`${name}: five load/dispose cycles leave the live GL object count where it started`, async () => {
+  const counts = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const counts = [await GPT2.liveGlObjects()];
     for (let i = 0; i < 5; i += 1) {
-      const model = await GPT2.load('/models/gpt2-tiny/', { maxTextureSize: i % 2 ? 256 : 0 });
+      const model = await GPT2.load('/models/gpt2-tiny/', { maxTextureSize: i % 2 ? 256 : 0, worker });
       for await (const t of model.generate('Hi', { maxNewTokens: 3 })) void t;
       await model.attention(1);
       counts.push(await GPT2.liveGlObjects());
-      model.dispose();
+      await model.dispose();
       counts.push(await GPT2.liveGlObjects());
     }
     return counts;
-  });
+  }, worker);
   assert.ok(counts[1] > counts[0] + 50, `a loaded model holds GL objects (${counts[1]})`);
   for (let i = 2; i < counts.length; i += 2) assert.equal(counts[i], counts[0], `after dispose ${i / 2}: ${counts}`);
 });
 
-test('bad input rejects with a clear Error', async () => {
-  const errors = await page.evaluate(async () => {
+for (const { worker, name } of modes) test(`${name}: bad input rejects with a clear Error`, async () => {
+  const errors = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const attempt = async (f) => { try { await f(); return 'no error'; } catch (e) { return e.message; } };
-    const model = await GPT2.load('/models/gpt2-tiny/');
+    const model = await GPT2.load('/models/gpt2-tiny/', { worker });
     const out = {
-      unreachable: await attempt(() => GPT2.load('http://127.0.0.1:9/nothing/')),
-      missing: await attempt(() => GPT2.load('/models/missing/')),
-      scheme: await attempt(() => GPT2.load('file:///etc/')),
-      weights: await attempt(() => GPT2.load('/models/gpt2-tiny/', { weights: 'fp8' })),
+      unreachable: await attempt(() => GPT2.load('http://127.0.0.1:9/nothing/', { worker })),
+      missing: await attempt(() => GPT2.load('/models/missing/', { worker })),
+      scheme: await attempt(() => GPT2.load('file:///etc/', { worker })),
+      weights: await attempt(() => GPT2.load('/models/gpt2-tiny/', { weights: 'fp8', worker })),
       badToken: await attempt(() => model.logits([50257])),
       topP: await attempt(async () => { for await (const t of model.generate('a', { topP: 2, temperature: 1 })) void t; }),
       emptyPrompt: await attempt(async () => { for await (const t of model.generate('')) void t; }),
+      unknownOption: await attempt(async () => { for await (const t of model.generate('a', { maxTokens: 3 })) void t; }),
     };
-    model.dispose();
+    await model.dispose();
     out.disposed = await attempt(() => model.logits([1]));
     return out;
-  });
+  }, worker);
   assert.match(errors.unreachable, /127\.0\.0\.1:9\/nothing\/config\.json: could not be fetched/);
   assert.match(errors.missing, /models\/missing\/config\.json: HTTP 404/);
   assert.match(errors.scheme, /only http\(s\) model URLs/);
@@ -219,5 +223,6 @@ test('bad input rejects with a clear Error', async () => {
   assert.match(errors.badToken, /token id 50257 at position 0 is outside the vocabulary/);
   assert.match(errors.topP, /topP must be in \(0, 1\]/);
   assert.match(errors.emptyPrompt, /the prompt is empty/);
+  assert.match(errors.unknownOption, /generate: unknown option maxTokens/);
   assert.match(errors.disposed, /disposed/);
 });

@@ -20,42 +20,49 @@ before(async () => {
 });
 after(() => site?.close());
 
-test('a context lost during generation rejects clearly, and restore() brings the model back', async () => {
-  const page = await site.page();
-  const r = await page.evaluate(async () => {
-    const { GPT2 } = await import('/gpt2.js');
-    const canvas = document.body.appendChild(document.createElement('canvas'));
-    const model = await GPT2.load('/models/gpt2-tiny/', { canvas });
-    const lose = canvas.getContext('webgl2').getExtension('WEBGL_lose_context');
-    let seen = 0;
-    let error = null;
-    try {
-      for await (const t of model.generate('Hello', { maxNewTokens: 30, stopAtEndOfText: false })) {
-        void t;
-        seen += 1;
-        if (seen === 3) lose.loseContext();
+// Worker mode loses the worker's context through simulateContextLoss(); same-thread mode loses a
+// canvas the page gave the model, through WEBGL_lose_context, as a browser would.
+for (const worker of [true, false]) {
+  test(`${worker ? 'worker' : 'same thread'}: a context lost during generation rejects clearly, and restore() brings the model back`, async () => {
+    const page = await site.page();
+    const r = await page.evaluate(async (worker) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const canvas = worker ? undefined : document.body.appendChild(document.createElement('canvas'));
+      const model = await GPT2.load('/models/gpt2-tiny/', { canvas, worker });
+      const lose = worker ? () => model.simulateContextLoss() : () => canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
+      let seen = 0;
+      let error = null;
+      try {
+        for await (const t of model.generate('Hello', { maxNewTokens: 30, stopAtEndOfText: false })) {
+          void t;
+          seen += 1;
+          if (seen === 3) await lose();
+        }
+      } catch (e) {
+        error = e.message;
       }
-    } catch (e) {
-      error = e.message;
-    }
-    const later = await model.logits([1, 2]).then(() => 'no error', (e) => e.message);
-    const lost = model.contextLost;
-    await model.restore();
-    const again = [];
-    for await (const t of model.generate('Hello', { maxNewTokens: 4, stopAtEndOfText: false })) again.push(t.id);
-    const logits = await model.logits([15496, 11, 616, 1438, 318]);
-    model.dispose();
-    return { seen, error, later, lost, again: again.length, first: logits[0] };
+      const later = await model.logits([1, 2]).then(() => 'no error', (e) => e.message);
+      const lost = model.contextLost;
+      await model.restore();
+      const again = [];
+      for await (const t of model.generate('Hello', { maxNewTokens: 4, stopAtEndOfText: false })) again.push(t.id);
+      const logits = await model.logits([15496, 11, 616, 1438, 318]);
+      await model.dispose();
+      return { seen, error, later, lost, again: again.length, first: logits[0] };
+    }, worker);
+    // Worker mode streams tokens ahead of the page: the loss may land a few tokens later there.
+    if (worker) assert.ok(r.seen >= 3 && r.seen < 30, `${r.seen} tokens`);
+    else assert.equal(r.seen, 3, 'no token after the loss');
+    assert.match(r.error, /WebGL context lost/);
+    assert.match(r.later, /WebGL context lost/);
+    assert.equal(r.lost, true);
+    assert.equal(r.again, 4);
+    assert.ok(Math.abs(r.first - -0.304575) < 1e-3, `restored logits ${r.first}`);
+    await page.close();
   });
-  assert.equal(r.seen, 3, 'no token after the loss');
-  assert.match(r.error, /WebGL context lost/);
-  assert.match(r.later, /WebGL context lost/);
-  assert.equal(r.lost, true);
-  assert.equal(r.again, 4);
-  assert.ok(Math.abs(r.first - -0.304575) < 1e-3, `restored logits ${r.first}`);
-  await page.close();
-});
+}
 
+// Same thread only: the init script patches the page's WebGL, which a worker does not share.
 test('a GPU without float render targets gets a clear error', async () => {
   const page = await site.browser.newPage();
   await page.addInitScript(() => {
@@ -67,17 +74,17 @@ test('a GPU without float render targets gets a clear error', async () => {
   await page.goto(`${site.url}examples/blank.html`);
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    return GPT2.load('/models/gpt2-tiny/').then(() => 'loaded', (e) => e.message);
+    return GPT2.load('/models/gpt2-tiny/', { worker: false }).then(() => 'loaded', (e) => e.message);
   });
   assert.match(message, /lacks EXT_color_buffer_float/);
   await page.close();
 });
 
-test('5,000 tokens slide past the context with GL objects, wasm memory and JS heap bounded', async () => {
+for (const worker of [true, false]) test(`${worker ? 'worker' : 'same thread'}: 5,000 tokens slide past the context with GL objects, wasm memory and JS heap bounded`, async () => {
   const page = await site.page();
-  const r = await page.evaluate(async () => {
+  const r = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/test-models/small/');
+    const model = await GPT2.load('/test-models/small/', { worker });
     const samples = [];
     let count = 0;
     for await (const t of model.generate([1, 2, 3], { maxNewTokens: 5000, temperature: 1, seed: 3, stopAtEndOfText: false })) {
@@ -85,13 +92,13 @@ test('5,000 tokens slide past the context with GL objects, wasm memory and JS he
       count += 1;
       if (count % 1000 === 0) {
         window.gc();
-        const stats = model.stats();
+        const stats = await model.stats();
         samples.push({ gl: await GPT2.liveGlObjects(), heap: performance.memory.usedJSHeapSize, gpu: stats.gpuBytes, wasm: stats.wasmHeapBytes });
       }
     }
-    model.dispose();
+    await model.dispose();
     return { count, samples };
-  });
+  }, worker);
   assert.equal(r.count, 5000);
   const first = r.samples[0];
   for (const s of r.samples) {
@@ -104,22 +111,22 @@ test('5,000 tokens slide past the context with GL objects, wasm memory and JS he
   await page.close();
 });
 
-test('20 load/dispose cycles leave GL objects where they started and the heaps bounded', async () => {
+for (const worker of [true, false]) test(`${worker ? 'worker' : 'same thread'}: 20 load/dispose cycles leave GL objects where they started and the heaps bounded`, async () => {
   const page = await site.page();
-  const r = await page.evaluate(async () => {
+  const r = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const gl = [await GPT2.liveGlObjects()];
     const heap = [];
     for (let i = 0; i < 20; i += 1) {
-      const model = await GPT2.load('/test-models/small/');
+      const model = await GPT2.load('/test-models/small/', { worker });
       for await (const t of model.generate([1], { maxNewTokens: 2 })) void t;
-      model.dispose();
+      await model.dispose();
       gl.push(await GPT2.liveGlObjects());
       window.gc();
       heap.push(performance.memory.usedJSHeapSize);
     }
     return { gl, heap, canvases: document.querySelectorAll('canvas').length };
-  });
+  }, worker);
   assert.ok(r.gl.every((n) => n === r.gl[0]), `live GL objects: ${r.gl}`);
   assert.equal(r.canvases, 0, 'disposed models remove their hidden canvases');
   assert.ok(r.heap.at(-1) < r.heap[0] + 4e6, `JS heap grew from ${r.heap[0]} to ${r.heap.at(-1)}`);

@@ -47,7 +47,7 @@ test('downloads, checks and packs gpt2 from a hub-shaped server', async () => {
   assert.equal(summary.n_layer, 2);
   // The packed file runs and gives the fixture's logits.
   const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8')).prompts.p1;
-  const { stdout: logitsJson } = await run(join(root, 'build/native/gpt2'), ['logits', '--model', summary.packed, '--ids', reference.ids.join(',')],
+  const { stdout: logitsJson } = await run(join(root, 'build/native/gpt2'), ['logits', '--model', summary.packed, '--ids', reference.ids.join(','), '--weights', 'fp32'],
     { encoding: 'utf8', maxBuffer: 64 << 20 });
   const logits = JSON.parse(logitsJson).logits;
   const diff = Math.max(...logits.map((v, i) => Math.abs(v - reference.last_logits[i])));

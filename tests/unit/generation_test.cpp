@@ -24,7 +24,7 @@ class GenerationTest : public ::testing::Test {
 protected:
     void SetUp() override {
         testing::ensureGlContext();
-        engine_ = std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{});
+        engine_ = std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
         engine_->setTokenizer(gpt2Tokenizer());
     }
     GenerateOptions sampled(std::uint64_t seed, int n) {

@@ -1,5 +1,6 @@
 // GL resources have one owner each: a model that cannot be built (GPU memory exhausted) throws a
 // clear error and leaves no GL object behind; a disposed model leaves none either.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
@@ -22,14 +23,14 @@ TEST(GlResources, OutOfMemoryDuringAllocationIsAClearErrorAndFreesEverything) {
     huge.innerDim = 65536;
     huge.layers = 48;
     try {
-        Gpt2Model model(huge, ModelOptions{});
+        Gpt2Model model(huge, ModelOptions{TexelFormat::Float32});
         ADD_FAILURE() << "allocated a model far beyond memory";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("GL_OUT_OF_MEMORY"), std::string::npos) << e.what();
     }
     EXPECT_EQ(liveGlObjects(), before);
     // The context still works.
-    Engine engine(testing::tinyModelDir(), ModelOptions{});
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
     engine.prefill({464});
     EXPECT_EQ(engine.logits().size(), 50257u);
 }
@@ -47,6 +48,34 @@ TEST(GlResources, ModelsReleaseEveryObject) {
     }
     EXPECT_EQ(liveGlObjects(), before);
     EXPECT_EQ(liveTextureBytes(), bytesBefore);
+}
+
+// The polled generation (what the web module runs) gives the greedy tokens of the waiting one, never
+// holds more than a prefill chunk's fence and a readback's, and leaves none behind.
+TEST(GlResources, PolledGenerationHoldsAtMostTwoFencesAndFreesThem) {
+    testing::ensureGlContext();
+    const std::vector<int> prompt = {464, 318, 257, 1332, 13};
+    {
+        Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, 0, /*prefillChunk*/ 2});
+        const std::vector<int> expected = engine.generateGreedy(prompt, 6);
+        GenerateOptions options;
+        options.maxNewTokens = 6;
+        options.stopAtEndOfText = false;
+        options.slideWindow = false;
+        Generation generation(engine, prompt, options);
+        std::vector<int> ids;
+        int polls = 0, most = 0;
+        while (!generation.done()) {
+            if (auto token = generation.poll()) ids.push_back(token->id);
+            most = std::max(most, liveGlFences());
+            ++polls;
+        }
+        EXPECT_EQ(ids, expected);
+        EXPECT_GT(polls, int(ids.size())) << "a prompt of 3 chunks takes a poll each";
+        EXPECT_GE(most, 1);
+        EXPECT_LE(most, 2);
+    }
+    EXPECT_EQ(liveGlFences(), 0);
 }
 
 }  // namespace

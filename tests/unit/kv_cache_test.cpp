@@ -35,7 +35,7 @@ TEST(KvCache, DecodeEqualsRecomputationAtEveryStep) {
 
 TEST(KvCache, FillsTheWholeContextAndThenRefusesClearly) {
     testing::ensureGlContext();
-    Engine engine(testing::tinyModelDir(), ModelOptions{});
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
     const int context = engine.config().contextLength;
     engine.prefill({50256});
     for (int i = 1; i < context; ++i) engine.step(i);

@@ -53,7 +53,7 @@ protected:
                 if (attempt == 0)
                     verifyPacked(file);
                 else
-                    Engine(file, ModelOptions{});
+                    Engine(file, ModelOptions{TexelFormat::Float32});
                 ADD_FAILURE() << (attempt == 0 ? "verify" : "load") << " accepted " << file;
             } catch (const Error& e) {
                 EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
@@ -66,8 +66,8 @@ protected:
 fs::path PackedModelTest::dir_;
 
 TEST_F(PackedModelTest, Fp32PackedLogitsAreBitwiseEqualToTheFolder) {
-    Engine folder(hfFolder(), ModelOptions{});
-    Engine packed(path("tiny32.gpt2"), ModelOptions{});
+    Engine folder(hfFolder(), ModelOptions{TexelFormat::Float32});
+    Engine packed(path("tiny32.gpt2"), ModelOptions{TexelFormat::Float32});
     for (const auto& prompt : testing::tinyPrompts()) {
         folder.prefill(prompt.ids);
         packed.prefill(prompt.ids);
@@ -117,7 +117,7 @@ TEST_F(PackedModelTest, CarriesTheTokenizerAndConfig) {
     const PackSummary summary = verifyPacked(path("tiny16.gpt2"));
     EXPECT_TRUE(summary.hasTokenizer);
     EXPECT_EQ(summary.config.embedDim, 32);
-    Engine packed(path("tiny16.gpt2"), ModelOptions{});
+    Engine packed(path("tiny16.gpt2"), ModelOptions{TexelFormat::Float32});
     EXPECT_EQ(packed.tokenizer().encode("Hello, my name is"), testing::tinyPrompts().front().ids);
     EXPECT_LT(summary.payloadBytes, verifyPacked(path("tiny32.gpt2")).payloadBytes * 11 / 20) << "fp16 halves the weights";
 }

@@ -29,10 +29,10 @@ const char* kUsage =
     "  detokenize --ids LIST                       {\"text\": \"...\"}\n"
     "  bench      --prompt-tokens P[,P...] --new-tokens N [--profile on]   a JSON line per P: load, prefill,\n"
     "             decode (and with --profile, each pass's ms per decode token)\n"
-    "common: --weights fp32|fp16  --max-texture-size N  --split-texels N (-1 auto, 0 off)\n"
-    "        --half-pairs on|off (fp16 weights as row pairs in RGBA32UI; default: on, off on llvmpipe)\n"
-    "        --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
-    "        --vocab FILE --merges FILE (default: in DIR)";
+    "options (src/options.json):\n";
+const char* kMoreOptions =
+    "  --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
+    "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
     if (!args.has(flag)) return fallback;
@@ -44,12 +44,8 @@ bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
 
 ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
-    const std::string weights = args.has("--weights") ? args.text("--weights") : "fp32";
-    if (weights == "fp16")
-        options.weights = TexelFormat::Float16;
-    else if (weights != "fp32")
-        fail("--weights must be fp32 or fp16, got \"", weights, "\"");
-    options.maxTextureSize = args.integer("--max-texture-size", 0);
+    if (args.has("--weights")) options.weights = weightFormatNamed(args.text("--weights"));
+    options.maxTextureSize = args.integer("--max-texture-size", defaults::maxTextureSize);
     options.splitTexels = args.integer("--split-texels", -1);
     if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
     options.activationLineWidth = args.integer("--line-width", -1);
@@ -83,14 +79,14 @@ Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
 
 GenerateOptions generateOptions(const CliArgs& args) {
     GenerateOptions o;
-    o.maxNewTokens = args.integer("--max-new-tokens", 50);
-    o.sampling.temperature = real(args, "--temperature", 0.0f);
+    o.maxNewTokens = args.integer("--max-new-tokens", o.maxNewTokens);
+    o.sampling.temperature = real(args, "--temperature", o.sampling.temperature);
     if (args.has("--top-k")) o.sampling.topK = args.integer("--top-k", 0);
-    o.sampling.topP = real(args, "--top-p", 1.0f);
-    o.sampling.repetitionPenalty = real(args, "--repetition-penalty", 1.0f);
+    o.sampling.topP = real(args, "--top-p", o.sampling.topP);
+    o.sampling.repetitionPenalty = real(args, "--repetition-penalty", o.sampling.repetitionPenalty);
     if (args.has("--seed")) o.sampling.seed = std::uint64_t(std::uint32_t(args.integer("--seed", 0)));
     if (args.has("--stop")) o.stop.push_back(args.text("--stop"));
-    o.slideWindow = onOff(args, "--slide", true);
+    o.slideWindow = onOff(args, "--slide", o.slideWindow);
     return o;
 }
 
@@ -101,7 +97,7 @@ int run(int argc, char** argv) {
                                             "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
-        std::cout << kUsage << "\n";
+        std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;
     }
     const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
@@ -135,7 +131,7 @@ int run(int argc, char** argv) {
         for (int promptTokens : lengths) {
             auto json = nlohmann::json::parse(benchmarkJson(runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
             json["load_ms"] = loadMs;
-            json["weights"] = args.has("--weights") ? args.text("--weights") : "fp32";
+            json["weights"] = args.has("--weights") ? args.text("--weights") : defaults::weights;
             std::cout << json.dump() << std::endl;
         }
         return 0;

@@ -1,313 +1,378 @@
-// The C ABI of the WebAssembly module, wrapped by web/gpt2.js. Every function returns 0 (or a
-// handle > 0) on success and -1 on failure, with the message in gpt2_last_error(). Structured
-// results travel as JSON text (gpt2_result) or as a float array (gpt2_float_ptr / gpt2_float_count).
+// The seam between the WebAssembly module and web/gpt2-session.js, through embind: typed values
+// (numbers, strings, typed arrays, option objects checked against src/options.json by the JS side)
+// both ways. A C++ failure reaches JS as a thrown Error with the engine's message.
+#include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
 
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "engine/benchmark.h"
 #include "engine/engine.h"
 #include "format/packed_model.h"
-#include "model/weight_file.h"
 #include "gl/gl_objects.h"
+#include "model/weight_file.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
+
+using emscripten::val;
 
 namespace gpt2 {
 namespace {
 
-// Members are destroyed bottom-up: every GL object goes before the context that owns it.
-struct WebModel {
-    std::unique_ptr<WebGlContext> context;
-    std::unique_ptr<Gpt2Model> loading;
-    std::unique_ptr<Engine> engine;
-    std::unique_ptr<WeightFile> file;  // the file being streamed in
-    std::string packedVocab, packedMerges;
-    std::unique_ptr<Generation> generation;
+// The load options as they cross the seam: every field present (gpt2-session.js fills the defaults
+// of options.json); -1 for the tuning knobs the engine decides.
+struct WebLoadOptions {
+    std::string weights;
+    int maxTextureSize = 0;
+    int halfPairs = -1;
+    int splitTexels = -1;
 };
 
-std::map<int, std::unique_ptr<WebModel>> g_models;
-int g_nextHandle = 1;
-std::string g_error, g_result;
-std::vector<float> g_floats;
+// The generate options as they cross the seam: topK 0 and seed -1 are unset; stop is a JS array.
+struct WebGenerateOptions {
+    int maxNewTokens = 0;
+    float temperature = 0;
+    int topK = 0;
+    float topP = 0;
+    float repetitionPenalty = 0;
+    double seed = -1;
+    val stop = val::array();
+    bool stopAtEndOfText = true;
+    bool slideWindow = true;
+};
 
-WebModel& model(int handle) {
-    auto it = g_models.find(handle);
-    if (it == g_models.end()) fail("no model with handle ", handle, " (disposed?)");
-    WebModel& m = *it->second;
-    if (m.context->lost())
-        fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
-    m.context->makeCurrent();
-    return m;
-}
+// One poll of a generation: kind "pending" (call again after yielding), "token" or "done".
+struct WebStep {
+    std::string kind;
+    int id = -1;
+    std::string text;
+    std::string reason;
+};
 
-Engine& engine(int handle) {
-    WebModel& m = model(handle);
-    if (!m.engine) fail("the model is still loading");
-    return *m.engine;
-}
+[[noreturn]] void throwJsError(const char* message) { val::global("Error").new_(val(message)).throw_(); }
 
 template <typename F>
-int guarded(F&& f) {
+auto guarded(F&& f) -> decltype(f()) {
+    std::string message;
     try {
-        f();
-        return 0;
+        return f();
     } catch (const std::exception& e) {
-        g_error = e.what();
-        return -1;
+        message = e.what();
     }
+    // Thrown outside the catch block, so the C++ exception is freed before JS unwinds.
+    throwJsError(message.c_str());
 }
 
-// A context lost in the middle of a call makes GL calls do nothing and reads return zeros: the
-// result of that call cannot be trusted, so it fails too.
-void checkStillThere(int handle) {
-    auto it = g_models.find(handle);
-    if (it != g_models.end() && it->second->context->lost())
-        fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
+std::vector<int> idsFrom(const val& ids) { return emscripten::convertJSArrayToNumberVector<int>(ids); }
+
+template <typename T>
+val typedArray(const std::vector<T>& values) {
+    return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
 }
 
-GenerateOptions parseGenerateOptions(const std::string& text) {
-    const auto json = nlohmann::json::parse(text);
-    GenerateOptions o;
-    auto number = [&](const char* key, auto fallback) {
-        if (!json.contains(key) || json[key].is_null()) return fallback;
-        if (!json[key].is_number()) fail(key, " must be a number, got ", json[key].dump());
-        return json[key].get<decltype(fallback)>();
-    };
-    o.maxNewTokens = number("maxNewTokens", 50);
-    o.sampling.temperature = number("temperature", 0.0f);
-    if (json.contains("topK") && !json["topK"].is_null()) o.sampling.topK = number("topK", 0);
-    o.sampling.topP = number("topP", 1.0f);
-    o.sampling.repetitionPenalty = number("repetitionPenalty", 1.0f);
-    if (json.contains("seed") && !json["seed"].is_null()) o.sampling.seed = number("seed", std::uint64_t(0));
-    if (json.contains("stop")) o.stop = json["stop"].get<std::vector<std::string>>();
-    if (json.contains("stopAtEndOfText")) o.stopAtEndOfText = json["stopAtEndOfText"].get<bool>();
-    if (json.contains("slideWindow")) o.slideWindow = json["slideWindow"].get<bool>();
-    return o;
-}
+val parseJson(const std::string& text) { return val::global("JSON").call<val>("parse", text); }
 
-std::vector<int> parseIds(const char* json) {
-    const auto parsed = nlohmann::json::parse(json);
-    if (!parsed.is_array()) fail("token ids must be an array of integers");
-    std::vector<int> ids;
-    for (const auto& v : parsed) {
-        if (!v.is_number_integer()) fail("token ids must be integers, got ", v.dump());
-        ids.push_back(v.get<int>());
+// Members are destroyed bottom-up: every GL object goes before the context that owns it.
+class WebModel {
+public:
+    // `canvasTarget` names the canvas in Module.specialHTMLTargets (an HTMLCanvasElement or an
+    // OffscreenCanvas: the page's or a worker's).
+    WebModel(const std::string& canvasTarget, const ModelConfig& config, const WebLoadOptions& o)
+        : context_(std::make_unique<WebGlContext>(canvasTarget)) {
+        ModelOptions options;
+        options.weights = weightFormatNamed(o.weights);
+        options.maxTextureSize = o.maxTextureSize;
+        options.halfPairs = o.halfPairs;
+        options.splitTexels = o.splitTexels;
+        loading_ = std::make_unique<Gpt2Model>(config, options);
     }
-    return ids;
+
+    ~WebModel() {
+        // GL names are per context: the deletes must go to this model's context even when it is
+        // lost (where they do nothing), never to another model's context that happens to be current.
+        emscripten_webgl_make_context_current(context_->handle());
+        logits_.reset();
+        generation_.reset();
+        file_.reset();
+        engine_.reset();
+        loading_.reset();
+    }
+
+    // Starts streaming one safetensors file whose header (8-byte length + JSON) is at heap
+    // `header`: the tensors to send, [{name, begin, end}] with absolute offsets, in file order.
+    val beginFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
+        current();
+        return wantedTensors(parseSafetensorsHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
+                                                    std::uint64_t(fileSize), label));
+    }
+
+    void uploadTensor(const std::string& name, std::uintptr_t bytes, int size) {
+        current();
+        if (!file_) fail("no file is being loaded");
+        const TensorInfo& info = file_->header().tensor(name);
+        if (std::uint64_t(size) != info.end - info.begin) fail(file_->header().label, ": tensor ", name, " got ", size, " bytes");
+        file_->upload(info, reinterpret_cast<const std::uint8_t*>(bytes));
+    }
+
+    // The file's tensors have all been sent: checks a packed file's payload checksum.
+    void endFile() {
+        current();
+        if (!file_) fail("no file is being loaded");
+        file_->finish();
+        file_.reset();
+    }
+
+    // Checks that every weight arrived and attaches the tokenizer (empty strings: the packed
+    // file's, or none). Returns the config as Hugging Face names it.
+    val finishLoad(const std::string& vocabJson, const std::string& mergesText, const std::string& label) {
+        current();
+        if (!loading_) fail("the model has finished loading");
+        loading_->weights().checkComplete(label);
+        engine_ = std::make_unique<Engine>(std::move(loading_));
+        if (!vocabJson.empty())
+            engine_->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
+        else if (!packedVocab_.empty())
+            engine_->setTokenizer(Tokenizer::fromJsonAndMerges(packedVocab_, packedMerges_));
+        packedVocab_.clear();
+        packedMerges_.clear();
+        return parseJson(modelConfigToJson(engine_->config()));
+    }
+
+    bool programsLinked() {
+        current();
+        return (engine_ ? engine_->model() : *loading_).programsLinked();
+    }
+
+    void setPackedTokenizer(std::string vocab, std::string merges) {
+        packedVocab_ = std::move(vocab);
+        packedMerges_ = std::move(merges);
+    }
+
+    val tokenize(const std::string& text, bool allowSpecial) { return typedArray(engine().tokenizer().encode(text, allowSpecial)); }
+
+    std::string decode(const val& ids) {
+        StreamDecoder decoder(engine().tokenizer());
+        std::string text;
+        for (int id : idsFrom(ids)) text += decoder.push(id);
+        return text + decoder.flush();
+    }
+
+    void beginGeneration(const val& ids, const WebGenerateOptions& o) {
+        Engine& e = engine();
+        GenerateOptions options;
+        options.maxNewTokens = o.maxNewTokens;
+        options.sampling.temperature = o.temperature;
+        if (o.topK != 0) options.sampling.topK = o.topK;
+        options.sampling.topP = o.topP;
+        options.sampling.repetitionPenalty = o.repetitionPenalty;
+        if (o.seed >= 0) options.sampling.seed = std::uint64_t(o.seed);
+        options.stop = emscripten::vecFromJSArray<std::string>(o.stop);
+        options.stopAtEndOfText = o.stopAtEndOfText;
+        options.slideWindow = o.slideWindow;
+        logits_.reset();
+        generation_.reset();
+        generation_ = std::make_unique<Generation>(e, idsFrom(ids), options);
+    }
+
+    WebStep pollGeneration() {
+        engine();
+        if (!generation_) fail("no generation in progress");
+        WebStep step;
+        try {
+            if (auto token = generation_->poll()) {
+                checkStillThere();
+                step.kind = "token";
+                step.id = token->id;
+                step.text = token->text;
+                return step;
+            }
+        } catch (...) {
+            generation_.reset();
+            throw;
+        }
+        if (!generation_->done()) {
+            step.kind = "pending";
+            return step;
+        }
+        step.kind = "done";
+        step.reason = stopReasonName(generation_->reason());
+        generation_.reset();
+        return step;
+    }
+
+    void cancelGeneration() { generation_.reset(); }
+
+    // Runs `ids` as a new sequence; pollLogits() until true, then takeLogits(): the last position's.
+    void beginLogits(const val& ids) {
+        Engine& e = engine();
+        generation_.reset();
+        logits_.reset();
+        logits_ = std::make_unique<LogitsRun>(e, idsFrom(ids));
+    }
+
+    bool pollLogits() {
+        engine();
+        if (!logits_) fail("no logits run in progress");
+        return logits_->poll();
+    }
+
+    val takeLogits() {
+        engine();
+        if (!logits_) fail("no logits run in progress");
+        const std::vector<float> logits = logits_->take();
+        logits_.reset();
+        checkStillThere();
+        return typedArray(logits);
+    }
+
+    // Attention of `layer` over the current sequence: {heads, tokens, data: heads x T x T}.
+    val attention(int layer) {
+        Engine& e = engine();
+        const std::vector<float> data = e.attention(layer);
+        checkStillThere();
+        val out = val::object();
+        out.set("heads", e.config().heads);
+        out.set("tokens", int(e.tokens().size()));
+        out.set("data", typedArray(data));
+        return out;
+    }
+
+    val stats() {
+        Gpt2Model& m = engine().model();
+        val out = val::object();
+        out.set("gpuBytes", double(m.gpuBytes()));
+        out.set("readbackBytes", double(m.readbackBytes()));
+        out.set("passDraws", double(passDraws()));
+        out.set("renderer", m.capabilities().renderer);
+        out.set("maxTextureSize", m.capabilities().limits.maxTextureSize);
+        out.set("wasmHeapBytes", double(emscripten_get_heap_size()));
+        return out;
+    }
+
+    // The benchmark of `gpt2 bench`, run in one task: its JSON line as an object.
+    val bench(int promptTokens, int newTokens, bool profile) {
+        return parseJson(benchmarkJson(runBenchmark(engine(), promptTokens, newTokens, profile)));
+    }
+
+    bool contextLost() const { return context_->lost(); }
+
+private:
+    val wantedTensors(SafetensorsHeader header) {
+        if (!loading_) fail("the model has finished loading");
+        file_ = std::make_unique<WeightFile>(std::move(header), loading_->weights());
+        val list = val::array();
+        const std::uint64_t base = file_->header().dataOffset;
+        for (const TensorInfo* info : file_->wanted()) {
+            val t = val::object();
+            t.set("name", info->name);
+            t.set("begin", double(base + info->begin));
+            t.set("end", double(base + info->end));
+            list.call<void>("push", t);
+        }
+        return list;
+    }
+
+    void current() {
+        if (context_->lost())
+            fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
+        context_->makeCurrent();
+    }
+
+    Engine& engine() {
+        current();
+        if (!engine_) fail("the model is still loading");
+        return *engine_;
+    }
+
+    // A context lost in the middle of a call makes GL calls do nothing and reads return zeros: the
+    // result of that call cannot be trusted, so it fails too.
+    void checkStillThere() const {
+        if (context_->lost())
+            fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
+    }
+
+    std::unique_ptr<WebGlContext> context_;
+    std::unique_ptr<Gpt2Model> loading_;
+    std::unique_ptr<Engine> engine_;
+    std::unique_ptr<WeightFile> file_;  // the file being streamed in
+    std::string packedVocab_, packedMerges_;
+    std::unique_ptr<Generation> generation_;
+    std::unique_ptr<LogitsRun> logits_;
+};
+
+// A model for a Hugging Face folder: `configJson` is its config.json; the safetensors files follow
+// through beginFile.
+WebModel* createModel(const std::string& canvasTarget, const std::string& configJson, const WebLoadOptions& options) {
+    return guarded([&] { return new WebModel(canvasTarget, parseModelConfig(configJson, "config.json"), options); });
 }
 
-// {"weights": "fp16"|"fp32", "maxTextureSize": N, "halfPairs": bool, "splitTexels": N}; the last two
-// are optional (the engine's choice for the GPU otherwise). gpt2.js has checked the types.
-ModelOptions parseModelOptions(const char* text) {
-    const auto json = nlohmann::json::parse(text);
-    ModelOptions o;
-    o.weights = json.at("weights").get<std::string>() == "fp16" ? TexelFormat::Float16 : TexelFormat::Float32;
-    o.maxTextureSize = json.at("maxTextureSize").get<int>();
-    if (json.contains("halfPairs")) o.halfPairs = json["halfPairs"].get<bool>() ? 1 : 0;
-    if (json.contains("splitTexels")) o.splitTexels = json["splitTexels"].get<int>();
-    return o;
+// A model for a packed file, from its header (at heap `header`), which carries the config and
+// tokenizer; the file's tensors then stream in through beginFile with the same header.
+WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
+                     const WebLoadOptions& options, const std::string& label) {
+    return guarded([&] {
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(header);
+        const SafetensorsHeader parsed = parseSafetensorsHeader(bytes, std::size_t(headerSize), std::uint64_t(fileSize), label);
+        const PackedMetadata meta = parsePackedMetadata(parsed);
+        auto model = std::make_unique<WebModel>(canvasTarget, meta.config, options);
+        model->setPackedTokenizer(meta.vocabJson, meta.mergesText);
+        return model.release();
+    });
 }
 
-int createModel(const char* canvasSelector, const ModelConfig& config, const char* optionsJson) {
-    const ModelOptions options = parseModelOptions(optionsJson);
-    auto m = std::make_unique<WebModel>();
-    m->context = std::make_unique<WebGlContext>(canvasSelector);
-    m->loading = std::make_unique<Gpt2Model>(config, options);
-    const int handle = g_nextHandle++;
-    g_models[handle] = std::move(m);
-    return handle;
+// Each method of WebModel as JS sees it: C++ errors become JS Errors.
+template <auto Method, typename... Args>
+auto safe(WebModel& m, Args... args) {
+    return guarded([&] { return (m.*Method)(std::move(args)...); });
 }
 
-// Starts streaming one file; the result lists the tensors to send as [{"name", "begin", "end"}]
-// with absolute byte offsets, in file order.
-void beginFile(WebModel& m, SafetensorsHeader header) {
-    if (!m.loading) fail("the model has finished loading");
-    m.file = std::make_unique<WeightFile>(std::move(header), m.loading->weights());
-    nlohmann::json list = nlohmann::json::array();
-    const std::uint64_t base = m.file->header().dataOffset;
-    for (const TensorInfo* info : m.file->wanted())
-        list.push_back({{"name", info->name}, {"begin", base + info->begin}, {"end", base + info->end}});
-    g_result = list.dump();
-}
 }  // namespace
 }  // namespace gpt2
 
-using namespace gpt2;
-
-extern "C" {
-
-EMSCRIPTEN_KEEPALIVE const char* gpt2_last_error() { return g_error.c_str(); }
-EMSCRIPTEN_KEEPALIVE const char* gpt2_result() { return g_result.c_str(); }
-EMSCRIPTEN_KEEPALIVE const float* gpt2_float_ptr() { return g_floats.data(); }
-EMSCRIPTEN_KEEPALIVE int gpt2_float_count() { return int(g_floats.size()); }
-EMSCRIPTEN_KEEPALIVE int gpt2_live_gl_objects() { return liveGlObjects(); }
-
-// Makes a WebGL2 context on the canvas and allocates every texture and pass for `configJson`
-// (a Hugging Face folder; its safetensors files follow through gpt2_begin_file).
-EMSCRIPTEN_KEEPALIVE int gpt2_create(const char* canvasSelector, const char* configJson, const char* optionsJson) {
-    int handle = -1;
-    guarded([&] { handle = createModel(canvasSelector, parseModelConfig(configJson, "config.json"), optionsJson); });
-    return handle;
+EMSCRIPTEN_BINDINGS(gpt2) {
+    using namespace gpt2;
+    using namespace emscripten;
+    value_object<WebLoadOptions>("LoadOptions")
+        .field("weights", &WebLoadOptions::weights)
+        .field("maxTextureSize", &WebLoadOptions::maxTextureSize)
+        .field("halfPairs", &WebLoadOptions::halfPairs)
+        .field("splitTexels", &WebLoadOptions::splitTexels);
+    value_object<WebGenerateOptions>("GenerateOptions")
+        .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
+        .field("temperature", &WebGenerateOptions::temperature)
+        .field("topK", &WebGenerateOptions::topK)
+        .field("topP", &WebGenerateOptions::topP)
+        .field("repetitionPenalty", &WebGenerateOptions::repetitionPenalty)
+        .field("seed", &WebGenerateOptions::seed)
+        .field("stop", &WebGenerateOptions::stop)
+        .field("stopAtEndOfText", &WebGenerateOptions::stopAtEndOfText)
+        .field("slideWindow", &WebGenerateOptions::slideWindow);
+    value_object<WebStep>("Step")
+        .field("kind", &WebStep::kind)
+        .field("id", &WebStep::id)
+        .field("text", &WebStep::text)
+        .field("reason", &WebStep::reason);
+    class_<WebModel>("Model")
+        .function("beginFile", &safe<&WebModel::beginFile, std::uintptr_t, int, double, std::string>)
+        .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
+        .function("endFile", &safe<&WebModel::endFile>)
+        .function("programsLinked", &safe<&WebModel::programsLinked>)
+        .function("finishLoad", &safe<&WebModel::finishLoad, std::string, std::string, std::string>)
+        .function("tokenize", &safe<&WebModel::tokenize, std::string, bool>)
+        .function("decode", &safe<&WebModel::decode, val>)
+        .function("beginGeneration", &safe<&WebModel::beginGeneration, val, WebGenerateOptions>)
+        .function("pollGeneration", &safe<&WebModel::pollGeneration>)
+        .function("cancelGeneration", &safe<&WebModel::cancelGeneration>)
+        .function("beginLogits", &safe<&WebModel::beginLogits, val>)
+        .function("pollLogits", &safe<&WebModel::pollLogits>)
+        .function("takeLogits", &safe<&WebModel::takeLogits>)
+        .function("attention", &safe<&WebModel::attention, int>)
+        .function("stats", &safe<&WebModel::stats>)
+        .function("bench", &safe<&WebModel::bench, int, int, bool>)
+        .function("contextLost", &WebModel::contextLost);
+    function("createModel", &createModel, allow_raw_pointers());
+    function("openPacked", &openPacked, allow_raw_pointers());
+    function("liveGlObjects", &liveGlObjects);
 }
-
-// A packed model file: its header carries the config and tokenizer. Returns the handle; the result
-// lists the tensors to send, as gpt2_begin_file does.
-EMSCRIPTEN_KEEPALIVE int gpt2_open_packed(const char* canvasSelector, const std::uint8_t* header, int headerSize, double fileSize,
-                                          const char* optionsJson, const char* label) {
-    int handle = -1;
-    guarded([&] {
-        SafetensorsHeader parsed = parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label);
-        const PackedMetadata meta = parsePackedMetadata(parsed);
-        handle = createModel(canvasSelector, meta.config, optionsJson);
-        WebModel& m = *g_models[handle];
-        m.packedVocab = meta.vocabJson;
-        m.packedMerges = meta.mergesText;
-        beginFile(m, std::move(parsed));
-    });
-    return handle;
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_begin_file(int handle, const std::uint8_t* header, int headerSize, double fileSize, const char* label) {
-    return guarded([&] { beginFile(model(handle), parseSafetensorsHeader(header, std::size_t(headerSize), std::uint64_t(fileSize), label)); });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_upload_tensor(int handle, const char* name, const std::uint8_t* bytes, int size) {
-    return guarded([&] {
-        WebModel& m = model(handle);
-        if (!m.file) fail("no file is being loaded");
-        const TensorInfo& info = m.file->header().tensor(name);
-        if (std::uint64_t(size) != info.end - info.begin) fail(m.file->header().label, ": tensor ", name, " got ", size, " bytes");
-        m.file->upload(info, bytes);
-    });
-}
-
-// The file's tensors have all been sent: checks a packed file's payload checksum.
-EMSCRIPTEN_KEEPALIVE int gpt2_end_file(int handle) {
-    return guarded([&] {
-        WebModel& m = model(handle);
-        if (!m.file) fail("no file is being loaded");
-        m.file->finish();
-        m.file.reset();
-    });
-}
-
-// Checks that every weight arrived and attaches the tokenizer (empty strings: none).
-EMSCRIPTEN_KEEPALIVE int gpt2_finish_load(int handle, const char* vocabJson, const char* mergesText, const char* label) {
-    return guarded([&] {
-        WebModel& m = model(handle);
-        if (!m.loading) fail("the model has finished loading");
-        m.loading->weights().checkComplete(label);
-        auto engine = std::make_unique<Engine>(std::move(m.loading));
-        if (*vocabJson)
-            engine->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
-        else if (!m.packedVocab.empty())
-            engine->setTokenizer(Tokenizer::fromJsonAndMerges(m.packedVocab, m.packedMerges));
-        m.engine = std::move(engine);
-        m.packedVocab.clear();
-        m.packedMerges.clear();
-        const ModelConfig& c = m.engine->config();
-        g_result = modelConfigToJson(c);
-    });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_tokenize(int handle, const char* text, int allowSpecial) {
-    return guarded([&] { g_result = nlohmann::json(engine(handle).tokenizer().encode(text, allowSpecial != 0)).dump(); });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_decode(int handle, const char* idsJson) {
-    return guarded([&] {
-        const Tokenizer& tokenizer = engine(handle).tokenizer();
-        StreamDecoder decoder(tokenizer);
-        std::string text;
-        for (int id : parseIds(idsJson)) text += decoder.push(id);
-        g_result = text + decoder.flush();
-    });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_generate_begin(int handle, const char* idsJson, const char* optionsJson) {
-    return guarded([&] {
-        WebModel& m = model(handle);
-        engine(handle);
-        m.generation.reset();
-        m.generation = std::make_unique<Generation>(*m.engine, parseIds(idsJson), parseGenerateOptions(optionsJson));
-    });
-}
-
-// One token: {"id", "text"}, or {"done": true, "reason"} at the end.
-EMSCRIPTEN_KEEPALIVE int gpt2_generate_next(int handle) {
-    return guarded([&] {
-        WebModel& m = model(handle);
-        if (!m.generation) fail("no generation in progress");
-        try {
-            if (auto token = m.generation->next()) {
-                checkStillThere(handle);
-                g_result = nlohmann::json{{"id", token->id}, {"text", token->text}}.dump();
-                return;
-            }
-        } catch (...) {
-            m.generation.reset();
-            throw;
-        }
-        g_result = nlohmann::json{{"done", true}, {"reason", stopReasonName(m.generation->reason())}}.dump();
-        m.generation.reset();
-    });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_generate_cancel(int handle) {
-    return guarded([&] { model(handle).generation.reset(); });
-}
-
-// Runs `ids` as a new sequence; the floats are the last position's logits.
-EMSCRIPTEN_KEEPALIVE int gpt2_logits(int handle, const char* idsJson) {
-    return guarded([&] {
-        Engine& e = engine(handle);
-        e.prefill(parseIds(idsJson));
-        g_floats = e.logits();
-        checkStillThere(handle);
-    });
-}
-
-// Attention of `layer` over the current sequence: floats heads x T x T, result {"heads", "tokens"}.
-EMSCRIPTEN_KEEPALIVE int gpt2_attention(int handle, int layer) {
-    return guarded([&] {
-        Engine& e = engine(handle);
-        g_floats = e.attention(layer);
-        checkStillThere(handle);
-        g_result = nlohmann::json{{"heads", e.config().heads}, {"tokens", e.tokens().size()}}.dump();
-    });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_stats(int handle) {
-    return guarded([&] {
-        Gpt2Model& m = engine(handle).model();
-        g_result = nlohmann::json{{"gpuBytes", m.gpuBytes()},
-                                  {"readbackBytes", m.readbackBytes()},
-                                  {"passDraws", passDraws()},
-                                  {"renderer", m.capabilities().renderer},
-                                  {"maxTextureSize", m.capabilities().limits.maxTextureSize},
-                                  {"wasmHeapBytes", emscripten_get_heap_size()}}
-                       .dump();
-    });
-}
-
-// The benchmark of `gpt2 bench`, run in the browser: the result is its JSON line.
-EMSCRIPTEN_KEEPALIVE int gpt2_bench(int handle, int promptTokens, int newTokens, int profile) {
-    return guarded([&] { g_result = benchmarkJson(runBenchmark(engine(handle), promptTokens, newTokens, profile != 0)); });
-}
-
-EMSCRIPTEN_KEEPALIVE int gpt2_destroy(int handle) {
-    return guarded([&] {
-        auto it = g_models.find(handle);
-        if (it == g_models.end()) return;
-        // GL names are per context: the deletes must go to this model's context even when it is
-        // lost (where they do nothing), never to another model's context that happens to be current.
-        emscripten_webgl_make_context_current(it->second->context->handle());
-        g_models.erase(it);
-    });
-}
-
-}  // extern "C"

@@ -25,6 +25,8 @@ WebGlContext::WebGlContext(const std::string& canvasSelector) {
     // Optional: split-K matmuls blend into float targets. WebGL extensions work only once enabled;
     // without this one the engine does not split (GlCapabilities::floatBlend).
     emscripten_webgl_enable_extension(handle_, "EXT_float_blend");
+    // Optional: lets a load poll whether the programs have linked instead of waiting for them.
+    emscripten_webgl_enable_extension(handle_, "KHR_parallel_shader_compile");
 }
 
 WebGlContext::~WebGlContext() {

@@ -1,0 +1,52 @@
+#include "gl/async_read.h"
+
+#include "util/error.h"
+
+#ifdef __EMSCRIPTEN__
+#include <webgl/webgl2.h>
+#endif
+
+namespace gpt2 {
+
+void AsyncRead::start(Texture& texture, int row0, int rowCount) {
+    const std::int64_t bytes = std::int64_t(rowCount) * texture.layout().texelsPerRow * 16;
+    if (!buffer_.get()) buffer_ = GlObject::buffer();
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer_.get());
+    // Re-specifying the store each time hands the driver a fresh one: Chromium keeps a shadow copy
+    // of a read buffer once it is fenced, and warns and drops it when the same store is written again.
+    glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+    // With a pack buffer bound, glReadPixels takes byte offsets into it for pointers.
+    texture.packRows(row0, rowCount, nullptr);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    checkGlError(("starting the read of texture " + texture.name()).c_str());
+    fence_ = GlFence::insert();
+    texture_ = &texture;
+    rowCount_ = rowCount;
+}
+
+std::vector<float> AsyncRead::take() {
+    if (!texture_) fail("AsyncRead::take: no read was started");
+    const std::size_t floats = std::size_t(rowCount_) * std::size_t(texture_->layout().texelsPerRow) * 4;
+    std::vector<float> texels(floats);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer_.get());
+#ifdef __EMSCRIPTEN__
+    emscripten_glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(floats * 4), texels.data());
+#else
+    fence_.wait();
+    const void* mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(floats * 4), GL_MAP_READ_BIT);
+    if (!mapped) {
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        fail("reading back texture ", texture_->name(), ": mapping the pixel-pack buffer failed (context lost?)");
+    }
+    std::copy_n(static_cast<const float*>(mapped), floats, texels.data());
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+#endif
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    checkGlError(("reading back texture " + texture_->name()).c_str());
+    fence_.reset();
+    Texture& texture = *texture_;
+    texture_ = nullptr;
+    return texture.unpadRows(texels, rowCount_);
+}
+
+}  // namespace gpt2

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# On the GPU machine, after ../shared/gpubrowser's two calls (its browser in /tmp/gpubrowser): the
+# worker-against-same-thread benchmark (tests/bench/page/bench.js) in Chromium on the GPU, for
+# synthetic GPT-2 124M (fp16 checkpoint, written here by gpt2-synth), and the native `gpt2 bench` on
+# the same checkpoint in the same machine session. Carry [".device-bin", "build/gpubench"] (made by
+# tests/bench/gpu/stage_browser.sh); results in $OUT/results.jsonl (browser) and $OUT/native.jsonl.
+set -u
+cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
+SITE=${SITE:-build/gpubench}
+SIZE=${SIZE:-124M}
+ROUNDS=${ROUNDS:-3}
+PROMPTS=${PROMPTS:-32,256}
+mkdir -p "$SITE/bench/model"
+.device-bin/gpt2-synth "$SITE/bench/model" --size "$SIZE" --dtype fp16 >/dev/null || exit 1
+for P in ${PROMPTS//,/ }; do
+    .device-bin/gpt2 bench --model "$SITE/bench/model" --prompt-tokens "$P" --new-tokens 16 --weights fp16 >>"$OUT/native.jsonl" 2>>"$OUT/native.err" ||
+        echo "native bench failed (see native.err)"
+done
+cat "$OUT/native.jsonl"
+SITE="$SITE" PAGE="bench/bench.html?post=1&model=/bench/model/&prompts=$PROMPTS&tokens=16&rounds=$ROUNDS" TIMEOUT_S=${TIMEOUT_S:-400} \
+    bash /tmp/gpubrowser/run.sh

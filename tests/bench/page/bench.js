@@ -1,0 +1,64 @@
+// Worker mode against same-thread mode through the public API, as a page sees it: prefill is the
+// time to the first token of a greedy generation (the prompt's chunks plus one top-1 readback),
+// decode the median time between later tokens. Modes alternate, so both see the same machine state.
+// Query: model (URL), weights, prompts (comma-separated P), tokens (new tokens), rounds, post
+// (1: POST each result to /result, as ../../shared/gpubrowser collects them).
+import { GPT2 } from '/gpt2.js';
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function measure(model, prompt, newTokens) {
+  const start = performance.now();
+  const times = [];
+  for await (const t of model.generate(prompt, { maxNewTokens: newTokens, stopAtEndOfText: false })) {
+    void t;
+    times.push(performance.now());
+  }
+  const gaps = times.slice(1).map((t, i) => t - times[i]);
+  return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps) };
+}
+
+export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, report = () => {} }) {
+  const models = {};
+  const rows = [];
+  for (const worker of [true, false]) {
+    const start = performance.now();
+    models[worker] = await GPT2.load(source, { weights, worker });
+    rows.push({ kind: 'load', worker, load_ms: performance.now() - start });
+  }
+  const stats = await models[true].stats();
+  const vocab = models[true].config.vocab_size;
+  for (const P of prompts) {
+    const prompt = Array.from({ length: P }, (_, i) => (i * 7919 + 13) % vocab);
+    await measure(models[true], prompt, 2);  // warm-up: every program has run once
+    await measure(models[false], prompt, 2);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const worker of [true, false]) {
+        const row = { kind: 'generate', worker, prompt_tokens: P, new_tokens: tokens, round, ...(await measure(models[worker], prompt, tokens)) };
+        rows.push(row);
+        await report(row);
+      }
+    }
+  }
+  for (const model of Object.values(models)) await model.dispose();
+  return { renderer: stats.renderer, weights, model: source, user_agent: navigator.userAgent, rows };
+}
+
+const query = new URLSearchParams(location.search);
+if (query.get('post') === '1') {
+  const post = (stage, body) => fetch(`/result?stage=${stage}`, { method: 'POST', body: JSON.stringify(body) });
+  try {
+    const result = await runBench({
+      model: query.get('model'),
+      weights: query.get('weights') ?? 'fp16',
+      prompts: (query.get('prompts') ?? '32,256').split(',').map(Number),
+      tokens: Number(query.get('tokens') ?? 16),
+      rounds: Number(query.get('rounds') ?? 3),
+      report: (row) => post('row', row),
+    });
+    await post('summary', result);
+  } catch (error) {
+    await post('error', { message: error.message, stack: error.stack });
+  }
+  await post('done', {});
+}

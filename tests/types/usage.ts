@@ -1,0 +1,47 @@
+// Typed use of gpt2.d.ts, checked by `tsc --noEmit` (tests/tools/types.test.mjs): every call a
+// user makes compiles, and the mistakes marked @ts-expect-error do not.
+import GPT2Default, { GPT2, type Attention, type GenerateOptions, type LoadOptions, type ModelStats } from '../../web/gpt2.js';
+
+export async function typedUse(output: HTMLElement): Promise<void> {
+  const controller = new AbortController();
+  const options: LoadOptions = {
+    weights: 'fp32',
+    maxTextureSize: 4096,
+    worker: false,
+    canvas: new OffscreenCanvas(1, 1),
+    tuning: { halfPairs: true, splitTexels: 8 },
+    onProgress: ({ loaded, total }) => { output.textContent = `${loaded} / ${total}`; },
+    signal: controller.signal,
+  };
+  const model: GPT2 = await GPT2.load(new URL('https://example.com/gpt2/'), options);
+  const same: typeof GPT2 = GPT2Default;
+  void same;
+  const ids: number[] = await model.tokenize('Hello', { allowSpecial: false });
+  const text: string = await model.decode(ids);
+  const settings: GenerateOptions = { maxNewTokens: 8, temperature: 0.8, topK: 40, topP: 0.95, repetitionPenalty: 1.1, seed: 1, stop: ['\n'], stopAtEndOfText: true, slideWindow: false, signal: controller.signal };
+  for await (const token of model.generate(text, settings)) output.textContent += `${token.id}:${token.text}`;
+  for await (const { id } of model.generate(Int32Array.from(ids))) void id;
+  const logits: Float32Array = await model.logits(ids);
+  const attention: Attention = await model.attention(0);
+  const heads: number = attention.heads;
+  const stats: ModelStats = await model.stats();
+  const renderer: string = stats.renderer;
+  const result: Record<string, unknown> = await model.benchmark({ promptTokens: 32, newTokens: 16, profile: true });
+  const lost: boolean = model.contextLost;
+  if (lost) await model.restore({ onProgress: () => {}, signal: controller.signal });
+  await model.simulateContextLoss();
+  const live: number = await GPT2.liveGlObjects();
+  const layers: number = model.config.n_layer;
+  void [logits, heads, renderer, result, live, layers];
+  await model.dispose();
+
+  // @ts-expect-error: weights are fp16 or fp32
+  await GPT2.load('/m/', { weights: 'fp8' });
+  // @ts-expect-error: tokenize returns a Promise
+  const notAwaited: number[] = model.tokenize('x');
+  void notAwaited;
+  // @ts-expect-error: unknown generate option
+  model.generate('x', { maxTokens: 3 });
+  // @ts-expect-error: the config is read-only
+  model.config.n_layer = 3;
+}

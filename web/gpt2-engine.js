@@ -1,0 +1,244 @@
+// The engine on the thread that runs it: the page (GPT2.load with worker: false), the module's own
+// Worker (gpt2-worker.js), or a user's worker. Every method is async and never blocks on the GPU:
+// prefill runs a chunk per turn of the event loop and readback waits on a fence (Generation::poll
+// in C++), so the thread keeps handling events and an abort takes effect within one chunk.
+import createGpt2Module from './gpt2-wasm.js';
+import { abortError, fetchResponse, fetchText, Progress, streamSafetensors } from './gpt2-loader.js';
+
+let modulePromise = null;
+export function nativeModule() {
+  modulePromise ??= createGpt2Module();
+  return modulePromise;
+}
+
+// Lets the thread handle events (messages, input, an AbortSignal's listeners) between polls,
+// without setTimeout's clamping. One channel serves every yield: a port with a listener stays alive
+// until closed, so a channel per poll would pile up.
+const ticks = new MessageChannel();
+const waiting = [];
+ticks.port1.onmessage = () => waiting.shift()();
+function yieldToEventLoop() {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    ticks.port2.postMessage(null);
+  });
+}
+
+const BUSY = 'this model is generating; abort that generation or wait for it';
+let canvasCounter = 0;
+
+// The canvas a model renders with, registered for the C++ side under a name of its own: the
+// caller's, else an OffscreenCanvas (a hidden page canvas where there is none).
+class Surface {
+  constructor(M, canvas, onLost) {
+    this.M = M;
+    this.owned = !canvas;
+    if (canvas) this.canvas = canvas;
+    else if (typeof OffscreenCanvas !== 'undefined') this.canvas = new OffscreenCanvas(1, 1);
+    else this.canvas = Object.assign(document.body.appendChild(document.createElement('canvas')), { width: 1, height: 1, hidden: true });
+    this.target = `!gpt2-canvas-${++canvasCounter}`;
+    M.specialHTMLTargets[this.target] = this.canvas;
+    this.lost = false;
+    this.onLost = (event) => {
+      event.preventDefault();
+      this.lost = true;
+      onLost?.();
+    };
+    this.canvas.addEventListener('webglcontextlost', this.onLost);
+  }
+  loseContext() {
+    const lose = this.canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context');
+    if (!lose) throw new Error('this context cannot simulate a loss (no WEBGL_lose_context)');
+    lose.loseContext();
+  }
+  release() {
+    this.canvas.removeEventListener('webglcontextlost', this.onLost);
+    delete this.M.specialHTMLTargets[this.target];
+    if (this.owned && this.canvas.remove) this.canvas.remove();
+  }
+}
+
+export class Engine {
+  // `source`: an absolute http(s) URL of a packed file or a Hugging Face folder (ending in '/').
+  // `options`: the load options resolved against options.json (gpt2-option-check.js).
+  // `onContextLost` is called when the browser drops the model's WebGL context.
+  static async load(source, options, { onProgress, signal, canvas, onContextLost } = {}) {
+    const M = await nativeModule();
+    const progress = new Progress(onProgress);
+    const surface = new Surface(M, canvas, onContextLost);
+    const native = { weights: options.weights, maxTextureSize: options.maxTextureSize,
+      halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
+      splitTexels: options.tuning.splitTexels ?? -1 };
+    let model = null;
+    try {
+      let vocab = '';
+      let merges = '';
+      if (!source.endsWith('/')) {
+        const response = await fetchResponse(source, signal);
+        progress.expect(source, response);
+        await streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
+          model = M.openPacked(surface.target, ptr, length, fileSize, native, source);
+          return model;
+        }, signal);
+      } else {
+        const url = (name) => new URL(name, source).href;
+        const [config, vocabText, mergesText] = await Promise.all([
+          fetchText(url('config.json'), signal),
+          fetchText(url('vocab.json'), signal, { optional: true }),
+          fetchText(url('merges.txt'), signal, { optional: true }),
+        ]);
+        if ((vocabText === null) !== (mergesText === null)) throw new Error(`${source}: has only one of vocab.json and merges.txt`);
+        vocab = vocabText ?? '';
+        merges = mergesText ?? '';
+        model = M.createModel(surface.target, config, native);
+        // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
+        const files = [];
+        const single = await fetchResponse(url('model.safetensors'), signal, { optional: true });
+        if (single) {
+          files.push([url('model.safetensors'), single]);
+        } else {
+          const indexUrl = url('model.safetensors.index.json');
+          const index = JSON.parse(await fetchText(indexUrl, signal));
+          for (const shard of new Set(Object.values(index.weight_map ?? {}))) {
+            if (typeof shard !== 'string' || shard.includes('/')) throw new Error(`${indexUrl}: bad shard name ${shard}`);
+            files.push([url(shard), await fetchResponse(url(shard), signal)]);
+          }
+        }
+        files.forEach(([fileUrl, response]) => progress.expect(fileUrl, response));
+        for (const [fileUrl, response] of files) {
+          if (signal?.aborted) throw abortError(signal);
+          await streamSafetensors(M, fileUrl, response, progress, () => model, signal);
+        }
+      }
+      // The programs have been linking since the model was made; wait for them without blocking.
+      while (!model.programsLinked()) await yieldToEventLoop();
+      const config = model.finishLoad(vocab, merges, source);
+      progress.report();
+      return new Engine(M, model, config, surface);
+    } catch (error) {
+      model?.delete();
+      surface.release();
+      throw error;
+    }
+  }
+
+  static async liveGlObjects() {
+    return (await nativeModule()).liveGlObjects();
+  }
+
+  constructor(M, model, config, surface) {
+    this._M = M;
+    this._model = model;
+    this._surface = surface;
+    this._running = null;  // { signal, done: Promise } of the generation under way
+    this._queue = Promise.resolve();
+    this.config = config;
+  }
+
+  get contextLost() {
+    return this._surface.lost || (this._model !== null && this._model.contextLost());
+  }
+
+  _check() {
+    if (!this._model) throw new Error('this model has been disposed');
+    if (this.contextLost) throw new Error('WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
+  }
+
+  // Runs `work` after the calls before it; refuses while a generation that was not aborted runs
+  // (a call from inside a generation's loop would otherwise wait for it forever).
+  async _exclusive(work) {
+    if (this._running && !this._running.signal?.aborted) throw new Error(BUSY);
+    if (this._running) await this._running.done;
+    const turn = this._queue.then(async () => {
+      this._check();
+      return work();
+    });
+    this._queue = turn.catch(() => {});
+    return turn;
+  }
+
+  async tokenize(text, allowSpecial = true) {
+    this._check();
+    return Array.from(this._model.tokenize(String(text), allowSpecial));
+  }
+
+  async decode(ids) {
+    this._check();
+    return this._model.decode(Array.from(ids));
+  }
+
+  // Streams { id, text } for `prompt` (text or ids) with the generate options resolved against
+  // options.json. An abort ends the iteration with the signal's reason before the next token or
+  // prefill chunk.
+  async *generate(prompt, options, signal) {
+    let finished;
+    const done = new Promise((resolve) => { finished = resolve; });
+    const claim = this._exclusive(async () => {
+      this._running = { signal, done };
+    });
+    await claim;
+    let active = false;
+    try {
+      const ids = typeof prompt === 'string' ? this._model.tokenize(prompt, true) : Array.from(prompt);
+      if (signal?.aborted) throw abortError(signal);
+      this._model.beginGeneration(ids, options);
+      active = true;
+      for (;;) {
+        await yieldToEventLoop();
+        if (signal?.aborted) throw abortError(signal);
+        this._check();
+        const step = this._model.pollGeneration();
+        if (step.kind === 'pending') continue;
+        if (step.kind === 'done') {
+          active = false;
+          return;
+        }
+        yield { id: step.id, text: step.text };
+      }
+    } finally {
+      if (active && this._model && !this.contextLost) this._model.cancelGeneration();
+      this._running = null;
+      finished();
+    }
+  }
+
+  // Logits of the last position after running `ids` as a new sequence.
+  logits(ids) {
+    return this._exclusive(async () => {
+      this._model.beginLogits(Array.from(ids));
+      for (;;) {
+        await yieldToEventLoop();
+        this._check();
+        if (this._model.pollLogits()) return this._model.takeLogits();
+      }
+    });
+  }
+
+  attention(layer) {
+    return this._exclusive(async () => this._model.attention(layer));
+  }
+
+  // Counters only: allowed while a generation runs.
+  async stats() {
+    this._check();
+    return this._model.stats();
+  }
+
+  benchmark({ promptTokens, newTokens, profile }) {
+    return this._exclusive(async () => this._model.bench(promptTokens, newTokens, profile));
+  }
+
+  // Loses the WebGL context as a browser under memory pressure would (WEBGL_lose_context): for
+  // testing an application's recovery path.
+  async simulateContextLoss() {
+    this._check();
+    this._surface.loseContext();
+  }
+
+  async dispose() {
+    if (!this._model) return;
+    this._model.delete();
+    this._model = null;
+    this._surface.release();
+  }
+}

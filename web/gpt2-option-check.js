@@ -1,0 +1,47 @@
+// Checks options against src/options.json (generated as gpt2-options.js) and fills its defaults, so
+// that every option crosses into the engine typed and complete. Ranges beyond the schema's (topP in
+// (0, 1], ...) are the engine's to check: its messages name the option too.
+import schema from './gpt2-options.js';
+
+function describe(spec) {
+  switch (spec.type) {
+    case 'enum': return spec.values.map((v) => `'${v}'`).join(' or ');
+    case 'integer': return spec.min === undefined ? 'an integer' : `an integer >= ${spec.min}`;
+    case 'number': return spec.min === undefined ? 'a number' : `a number >= ${spec.min}`;
+    case 'boolean': return 'true or false';
+    case 'strings': return 'a string or an array of strings';
+    default: throw new Error(`options.json: unknown type ${spec.type}`);
+  }
+}
+
+function valid(spec, value) {
+  switch (spec.type) {
+    case 'enum': return spec.values.includes(value);
+    case 'integer': return Number.isInteger(value) && (spec.min === undefined || value >= spec.min);
+    case 'number': return typeof value === 'number' && Number.isFinite(value) && (spec.min === undefined || value >= spec.min);
+    case 'boolean': return typeof value === 'boolean';
+    case 'strings': return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
+    default: return false;
+  }
+}
+
+// The options of `group` ('load', 'tuning', 'generate') in `given`, checked, with defaults filled
+// in (null where the schema leaves an option unset). `prefix` names them in messages ('tuning.').
+// Keys listed in `passThrough` (callbacks, signals, canvases) are returned as given.
+export function resolveOptions(group, given = {}, { prefix = '', passThrough = [] } = {}) {
+  const specs = schema[group];
+  const out = {};
+  for (const [name, value] of Object.entries(given ?? {})) {
+    if (passThrough.includes(name)) {
+      out[name] = value;
+      continue;
+    }
+    const spec = specs[name];
+    if (!spec) throw new Error(`${group}: unknown option ${name}; known: ${[...Object.keys(specs), ...passThrough].join(', ')}`);
+    if (value === undefined || value === null) continue;
+    if (!valid(spec, value)) throw new Error(`${prefix}${name} must be ${describe(spec)}, got ${JSON.stringify(value)}`);
+    out[name] = spec.type === 'strings' && typeof value === 'string' ? [value] : value;
+  }
+  for (const [name, spec] of Object.entries(specs)) if (!(name in out)) out[name] = structuredClone(spec.default);
+  return out;
+}

@@ -1,0 +1,73 @@
+// The module Worker that runs the engine for GPT2.load's default worker mode: one per page, hosting
+// every model the page loads (gpt2-remote.js speaks to it). Each request carries a call number; the
+// reply is { call, result } or { call, error }, with { call, event } messages before it for
+// progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context.
+import { Engine } from './gpt2-engine.js';
+
+const models = new Map();
+const controllers = new Map();
+let nextModel = 1;
+
+function engine(id) {
+  const model = models.get(id);
+  if (!model) throw new Error('this model has been disposed');
+  return model;
+}
+
+// The transferable buffers of a result: typed arrays move to the page instead of being copied.
+function transfers(result) {
+  if (ArrayBuffer.isView(result)) return [result.buffer];
+  if (result && ArrayBuffer.isView(result.data)) return [result.data.buffer];
+  return [];
+}
+
+const handlers = {
+  async load(_, [source, options, wantsProgress], { signal, call }) {
+    const id = nextModel++;
+    const model = await Engine.load(source, options, {
+      signal,
+      onProgress: wantsProgress ? (progress) => postMessage({ call, event: progress }) : undefined,
+      onContextLost: () => postMessage({ lost: id }),
+    });
+    models.set(id, model);
+    return { model: id, config: model.config };
+  },
+  liveGlObjects: () => Engine.liveGlObjects(),
+  tokenize: (id, [text, allowSpecial]) => engine(id).tokenize(text, allowSpecial),
+  decode: (id, [ids]) => engine(id).decode(ids),
+  async generate(id, [prompt, options], { signal, call }) {
+    for await (const token of engine(id).generate(prompt, options, signal)) postMessage({ call, event: token });
+    return null;
+  },
+  logits: (id, [ids]) => engine(id).logits(ids),
+  attention: (id, [layer]) => engine(id).attention(layer),
+  stats: (id) => engine(id).stats(),
+  benchmark: (id, [options]) => engine(id).benchmark(options),
+  simulateContextLoss: (id) => engine(id).simulateContextLoss(),
+  dispose(id) {
+    models.get(id)?.dispose();
+    models.delete(id);
+    return null;
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  if (data.abort !== undefined) {
+    controllers.get(data.abort)?.abort();
+    return;
+  }
+  const { call, method, model, args = [] } = data;
+  const controller = new AbortController();
+  controllers.set(call, controller);
+  try {
+    const handler = handlers[method];
+    if (!handler) throw new Error(`gpt2-worker: unknown request ${method}`);
+    const result = await handler(model, args, { signal: controller.signal, call });
+    postMessage({ call, result }, transfers(result));
+  } catch (error) {
+    postMessage({ call, error: { name: error?.name ?? 'Error', message: error?.message ?? String(error) } });
+  } finally {
+    controllers.delete(call);
+  }
+};
+postMessage({ ready: true });
