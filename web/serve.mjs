@@ -11,7 +11,8 @@ const TYPES = {
   '.ts': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.png': 'image/png',
 };
 
-export function serve(root, port = 8080, host = '127.0.0.1') {
+// `cors`: let pages of other origins import the module and fetch its files, as a CDN does.
+export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = {}) {
   const base = resolve(root);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -23,7 +24,10 @@ export function serve(root, port = 8080, host = '127.0.0.1') {
     try {
       if (statSync(file).isDirectory()) file = join(file, 'index.html');
       const { size } = statSync(file);
-      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache' });
+      res.writeHead(200, {
+        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache',
+        ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      });
       if (req.method === 'HEAD') res.end();
       else createReadStream(file).pipe(res);
     } catch {

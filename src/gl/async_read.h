@@ -14,7 +14,6 @@ public:
     // Starts reading rows [row0, row0 + rowCount) of `texture` (RGBA32F); returns at once. A read
     // still in flight is dropped.
     void start(Texture& texture, int row0, int rowCount);
-    bool active() const { return texture_ != nullptr; }
     // Whether take() would return without waiting for the GPU. Never waits.
     bool ready() const { return fence_.signaled(); }
     // The rows as rowCount x cols floats; ends the read. Native builds wait for the fence when it

@@ -65,7 +65,6 @@ public:
 
     // Inserts the fence and flushes, so that it signals without anyone waiting on it.
     static GlFence insert();
-    bool active() const { return sync_ != nullptr; }
     // Whether the GPU has passed the fence; never waits. WebGL updates the status only between
     // tasks, so a caller polls across turns of the event loop.
     bool signaled() const;

@@ -217,11 +217,12 @@ bool Gpt2Model::runChunk() {
     if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
     const int start = chunkNext_, n = std::min(prefillChunk_, chunkEnd_ - start);
     head_[kEmbedding].run(start, start + n);
-    // A flush per layer hands a browser's GPU process the chunk in pieces it can interleave with
-    // the page's own frames; one flush per chunk stalls the page while it runs (docs/benchmarks.md).
+    // A flush per layer of a prompt chunk hands a browser's GPU process the chunk in pieces it can
+    // interleave with the page's own frames; one flush per chunk stalls the page while it runs
+    // (docs/benchmarks.md). A decode step is short enough as one piece.
     for (Layer& layer : layers_) {
         runLayer(layer, start, n);
-        glFlush();
+        if (n > 1) glFlush();
     }
     chunkNext_ = start + n;
     if (chunkNext_ < chunkEnd_) {

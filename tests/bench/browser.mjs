@@ -1,8 +1,9 @@
 // node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]
 //                              [--half-pairs on|off] [--split-texels N]
 // The `gpt2 bench` measurements from headless Chromium (Debian's, WebGL2 over SwiftShader): one JSON
-// line with load_ms added. PATH is a packed .gpt2 file or a Hugging Face folder; it is served from
-// localhost next to build/site.
+// line with load_ms added, run in the module's worker (the default mode). PATH is a packed .gpt2 file
+// or a Hugging Face folder; it is served from localhost next to build/site. tests/bench/modes.mjs
+// compares worker and same-thread mode through the public API.
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { siteDir, startSite } from '../browser/harness.mjs';
@@ -34,8 +35,8 @@ try {
     const start = performance.now();
     const m = await GPT2.load(source, { weights, tuning });
     const loadMs = performance.now() - start;
-    const r = m.benchmark({ promptTokens, newTokens, profile });
-    m.dispose();
+    const r = await m.benchmark({ promptTokens, newTokens, profile });
+    await m.dispose();
     return { ...r, load_ms: loadMs, tuning, browser: navigator.userAgent };
   }, { source, profile: args.includes('--profile'), weights: flag('--weights', 'fp16'), tuning, promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
   console.log(JSON.stringify(result));

@@ -226,3 +226,25 @@ for (const { worker, name } of modes) test(`${name}: bad input rejects with a cl
   assert.match(errors.unknownOption, /generate: unknown option maxTokens/);
   assert.match(errors.disposed, /disposed/);
 });
+
+// A site that loads the module from another origin (a CDN): the worker starts from a same-origin
+// blob that imports the module's worker by its absolute URL.
+test('worker: the module served from another origin starts its worker and generates', async () => {
+  const { serve } = await import('../../web/serve.mjs');
+  const cdn = await serve(siteDir, 0, '127.0.0.1', { cors: true });
+  try {
+    const moduleBase = `http://127.0.0.1:${cdn.address().port}/`;
+    assert.notEqual(new URL(moduleBase).origin, new URL(site.url).origin);
+    const r = await page.evaluate(async (base) => {
+      const { GPT2 } = await import(`${base}gpt2.js`);
+      const model = await GPT2.load(`${base}models/gpt2-tiny/`, { weights: 'fp32' });
+      const ids = [];
+      for await (const t of model.generate([15496, 11, 616, 1438, 318], { maxNewTokens: 4, stopAtEndOfText: false })) ids.push(t.id);
+      await model.dispose();
+      return ids;
+    }, moduleBase);
+    assert.deepEqual(r, prompts[0].greedy.slice(0, 4));
+  } finally {
+    await new Promise((ok) => cdn.close(ok));
+  }
+});
