@@ -69,6 +69,7 @@ void Engine::beginPrefill(const std::vector<int>& ids) {
         fail("prefill: the prompt has ", ids.size(), " tokens, the model's context is ", config().contextLength);
     tokens_.clear();
     prefilling_.clear();
+    speculative_ = 0;
     model_->beginForward(ids, 0);
     prefilling_ = ids;
 }
@@ -85,11 +86,33 @@ void Engine::step(int id) {
     if (tokens_.empty()) fail("step: call prefill with a prompt first");
     if (int(tokens_.size()) >= config().contextLength)
         fail("step: the sequence already fills the model's context of ", config().contextLength, " tokens");
+    speculative_ = 0;
     model_->forward({id}, int(tokens_.size()));
     tokens_.push_back(id);
 }
 
-std::vector<float> Engine::logits() { return model_->logits(); }
+void Engine::stepFromTopCandidate() {
+    const int pos = int(tokens_.size()) + speculative_;
+    if (tokens_.empty()) fail("stepFromTopCandidate: call prefill with a prompt first");
+    if (pos >= config().contextLength) fail("stepFromTopCandidate: position ", pos, " is past the model's context");
+    model_->forwardTopCandidate(pos);
+    ++speculative_;
+}
+
+void Engine::commit(int id) {
+    if (speculative_ == 0) fail("commit: no step ran ahead of its token");
+    tokens_.push_back(id);
+    --speculative_;
+}
+
+std::vector<float> Engine::logits() {
+    // A generation that ended with a step run ahead left the model one position past the sequence.
+    if (speculative_ > 0) {
+        speculative_ = 0;
+        model_->forward({tokens_.back()}, int(tokens_.size()) - 1);
+    }
+    return model_->logits();
+}
 
 std::vector<float> Engine::attention(int layer) {
     if (tokens_.empty()) fail("attention: no sequence yet; call prefill first");
@@ -180,11 +203,25 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         if (!engine_.prefillStep()) return std::nullopt;
         prefilling_ = false;
         engine_.requestCandidates(options_.sampling);
+        reading_ = 1;
+        speculate();
         return std::nullopt;
     }
     if (!wait && !model.readReady()) return std::nullopt;
+    --reading_;
     const int id = sampler_.pick(engine_.takeCandidates(options_.sampling), engine_.tokens());
     return emit(id);
+}
+
+void Generation::speculate() {
+    const SamplingOptions& s = options_.sampling;
+    const bool gpuToken = s.greedy() && s.repetitionPenalty == 1.0f;
+    const int pos = int(engine_.tokens().size()) + engine_.speculative();
+    const bool wanted = int(ids_.size()) + reading_ < options_.maxNewTokens;
+    if (!gpuToken || !wanted || reading_ >= Gpt2Model::kMaxReads || pos >= engine_.config().contextLength) return;
+    engine_.stepFromTopCandidate();
+    engine_.requestCandidates(s);
+    ++reading_;
 }
 
 std::optional<GeneratedToken> Generation::emit(int id) {
@@ -205,11 +242,17 @@ std::optional<GeneratedToken> Generation::emit(int id) {
     } else if (int(ids_.size()) == options_.maxNewTokens) {
         done_ = true;
         token.text += heldBack();
+    } else if (engine_.speculative() > 0) {
+        // The step for this token has run already; its successor's read is in flight.
+        engine_.commit(id);
+        speculate();
     } else if (engine_.append(id, options_.slideWindow)) {
         prefilling_ = true;
     } else {
         // The next token's read is in flight while the caller handles this one.
         engine_.requestCandidates(options_.sampling);
+        ++reading_;
+        speculate();
     }
     return token;
 }

@@ -63,6 +63,10 @@ public:
 private:
     std::optional<GeneratedToken> advance(bool wait);
     std::optional<GeneratedToken> emit(int id);
+    // Greedy steps from the GPU's top candidate: while a token's readback travels, the step that
+    // feeds it to the model already runs (Engine::stepFromTopCandidate), when another token will be
+    // needed and the context has room.
+    void speculate();
 
     Engine& engine_;
     GenerateOptions options_;
@@ -73,6 +77,7 @@ private:
     StopReason reason_ = StopReason::MaxTokens;
     bool done_ = false;
     bool prefilling_ = true;  // else the next token's candidates are being read
+    int reading_ = 0;         // tokens whose candidates are being read
 };
 
 // Runs `ids` as a new sequence and reads the last position's logits, polled like Generation::poll:
@@ -114,6 +119,12 @@ public:
     bool prefillStep();
     // Appends one token, reusing the KV cache: costs O(sequence length).
     void step(int id);
+    // Runs the next position with the best candidate of the last read as its token, before that
+    // token is known here (greedy pipelining); commit(id) then appends it once read. Steps run this
+    // way and not committed yet are speculative(); step, logits and a new sequence discard them.
+    void stepFromTopCandidate();
+    void commit(int id);
+    int speculative() const { return speculative_; }
     // Logits after the last token of the sequence.
     std::vector<float> logits();
     // Attention probabilities of `layer` over the current sequence: heads x T x T.
@@ -142,6 +153,7 @@ private:
     std::optional<Tokenizer> tokenizer_;
     std::vector<int> tokens_;
     std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it
+    int speculative_ = 0;
 };
 
 }  // namespace gpt2

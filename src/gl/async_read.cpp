@@ -49,4 +49,9 @@ std::vector<float> AsyncRead::take() {
     return texture.unpadRows(texels, rowCount_);
 }
 
+void AsyncRead::drop() {
+    fence_.reset();
+    texture_ = nullptr;
+}
+
 }  // namespace gpt2

@@ -19,6 +19,8 @@ public:
     // The rows as rowCount x cols floats; ends the read. Native builds wait for the fence when it
     // has not signaled yet; WebGL copies at once, which stalls only if called before ready().
     std::vector<float> take();
+    // Ends a read without taking it.
+    void drop();
 
 private:
     GlObject buffer_;

@@ -114,6 +114,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     lmHead_ = matmul({logits_.get()}, lmHead, &*finalNorm_, false);
     head_.push_back(topkBlockPass(programs_, *topkBlocks_, *logits_, *candidates_, c.vocabSize, blockTexels));
     head_.push_back(topkSelectPass(programs_, *candidates_, *topkBlocks_));
+    head_.push_back(topCandidateTokenPass(programs_, *ids_, *candidates_));
 }
 
 Gpt2Model::Matmul Gpt2Model::matmul(std::vector<Texture*> outputs, const MatmulSpec& spec, const LayerNormOp* layerNorm,
@@ -201,6 +202,8 @@ void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
 
 void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     chunkNext_ = chunkEnd_ = 0;
+    for (PendingRead& r : reads_) r.read.drop();
+    readsInFlight_ = 0;
     checkPositions(ids.size(), pos0);
     std::vector<float> idValues(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -246,16 +249,41 @@ std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
     return takeCandidates();
 }
 
+void Gpt2Model::forwardTopCandidate(int pos) {
+    checkPositions(1, pos);
+    head_[kTopCandidateToken].run(pos, pos + 1);
+    chunkNext_ = pos;
+    chunkEnd_ = pos + 1;
+    runChunk();
+}
+
+Gpt2Model::PendingRead& Gpt2Model::startRead(Reading what, int count) {
+    if (readsInFlight_ == kMaxReads) fail("at most ", kMaxReads, " reads may be in flight; take one first");
+    PendingRead& r = reads_[(firstRead_ + readsInFlight_) % kMaxReads];
+    r.what = what;
+    r.count = count;
+    ++readsInFlight_;
+    return r;
+}
+
+std::vector<float> Gpt2Model::finishRead(Reading what, const char* caller) {
+    PendingRead& r = reads_[firstRead_];
+    if (readsInFlight_ == 0 || r.what != what)
+        fail(caller, ": the oldest read in flight is not of that kind (request it first, and take reads in order)");
+    firstRead_ = (firstRead_ + 1) % kMaxReads;
+    --readsInFlight_;
+    return r.read.take();
+}
+
+bool Gpt2Model::readReady() const { return readsInFlight_ > 0 && reads_[firstRead_].read.ready(); }
+
 void Gpt2Model::requestLogits() {
     if (lastPosition_ < 0) fail("logits: nothing has been run yet");
-    read_.start(*logits_, 0, 1);
-    reading_ = Reading::Logits;
+    startRead(Reading::Logits, 0).read.start(*logits_, 0, 1);
 }
 
 std::vector<float> Gpt2Model::takeLogits() {
-    if (reading_ != Reading::Logits) fail("takeLogits: no logits are being read (call requestLogits)");
-    reading_ = Reading::Nothing;
-    std::vector<float> values = read_.take();
+    std::vector<float> values = finishRead(Reading::Logits, "takeLogits");
     readbackBytes_ += std::int64_t(values.size()) * 4;
     values.resize(std::size_t(config_.vocabSize));
     return values;
@@ -269,18 +297,15 @@ void Gpt2Model::requestCandidates(int k) {
         head_[kTopkBlock].set("u_rank", rank).run(0, 1);
         head_[kTopkSelect].run(rank, rank + 1);
     }
-    read_.start(*candidates_, 0, k);
-    reading_ = Reading::Candidates;
-    readCount_ = k;
+    startRead(Reading::Candidates, k).read.start(*candidates_, 0, k);
 }
 
 std::vector<Gpt2Model::Candidate> Gpt2Model::takeCandidates() {
-    if (reading_ != Reading::Candidates) fail("takeCandidates: no candidates are being read (call requestCandidates)");
-    reading_ = Reading::Nothing;
-    const std::vector<float> rows = read_.take();
-    readbackBytes_ += std::int64_t(readCount_) * 16;
+    const int k = reads_[firstRead_].count;
+    const std::vector<float> rows = finishRead(Reading::Candidates, "takeCandidates");
+    readbackBytes_ += std::int64_t(k) * 16;
     std::vector<Candidate> out;
-    for (int r = 0; r < readCount_; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
+    for (int r = 0; r < k; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
     return out;
 }
 

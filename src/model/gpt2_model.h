@@ -78,6 +78,9 @@ public:
     void beginForward(const std::vector<int>& ids, int pos0);
     bool runChunk();
     bool chunkDone() const { return chunkFence_.signaled(); }
+    // Runs position `pos` with the best candidate of the last top-k search as its token, without
+    // reading it back first: greedy decode keeps the GPU busy while the readback travels.
+    void forwardTopCandidate(int pos);
 
     // Logits of the last position forwarded: vocab_size floats.
     std::vector<float> logits();
@@ -90,10 +93,13 @@ public:
     };
     std::vector<Candidate> topCandidates(int k);
     // The same two reads without waiting for the GPU: request...() runs the passes and starts the
-    // read, readReady() polls it, take...() returns its result (waiting natively if it is not ready).
+    // read, readReady() polls the oldest read, take...() returns its result (waiting natively if it
+    // is not ready). Up to kMaxReads reads may be in flight, taken in the order they were started;
+    // a new sequence (beginForward) drops those never taken.
+    static constexpr int kMaxReads = 2;
     void requestLogits();
     void requestCandidates(int k);
-    bool readReady() const { return read_.ready(); }
+    bool readReady() const;
     std::vector<float> takeLogits();
     std::vector<Candidate> takeCandidates();
     // Bytes read back from the GPU so far (logits, candidates, attention).
@@ -151,12 +157,19 @@ private:
     std::vector<Layer> layers_;
     std::optional<LayerNormOp> finalNorm_;
     Matmul lmHead_;
-    enum HeadPass { kEmbedding, kTopkBlock, kTopkSelect };
+    enum HeadPass { kEmbedding, kTopkBlock, kTopkSelect, kTopCandidateToken };
     std::vector<Pass> head_;  // the other passes outside the layers, indexed by HeadPass
     std::int64_t readbackBytes_ = 0;
-    AsyncRead read_;
-    enum class Reading { Nothing, Logits, Candidates } reading_ = Reading::Nothing;
-    int readCount_ = 0;  // candidates being read
+    enum class Reading { Logits, Candidates };
+    struct PendingRead {
+        AsyncRead read;
+        Reading what = Reading::Logits;
+        int count = 0;  // candidates
+    };
+    PendingRead& startRead(Reading what, int count);
+    std::vector<float> finishRead(Reading what, const char* caller);
+    PendingRead reads_[kMaxReads];
+    int firstRead_ = 0, readsInFlight_ = 0;
     GlFence chunkFence_;
     int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
     int prefillChunk_;

@@ -162,4 +162,8 @@ Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& 
     return Pass(programs, "topk_select.frag", "", {&candidates}, {{"u_blocks", &blocks}});
 }
 
+Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Texture& candidates) {
+    return Pass(programs, "top_candidate_token.frag", "", {&ids}, {{"u_candidates", &candidates}});
+}
+
 }  // namespace gpt2

@@ -114,5 +114,7 @@ void setAttentionPosition(Pass& pass, int pos0);
 Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
                    int blockTexels);
 Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks);
+// Writes the best candidate's id as the token of the rows it runs (shaders/top_candidate_token.frag).
+Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Texture& candidates);
 
 }  // namespace gpt2

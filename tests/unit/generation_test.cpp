@@ -149,5 +149,26 @@ TEST_F(GenerationTest, BadRequestsFailClearlyAndLeaveTheEngineUsable) {
     EXPECT_EQ(engine_->generate({1}, o).ids.size(), 2u);
 }
 
+// Greedy steps run ahead of their readback (Engine::stepFromTopCandidate): a generation left with
+// one in flight leaves the engine's sequence and logits as if it had stepped token by token.
+TEST_F(GenerationTest, AStepRunAheadOfItsTokenLeavesTheSequenceAndLogitsExact) {
+    const auto& prompt = testing::tinyPrompts().front();
+    GenerateOptions options;
+    options.maxNewTokens = 10;
+    options.stopAtEndOfText = false;
+    std::vector<int> sequence = prompt.ids;
+    {
+        Generation generation(*engine_, prompt.ids, options);
+        for (int i = 0; i < 3; ++i) sequence.push_back(generation.next()->id);
+        EXPECT_EQ(engine_->speculative(), 1) << "greedy decode runs one step ahead";
+    }
+    EXPECT_EQ(std::vector<int>(sequence.begin() + long(prompt.ids.size()), sequence.end()),
+              std::vector<int>(prompt.greedy.begin(), prompt.greedy.begin() + 3));
+    EXPECT_EQ(engine_->tokens(), sequence);
+    const std::vector<float> after = engine_->logits();
+    engine_->prefill(sequence);
+    EXPECT_LE(testing::maxAbsDiff(after, engine_->logits()), 1e-4f);
+}
+
 }  // namespace
 }  // namespace gpt2

@@ -10,6 +10,10 @@ SITE=${SITE:-build/gpubench}
 SIZE=${SIZE:-124M}
 ROUNDS=${ROUNDS:-3}
 PROMPTS=${PROMPTS:-32,256}
+# The native bench reaches the NVIDIA driver through glvnd's vendor file (run_on_device.sh does the same);
+# the GL loaders are in / since the kit's run.sh of call 2.
+VENDOR=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f "$VENDOR" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$VENDOR
 mkdir -p "$SITE/bench/model"
 .device-bin/gpt2-synth "$SITE/bench/model" --size "$SIZE" --dtype fp16 >/dev/null || exit 1
 for P in ${PROMPTS//,/ }; do
