@@ -24,6 +24,14 @@ function yieldToEventLoop() {
   });
 }
 
+// Between polls of a software renderer (SwiftShader, llvmpipe): a timer, so that this thread does
+// not spin on a CPU core the renderer needs; its steps take hundreds of milliseconds, so a timer's
+// few milliseconds of latency do not show. A GPU answers within a few milliseconds: polls follow
+// each other as fast as the event loop allows.
+function sleep() {
+  return new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 const BUSY = 'this model is generating; abort that generation or wait for it';
 let canvasCounter = 0;
 
@@ -111,7 +119,7 @@ export class Engine {
         }
       }
       // The programs have been linking since the model was made; wait for them without blocking.
-      while (!model.programsLinked()) await yieldToEventLoop();
+      while (!model.programsLinked()) await sleep();
       const config = model.finishLoad(vocab, merges, source);
       progress.report();
       return new Engine(M, model, config, surface);
@@ -129,6 +137,7 @@ export class Engine {
   constructor(M, model, config, surface) {
     this._M = M;
     this._model = model;
+    this._pause = model.softwareRenderer() ? sleep : yieldToEventLoop;
     this._surface = surface;
     this._running = null;  // { signal, done: Promise } of the generation under way
     this._queue = Promise.resolve();
@@ -184,7 +193,7 @@ export class Engine {
       this._model.beginGeneration(ids, options);
       active = true;
       for (;;) {
-        await yieldToEventLoop();
+        await this._pause();
         if (signal?.aborted) throw abortError(signal);
         this._check();
         const step = this._model.pollGeneration();
@@ -207,7 +216,7 @@ export class Engine {
     return this._exclusive(async () => {
       this._model.beginLogits(Array.from(ids));
       for (;;) {
-        await yieldToEventLoop();
+        await this._pause();
         this._check();
         if (this._model.pollLogits()) return this._model.takeLogits();
       }

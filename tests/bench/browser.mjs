@@ -4,28 +4,15 @@
 // line with load_ms added, run in the module's worker (the default mode). PATH is a packed .gpt2 file
 // or a Hugging Face folder; it is served from localhost next to build/site. tests/bench/modes.mjs
 // compares worker and same-thread mode through the public API.
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { siteDir, startSite } from '../browser/harness.mjs';
+import { benchArgs, serveModel } from './bench_args.mjs';
+import { startSite } from '../browser/harness.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : fallback;
-};
-const model = flag('--model');
-if (!model || !existsSync(model)) {
-  console.error('usage: node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N]');
-  process.exit(1);
-}
-const link = join(siteDir, 'bench-model');
-rmSync(link, { recursive: true, force: true });
-mkdirSync(link);
-symlinkSync(resolve(model), join(link, basename(model)));
+const { args, flag, model } = benchArgs('node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N]');
+const served = serveModel(model, 'bench-model');
+const source = served.source;
 const tuning = {};
 if (flag('--half-pairs')) tuning.halfPairs = flag('--half-pairs') === 'on';
 if (flag('--split-texels')) tuning.splitTexels = Number(flag('--split-texels'));
-const source = `/bench-model/${basename(model)}${existsSync(join(model, 'config.json')) ? '/' : ''}`;
 
 const site = await startSite();
 try {
@@ -42,5 +29,5 @@ try {
   console.log(JSON.stringify(result));
 } finally {
   await site.close();
-  rmSync(link, { recursive: true, force: true });
+  served.remove();
 }

@@ -4,26 +4,15 @@
 // summary line of medians. PATH (a packed .gpt2 file or a Hugging Face folder) is served from
 // localhost beside build/site. On the GPU machine the same page runs through ../shared/gpubrowser
 // (tests/bench/gpu/README.md).
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { root, siteDir, startSite } from '../browser/harness.mjs';
+import { cpSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { benchArgs, serveModel } from './bench_args.mjs';
+import { root, startSite } from '../browser/harness.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : fallback;
-};
-const model = flag('--model');
-if (!model || !existsSync(model)) {
-  console.error('usage: node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R]');
-  process.exit(1);
-}
-const benchDir = join(siteDir, 'bench');
-rmSync(benchDir, { recursive: true, force: true });
-mkdirSync(benchDir);
-cpSync(join(root, 'tests/bench/page'), benchDir, { recursive: true });
-symlinkSync(resolve(model), join(benchDir, basename(model)));
-const source = `/bench/${basename(model)}${existsSync(join(model, 'config.json')) ? '/' : ''}`;
+const { flag, model } = benchArgs('node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R]');
+const served = serveModel(model, 'bench');
+cpSync(join(root, 'tests/bench/page'), served.dir, { recursive: true });
+const source = served.source;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const site = await startSite();
@@ -45,5 +34,5 @@ try {
   console.log(JSON.stringify({ summary: medians, renderer: result.renderer, weights: result.weights, model: basename(model), browser: result.user_agent }));
 } finally {
   await site.close();
-  rmSync(benchDir, { recursive: true, force: true });
+  served.remove();
 }

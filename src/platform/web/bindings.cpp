@@ -257,6 +257,7 @@ public:
     }
 
     bool contextLost() const { return context_->lost(); }
+    bool softwareRenderer() { return engine().model().capabilities().softwareRenderer; }
 
 private:
     val wantedTensors(SafetensorsHeader header) {
@@ -371,7 +372,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("attention", &safe<&WebModel::attention, int>)
         .function("stats", &safe<&WebModel::stats>)
         .function("bench", &safe<&WebModel::bench, int, int, bool>)
-        .function("contextLost", &WebModel::contextLost);
+        .function("contextLost", &WebModel::contextLost)
+        .function("softwareRenderer", &safe<&WebModel::softwareRenderer>);
     function("createModel", &createModel, allow_raw_pointers());
     function("openPacked", &openPacked, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);

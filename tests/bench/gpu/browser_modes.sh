@@ -3,12 +3,13 @@
 # worker-against-same-thread benchmark (tests/bench/page/bench.js) in Chromium on the GPU, for
 # synthetic GPT-2 124M (fp16 checkpoint, written here by gpt2-synth), and the native `gpt2 bench` on
 # the same checkpoint in the same machine session. Carry [".device-bin", "build/gpubench"] (made by
-# tests/bench/gpu/stage_browser.sh); results in $OUT/results.jsonl (browser) and $OUT/native.jsonl.
+# tests/bench/gpu/stage_browser.sh); results in $OUT/results-N-MODULE.jsonl (browser, the Nth module run) and $OUT/native.jsonl.
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 SITE=${SITE:-build/gpubench}
 SIZE=${SIZE:-124M}
 ROUNDS=${ROUNDS:-3}
+TOKENS=${TOKENS:-16}
 PROMPTS=${PROMPTS:-32,256}
 # The native bench reaches the NVIDIA driver through glvnd's vendor file (run_on_device.sh does the same);
 # the GL loaders are in / since the kit's run.sh of call 2.
@@ -21,5 +22,12 @@ for P in ${PROMPTS//,/ }; do
         echo "native bench failed (see native.err)"
 done
 cat "$OUT/native.jsonl"
-SITE="$SITE" PAGE="bench/bench.html?post=1&model=/bench/model/&prompts=$PROMPTS&tokens=16&rounds=$ROUNDS" TIMEOUT_S=${TIMEOUT_S:-400} \
-    bash /tmp/gpubrowser/run.sh
+# MODULES: the module builds to measure, each a URL path in SITE (an older build copied into a folder
+# of SITE by hand gives an A/B comparison in one machine session).
+n=0
+for module in ${MODULES:-/gpt2.js}; do
+    n=$((n + 1))
+    SITE="$SITE" PAGE="bench/bench.html?post=1&model=/bench/model/&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module" \
+        TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
+    mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
+done

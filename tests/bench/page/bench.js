@@ -2,8 +2,11 @@
 // time to the first token of a greedy generation (the prompt's chunks plus one top-1 readback),
 // decode the median time between later tokens. Modes alternate, so both see the same machine state.
 // Query: model (URL), weights, prompts (comma-separated P), tokens (new tokens), rounds, post
-// (1: POST each result to /result, as ../../shared/gpubrowser collects them).
-import { GPT2 } from '/gpt2.js';
+// (1: POST each result to /result, as ../../shared/gpubrowser collects them), module (the module's
+// URL, default /gpt2.js: another build of it for an A/B run; one without worker mode runs both
+// rounds on the page's thread).
+const query = new URLSearchParams(location.search);
+const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -26,7 +29,7 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
     models[worker] = await GPT2.load(source, { weights, worker });
     rows.push({ kind: 'load', worker, load_ms: performance.now() - start });
   }
-  const stats = await models[true].stats();
+  const stats = await models[true].stats();  // a Promise since worker mode; a plain object before
   const vocab = models[true].config.vocab_size;
   for (const P of prompts) {
     const prompt = Array.from({ length: P }, (_, i) => (i * 7919 + 13) % vocab);
@@ -34,17 +37,17 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
     await measure(models[false], prompt, 2);
     for (let round = 0; round < rounds; round += 1) {
       for (const worker of [true, false]) {
-        const row = { kind: 'generate', worker, prompt_tokens: P, new_tokens: tokens, round, ...(await measure(models[worker], prompt, tokens)) };
+        const row = { kind: 'generate', worker, prompt_tokens: P, new_tokens: tokens, round, module: query.get('module') ?? '/gpt2.js',
+          ...(await measure(models[worker], prompt, tokens)) };
         rows.push(row);
         await report(row);
       }
     }
   }
   for (const model of Object.values(models)) await model.dispose();
-  return { renderer: stats.renderer, weights, model: source, user_agent: navigator.userAgent, rows };
+  return { renderer: stats.renderer, weights, model: source, module: query.get('module') ?? '/gpt2.js', user_agent: navigator.userAgent, rows };
 }
 
-const query = new URLSearchParams(location.search);
 if (query.get('post') === '1') {
   const post = (stage, body) => fetch(`/result?stage=${stage}`, { method: 'POST', body: JSON.stringify(body) });
   try {
