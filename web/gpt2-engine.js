@@ -6,7 +6,7 @@ import createGpt2Module from './gpt2-wasm.js';
 import { abortError, fetchResponse, fetchText, Progress, streamSafetensors } from './gpt2-loader.js';
 
 let modulePromise = null;
-export function nativeModule() {
+function nativeModule() {
   modulePromise ??= createGpt2Module();
   return modulePromise;
 }
@@ -122,7 +122,7 @@ export class Engine {
       while (!model.programsLinked()) await sleep();
       const config = model.finishLoad(vocab, merges, source);
       progress.report();
-      return new Engine(M, model, config, surface);
+      return new Engine(model, config, surface);
     } catch (error) {
       model?.delete();
       surface.release();
@@ -130,12 +130,12 @@ export class Engine {
     }
   }
 
+  // Live GL objects of every model on this thread; 0 before any was loaded here.
   static async liveGlObjects() {
-    return (await nativeModule()).liveGlObjects();
+    return modulePromise ? (await modulePromise).liveGlObjects() : 0;
   }
 
-  constructor(M, model, config, surface) {
-    this._M = M;
+  constructor(model, config, surface) {
     this._model = model;
     this._pause = model.softwareRenderer() ? sleep : yieldToEventLoop;
     this._surface = surface;

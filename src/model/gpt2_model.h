@@ -95,7 +95,7 @@ public:
     // The same two reads without waiting for the GPU: request...() runs the passes and starts the
     // read, readReady() polls the oldest read, take...() returns its result (waiting natively if it
     // is not ready). Up to kMaxReads reads may be in flight, taken in the order they were started;
-    // a new sequence (beginForward) drops those never taken.
+    // beginForward (a new sequence, or a step with a known token) drops those never taken.
     static constexpr int kMaxReads = 2;
     void requestLogits();
     void requestCandidates(int k);
