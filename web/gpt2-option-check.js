@@ -9,6 +9,7 @@ function describe(spec) {
     case 'integer': return spec.min === undefined ? 'an integer' : `an integer >= ${spec.min}`;
     case 'number': return spec.min === undefined ? 'a number' : `a number >= ${spec.min}`;
     case 'boolean': return 'true or false';
+    case 'string': return 'a string';
     case 'strings': return 'a string or an array of strings';
     default: throw new Error(`options.json: unknown type ${spec.type}`);
   }
@@ -20,6 +21,7 @@ function valid(spec, value) {
     case 'integer': return Number.isInteger(value) && (spec.min === undefined || value >= spec.min);
     case 'number': return typeof value === 'number' && Number.isFinite(value) && (spec.min === undefined || value >= spec.min);
     case 'boolean': return typeof value === 'boolean';
+    case 'string': return typeof value === 'string' && value !== '';
     case 'strings': return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
     default: return false;
   }

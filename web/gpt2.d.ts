@@ -28,6 +28,16 @@ export interface LoadOptions {
    * @default true
    */
   worker?: boolean;
+  /**
+   * Where a hub id (owner/name) is resolved: {hubUrl}/{id}/resolve/{revision}/.
+   * @default 'https://huggingface.co'
+   */
+  hubUrl?: string;
+  /**
+   * The branch, tag or commit of a hub id.
+   * @default 'main'
+   */
+  revision?: string;
   /** Override the engine's choices for this GPU (benchmarks, tests, a misbehaving driver). */
   tuning?: Tuning;
   /**
@@ -130,8 +140,8 @@ export interface ModelStats {
 
 export declare class GPT2 {
   /**
-   * Loads a packed model file (gpt2-pack) or a Hugging Face GPT-2 checkpoint folder (config.json,
-   * model.safetensors or a sharded index, vocab.json, merges.txt).
+   * Loads a packed model file (gpt2-pack), a Hugging Face GPT-2 checkpoint folder (config.json,
+   * model.safetensors or a sharded index, vocab.json, merges.txt), or a hub id ('owner/name').
    */
   static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
   /** Live WebGL objects of all models of this page, in both modes (a leak check). */

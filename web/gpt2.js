@@ -8,10 +8,21 @@ import { Engine } from './gpt2-engine.js';
 import { resolveOptions } from './gpt2-option-check.js';
 import { RemoteEngine } from './gpt2-remote.js';
 
-// `source` as an absolute URL: a packed file keeps its name; a folder ends in '/'.
-function modelUrl(source) {
+// A Hugging Face hub id: owner/name, nothing else (a relative folder is written ./owner/name or
+// with a trailing slash).
+const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+
+// `source` as an absolute URL: a packed file keeps its name; a folder ends in '/'; a hub id becomes
+// its resolve folder, whose files the hub may redirect to another origin (fetch follows).
+function modelUrl(source, { hubUrl, revision }) {
+  const text = String(source);
+  if (HUB_ID.test(text)) {
+    const hub = new URL(hubUrl);
+    if (hub.protocol !== 'http:' && hub.protocol !== 'https:') throw new Error(`hubUrl: ${hubUrl} is not an http(s) URL`);
+    return new URL(`${hub.href.replace(/\/$/, '')}/${text}/resolve/${encodeURIComponent(revision)}/`).href;
+  }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
-  const target = new URL(String(source), base);
+  const target = new URL(text, base);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`${source}: only http(s) model URLs are supported`);
   const packed = !target.pathname.endsWith('/') && target.pathname.split('/').pop().includes('.');
   if (!packed && !target.pathname.endsWith('/')) target.pathname += '/';
@@ -30,12 +41,13 @@ function loadOptions(options) {
 export class GPT2 {
   /**
    * Loads a model from `source`: a packed model file (gpt2-pack; the last path segment has a dot,
-   * e.g. model.gpt2) or a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors or a
-   * sharded index, vocab.json, merges.txt), streaming the weights into GPU textures.
+   * e.g. model.gpt2), a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors or a
+   * sharded index, vocab.json, merges.txt), or a hub id such as 'openai-community/gpt2' (that
+   * folder on the hub), streaming the weights into GPU textures.
    */
   static async load(source, options = {}) {
-    const { onProgress, signal, canvas, ...settings } = loadOptions(options);
-    const url = modelUrl(source);
+    const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
+    const url = modelUrl(source, { hubUrl, revision });
     const backend = settings.worker
       ? await RemoteEngine.load(url, settings, { onProgress, signal })
       : await Engine.load(url, settings, { onProgress, signal, canvas });

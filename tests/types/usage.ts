@@ -14,6 +14,8 @@ export async function typedUse(output: HTMLElement): Promise<void> {
     signal: controller.signal,
   };
   const model: GPT2 = await GPT2.load(new URL('https://example.com/gpt2/'), options);
+  const fromHub: GPT2 = await GPT2.load('openai-community/gpt2', { hubUrl: 'https://hub.example.com', revision: 'v1' });
+  await fromHub.dispose();
   const same: typeof GPT2 = GPT2Default;
   void same;
   const ids: number[] = await model.tokenize('Hello', { allowSpecial: false });

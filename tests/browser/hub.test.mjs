@@ -1,0 +1,72 @@
+// Hub ids ('owner/name') in the browser, against a local server laid out like the Hugging Face hub:
+// {hub}/{id}/resolve/{revision}/{file}, with model.safetensors answered by a 302 to a "CDN" on
+// another port, as the hub sends large files. Both servers send CORS headers, as the real ones do.
+// No network beyond localhost.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, siteDir, startSite } from './harness.mjs';
+
+const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
+const p1 = Object.values(reference.prompts)[0];
+const files = Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
+  .map((f) => [f, readFileSync(join(siteDir, 'models/gpt2-tiny', f))]));
+let site;
+let hub;
+let cdn;
+const requests = [];
+
+function listen(handler) {
+  const server = createServer((req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    handler(req, res);
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+const origin = (server) => `http://127.0.0.1:${server.address().port}`;
+
+before(async () => {
+  cdn = await listen((req, res) => {
+    requests.push(`cdn ${req.url}`);
+    const m = req.url.match(/^\/blobs\/([\w.]+)$/);
+    if (!m || !files[m[1]]) return res.writeHead(404).end('not found');
+    res.writeHead(200, { 'Content-Length': files[m[1]].length }).end(files[m[1]]);
+  });
+  hub = await listen((req, res) => {
+    requests.push(`hub ${req.url}`);
+    const m = req.url.match(/^\/openai-community\/gpt2-tiny\/resolve\/(main|v1\.0)\/([\w.]+)$/);
+    if (!m || !files[m[2]]) return res.writeHead(404, { 'X-Error-Code': 'EntryNotFound' }).end('Entry not found');
+    if (m[2] === 'model.safetensors') return res.writeHead(302, { Location: `${origin(cdn)}/blobs/model.safetensors` }).end();
+    res.writeHead(200, { 'Content-Length': files[m[2]].length }).end(files[m[2]]);
+  });
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+  await Promise.all([hub, cdn].map((s) => new Promise((ok) => s?.close(ok))));
+});
+
+for (const worker of [true, false]) {
+  test(`${worker ? 'worker' : 'same thread'}: a hub id loads through the resolve URLs and the CDN redirect and matches the fixture`, async () => {
+    requests.length = 0;
+    const page = await site.page();
+    const r = await page.evaluate(async ({ hubUrl, ids, worker }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const model = await GPT2.load('openai-community/gpt2-tiny', { hubUrl, revision: 'v1.0', weights: 'fp32', worker });
+      const logits = await model.logits(ids);
+      const text = await model.decode(ids);
+      await model.dispose();
+      const missing = await GPT2.load('openai-community/gpt2-none', { hubUrl, worker }).then(() => 'loaded', (e) => e.message);
+      return { logits: Array.from(logits), text, missing };
+    }, { hubUrl: origin(hub), ids: p1.ids, worker });
+    const diff = Math.max(...p1.last_logits.map((v, i) => Math.abs(v - r.logits[i])));
+    assert.ok(diff <= 1e-3, `max |dlogit| ${diff}`);
+    assert.equal(r.text, p1.text);
+    assert.ok(requests.includes('hub /openai-community/gpt2-tiny/resolve/v1.0/model.safetensors'), requests.join('\n'));
+    assert.ok(requests.includes('cdn /blobs/model.safetensors'), 'the redirect was followed to the other port');
+    assert.match(r.missing, /openai-community\/gpt2-none\/resolve\/main\/config\.json: HTTP 404/);
+    await page.close();
+  });
+}
