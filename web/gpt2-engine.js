@@ -3,7 +3,8 @@
 // prefill runs a chunk per turn of the event loop and readback waits on a fence (Generation::poll
 // in C++), so the thread keeps handling events and an abort takes effect within one chunk.
 import createGpt2Module from './gpt2-wasm.js';
-import { abortError, fetchResponse, fetchText, Progress, streamSafetensors } from './gpt2-loader.js';
+import { ModelFiles } from './gpt2-cache.js';
+import { abortError, Progress, streamSafetensors } from './gpt2-loader.js';
 
 let modulePromise = null;
 function nativeModule() {
@@ -71,56 +72,84 @@ export class Engine {
   // `options`: the load options resolved against options.json (gpt2-option-check.js).
   // `onContextLost` is called when the browser drops the model's WebGL context.
   static async load(source, options, { onProgress, signal, canvas, onContextLost } = {}) {
+    let files = new ModelFiles({ cache: options.cache, signal, warn: (text) => progress.warn(text) });
+    let progress = new Progress(onProgress, files.cachedUrls);
+    await files.open();
+    try {
+      return await Engine.loadFiles(source, options, files, progress, { signal, canvas, onContextLost });
+    } catch (error) {
+      if (!error.cachedFile || signal?.aborted) throw error;
+      // A file read from the cache failed the load (a packed payload's checksum, say): drop what
+      // came from the cache and fetch everything again.
+      await files.dropCached();
+      const warn = files.warn;
+      files = new ModelFiles({ cache: options.cache, readCache: false, signal, warn });
+      progress = new Progress(onProgress, files.cachedUrls);
+      await files.open();
+      return Engine.loadFiles(source, options, files, progress, { signal, canvas, onContextLost });
+    }
+  }
+
+  static async loadFiles(source, options, files, progress, { signal, canvas, onContextLost }) {
     const M = await nativeModule();
-    const progress = new Progress(onProgress);
     const surface = new Surface(M, canvas, onContextLost);
     const native = { weights: options.weights, maxTextureSize: options.maxTextureSize,
       halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
       splitTexels: options.tuning.splitTexels ?? -1 };
     let model = null;
+    // Marks a failure while reading a file that came from the cache, which load() then fetches again.
+    const reading = async (url, work) => {
+      try {
+        return await work();
+      } catch (error) {
+        if (files.cachedUrls.has(url) && error instanceof Error) error.cachedFile = url;
+        throw error;
+      }
+    };
     try {
       let vocab = '';
       let merges = '';
       if (!source.endsWith('/')) {
-        const response = await fetchResponse(source, signal);
+        const response = await files.response(source);
         progress.expect(source, response);
-        await streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
+        await reading(source, () => streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
           model = M.openPacked(surface.target, ptr, length, fileSize, native, source);
           return model;
-        }, signal);
+        }, signal));
       } else {
         const url = (name) => new URL(name, source).href;
         const [config, vocabText, mergesText] = await Promise.all([
-          fetchText(url('config.json'), signal),
-          fetchText(url('vocab.json'), signal, { optional: true }),
-          fetchText(url('merges.txt'), signal, { optional: true }),
+          files.text(url('config.json')),
+          files.text(url('vocab.json'), { optional: true }),
+          files.text(url('merges.txt'), { optional: true }),
         ]);
         if ((vocabText === null) !== (mergesText === null)) throw new Error(`${source}: has only one of vocab.json and merges.txt`);
         vocab = vocabText ?? '';
         merges = mergesText ?? '';
-        model = M.createModel(surface.target, config, native);
+        model = await reading(url('config.json'), async () => M.createModel(surface.target, config, native));
         // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
-        const files = [];
-        const single = await fetchResponse(url('model.safetensors'), signal, { optional: true });
+        const weightFiles = [];
+        const single = await files.response(url('model.safetensors'), { optional: true });
         if (single) {
-          files.push([url('model.safetensors'), single]);
+          weightFiles.push([url('model.safetensors'), single]);
         } else {
           const indexUrl = url('model.safetensors.index.json');
-          const index = JSON.parse(await fetchText(indexUrl, signal));
+          const index = JSON.parse(await files.text(indexUrl));
           for (const shard of new Set(Object.values(index.weight_map ?? {}))) {
             if (typeof shard !== 'string' || shard.includes('/')) throw new Error(`${indexUrl}: bad shard name ${shard}`);
-            files.push([url(shard), await fetchResponse(url(shard), signal)]);
+            weightFiles.push([url(shard), await files.response(url(shard))]);
           }
         }
-        files.forEach(([fileUrl, response]) => progress.expect(fileUrl, response));
-        for (const [fileUrl, response] of files) {
+        weightFiles.forEach(([fileUrl, response]) => progress.expect(fileUrl, response));
+        for (const [fileUrl, response] of weightFiles) {
           if (signal?.aborted) throw abortError(signal);
-          await streamSafetensors(M, fileUrl, response, progress, () => model, signal);
+          await reading(fileUrl, () => streamSafetensors(M, fileUrl, response, progress, () => model, signal));
         }
       }
       // The programs have been linking since the model was made; wait for them without blocking.
       while (!model.programsLinked()) await sleep();
       const config = model.finishLoad(vocab, merges, source);
+      await files.settle();
       progress.report();
       return new Engine(model, config, surface);
     } catch (error) {

@@ -18,11 +18,6 @@ export async function fetchResponse(url, signal, { optional = false } = {}) {
   return response;
 }
 
-export async function fetchText(url, signal, options) {
-  const response = await fetchResponse(url, signal, options);
-  return response && response.text();
-}
-
 // Reads a response body in order: exact byte ranges, skipping what is not needed.
 class ByteStream {
   constructor(url, response, onBytes) {
@@ -71,14 +66,22 @@ class ByteStream {
   }
 }
 
-// Bytes received against the total: the files' Content-Length, or the end of their last tensor.
+// Bytes received against the total: the files' Content-Length, or the end of their last tensor;
+// `fromCache` counts those read from the browser's cache (`cachedUrls`). A warning (nothing cached)
+// goes out once in its own event.
 export class Progress {
-  constructor(onProgress) {
+  constructor(onProgress, cachedUrls = new Set()) {
     this.onProgress = onProgress;
+    this.cachedUrls = cachedUrls;
     this.sizes = new Map();
     this.loaded = 0;
-    this.add = (n) => {
+    this.fromCache = 0;
+    this.warnings = new Set();
+  }
+  bytesOf(url) {
+    return (n) => {
       this.loaded += n;
+      if (this.cachedUrls.has(url)) this.fromCache += n;
       this.report();
     };
   }
@@ -92,9 +95,14 @@ export class Progress {
   knowEnd(url, end) {
     if (!this.sizes.has(url)) this.sizes.set(url, end);
   }
-  report() {
+  report(extra = {}) {
     const total = [...this.sizes.values()].reduce((a, b) => a + b, 0);
-    if (total > 0) this.onProgress?.({ loaded: Math.min(this.loaded, total), total });
+    if (total > 0 || extra.warning) this.onProgress?.({ loaded: Math.min(this.loaded, total), total, fromCache: this.fromCache, ...extra });
+  }
+  warn(text) {
+    if (this.warnings.has(text)) return;
+    this.warnings.add(text);
+    this.report({ warning: text });
   }
 }
 
@@ -113,7 +121,7 @@ export function withHeapCopy(M, bytes, use) {
 // hands the header to C++ (which checks it) and returns the model; its beginFile lists the tensors
 // to send, in file order.
 export async function streamSafetensors(M, url, response, progress, open, signal) {
-  const stream = new ByteStream(url, response, progress.add);
+  const stream = new ByteStream(url, response, progress.bytesOf(url));
   try {
     const prefix = new Uint8Array(8);
     await stream.read(8, (bytes, at) => prefix.set(bytes, at));

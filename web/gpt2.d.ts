@@ -5,6 +5,10 @@ export interface LoadProgress {
   loaded: number;
   /** Bytes of all weight files (Content-Length, or the end of the last tensor). */
   total: number;
+  /** How many of the loaded bytes were read from the browser's cache rather than the network. */
+  fromCache: number;
+  /** Set on the event that reports why the model's files are not being cached (no Cache API, storage quota full). */
+  warning?: string;
 }
 
 // Options and their defaults come from src/options.json (tests/tools/options.test.mjs checks this
@@ -28,6 +32,11 @@ export interface LoadOptions {
    * @default true
    */
   worker?: boolean;
+  /**
+   * Keep the model's files in the browser's Cache API and read them from there on later loads.
+   * @default true
+   */
+  cache?: boolean;
   /**
    * Where a hub id (owner/name) is resolved: {hubUrl}/{id}/resolve/{revision}/.
    * @default 'https://huggingface.co'
@@ -144,6 +153,10 @@ export declare class GPT2 {
    * model.safetensors or a sharded index, vocab.json, merges.txt), or a hub id ('owner/name').
    */
   static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
+  /** Deletes every model file this origin keeps in the browser's cache. */
+  static clearCache(): Promise<void>;
+  /** The models this origin keeps in the browser's cache. */
+  static cachedModels(): Promise<{ source: string; bytes: number }[]>;
   /** Live WebGL objects of all models of this page, in both modes (a leak check). */
   static liveGlObjects(): Promise<number>;
 

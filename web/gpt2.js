@@ -4,6 +4,7 @@
 // By default the engine runs in a module Worker on an OffscreenCanvas (gpt2-remote.js, gpt2-worker.js)
 // and this thread stays free; { worker: false } runs it here (gpt2-engine.js). Both have the same
 // methods, so this class does not care which it holds.
+import { cachedModels, clearCache } from './gpt2-cache.js';
 import { Engine } from './gpt2-engine.js';
 import { resolveOptions } from './gpt2-option-check.js';
 import { RemoteEngine } from './gpt2-remote.js';
@@ -52,6 +53,16 @@ export class GPT2 {
       ? await RemoteEngine.load(url, settings, { onProgress, signal })
       : await Engine.load(url, settings, { onProgress, signal, canvas });
     return new GPT2(backend, { url, options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined } });
+  }
+
+  /** Deletes every model file this origin keeps in the browser's cache. */
+  static async clearCache() {
+    await clearCache();
+  }
+
+  /** The models this origin keeps in the browser's cache: { source, bytes } each. */
+  static async cachedModels() {
+    return cachedModels();
   }
 
   /** Live WebGL objects made by all models of this page, in both modes (a leak check). */

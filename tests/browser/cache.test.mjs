@@ -1,0 +1,153 @@
+// The model cache (Cache API) in headless Chromium: a second load in a new page transfers no weight
+// bytes and gives the same logits; clearCache() makes the next load fetch again; a truncated or
+// corrupted entry is detected, dropped and fetched again; a full quota loads without the cache and
+// warns. The model is served by a second server on another port that counts the weight bytes it
+// sends. No network beyond localhost.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, siteDir, startSite } from './harness.mjs';
+
+const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
+const p1 = Object.values(reference.prompts)[0];
+const files = {};
+let weightBytes = 0;
+let site;
+let context;  // one browser profile: its pages share the origin's cache, as a user's tabs do
+let models;
+let base;
+
+before(async () => {
+  for (const f of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']) files[`/tiny/${f}`] = readFileSync(join(siteDir, 'models/gpt2-tiny', f));
+  const packed = join(siteDir, 'test-models', 'cache-tiny.gpt2');
+  mkdirSync(join(siteDir, 'test-models'), { recursive: true });
+  execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), packed, '--dtype', 'fp32']);
+  files['/tiny.gpt2'] = readFileSync(packed);
+  models = createServer((req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    const body = files[new URL(req.url, 'http://x').pathname];
+    if (!body) return res.writeHead(404).end('not found');
+    if (/\.(safetensors|gpt2)$/.test(req.url)) weightBytes += body.length;
+    res.writeHead(200, { 'Content-Length': body.length, 'Content-Type': 'application/octet-stream' }).end(body);
+  });
+  await new Promise((ok) => models.listen(0, '127.0.0.1', ok));
+  base = `http://127.0.0.1:${models.address().port}`;
+  site = await startSite();
+  context = await site.browser.newContext();
+});
+
+async function newPage() {
+  const page = await context.newPage();
+  await page.goto(`${site.url}examples/blank.html`);
+  return page;
+}
+after(async () => {
+  await site?.close();
+  await new Promise((ok) => models?.close(ok));
+});
+
+// Loads `source` in a new page and returns what the page saw; `before` runs in the page first.
+async function load(source, { worker = true, before: setUp } = {}) {
+  const page = await newPage();
+  if (setUp) await page.evaluate(setUp);
+  const sent = weightBytes;
+  const r = await page.evaluate(async ({ source, ids, worker }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const events = [];
+    const start = performance.now();
+    const model = await GPT2.load(source, { weights: 'fp32', worker, onProgress: (e) => events.push(e) });
+    const ms = performance.now() - start;
+    const logits = Array.from(await model.logits(ids));
+    await model.dispose();
+    return { logits, last: events.at(-1), warnings: events.filter((e) => e.warning).map((e) => e.warning), ms, cached: await GPT2.cachedModels() };
+  }, { source, ids: p1.ids, worker });
+  await page.close();
+  return { ...r, sent: weightBytes - sent, diff: Math.max(...p1.last_logits.map((v, i) => Math.abs(v - r.logits[i]))) };
+}
+
+async function clear() {
+  const page = await newPage();
+  await page.evaluate(async () => (await import('/gpt2.js')).GPT2.clearCache());
+  await page.close();
+}
+
+for (const worker of [true, false]) {
+  test(`${worker ? 'worker' : 'same thread'}: a second load reads the cache: no weight bytes sent, the same logits; clearCache() fetches again`, async () => {
+    await clear();
+    const first = await load(`${base}/tiny/`, { worker });
+    const second = await load(`${base}/tiny/`, { worker });
+    console.log(`[ measured ] ${worker ? 'worker' : 'same thread'}: gpt2-tiny load ${first.ms.toFixed(0)} ms first, ${second.ms.toFixed(0)} ms from the cache`);
+    assert.deepEqual(first.warnings, []);
+    assert.equal(first.sent, files['/tiny/model.safetensors'].length);
+    assert.equal(first.last.fromCache, 0);
+    assert.ok(first.diff <= 1e-3, `max |dlogit| ${first.diff}`);
+    assert.equal(second.sent, 0, 'no weight bytes over the network');
+    assert.equal(second.last.fromCache, second.last.total);
+    assert.deepEqual(second.logits, first.logits);
+    const bytes = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].reduce((n, f) => n + files[`/tiny/${f}`].length, 0);
+    assert.deepEqual(second.cached, [{ source: `${base}/tiny/`, bytes }]);
+    await clear();
+    const third = await load(`${base}/tiny/`, { worker });
+    assert.equal(third.sent, files['/tiny/model.safetensors'].length, 'after clearCache() the weights come over the network');
+    assert.deepEqual(third.logits, first.logits);
+  });
+}
+
+test('a truncated cache entry is detected and fetched again', async () => {
+  await clear();
+  await load(`${base}/tiny/`);
+  const r = await load(`${base}/tiny/`, {
+    before: async () => {
+      const cache = await caches.open('gpt2-webgl-models');
+      const url = (await cache.keys()).map((k) => k.url).find((u) => u.endsWith('model.safetensors'));
+      const full = await (await cache.match(url)).arrayBuffer();
+      await cache.put(url, new Response(full.slice(0, full.byteLength >> 1), { headers: { 'X-Gpt2-Bytes': String(full.byteLength) } }));
+    },
+  });
+  assert.equal(r.sent, files['/tiny/model.safetensors'].length, 'the weights were fetched again');
+  assert.ok(r.diff <= 1e-3, `max |dlogit| ${r.diff}`);
+  assert.equal((await load(`${base}/tiny/`)).sent, 0, 'and cached whole again');
+});
+
+test('a cached packed file that fails its checksum is dropped and fetched again', async () => {
+  await clear();
+  const first = await load(`${base}/tiny.gpt2`);
+  assert.ok(first.diff <= 1e-3, `max |dlogit| ${first.diff}`);
+  const r = await load(`${base}/tiny.gpt2`, {
+    before: async () => {
+      const cache = await caches.open('gpt2-webgl-models');
+      const [url] = (await cache.keys()).map((k) => k.url);
+      const bytes = new Uint8Array(await (await cache.match(url)).arrayBuffer());
+      bytes[bytes.length - 4000] ^= 0x10;
+      await cache.put(url, new Response(bytes, { headers: { 'X-Gpt2-Bytes': String(bytes.length) } }));
+    },
+  });
+  assert.equal(r.sent, files['/tiny.gpt2'].length, 'the packed file was fetched again');
+  assert.deepEqual(r.logits, first.logits);
+});
+
+// Same thread only: the init script that fills the quota patches the page, which a worker does not share.
+test('a full storage quota loads without the cache and warns', async () => {
+  await clear();
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    Cache.prototype.put = () => Promise.reject(new DOMException('Quota exceeded', 'QuotaExceededError'));
+  });
+  await page.goto(`${site.url}examples/blank.html`);
+  const r = await page.evaluate(async ({ source, ids }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const warnings = [];
+    const model = await GPT2.load(source, { worker: false, onProgress: (e) => e.warning && warnings.push(e.warning) });
+    const logits = await model.logits(ids);
+    await model.dispose();
+    return { warnings, first: logits[0], cached: await GPT2.cachedModels() };
+  }, { source: `${base}/tiny/`, ids: p1.ids });
+  await page.close();
+  assert.equal(r.warnings.length, 1, JSON.stringify(r.warnings));
+  assert.match(r.warnings[0], /storage quota is full: the model's files were not cached; the model loads without caching/);
+  assert.ok(Math.abs(r.first - p1.last_logits[0]) < 1e-2);
+  assert.deepEqual(r.cached, []);
+});

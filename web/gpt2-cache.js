@@ -1,0 +1,109 @@
+// A model's files through the browser's Cache API: read from the cache when a complete entry is
+// there, else fetched and written to the cache as they stream into the engine. An entry is only
+// committed once its whole body has arrived (Cache.put), carries its size, and is checked against
+// it when read; one that fails the check (or whose packed payload fails its checksum) is dropped and
+// fetched again, never used. Without a Cache API, or past the storage quota, the model loads all
+// the same and a warning says so.
+import { fetchResponse } from './gpt2-loader.js';
+
+export const CACHE_NAME = 'gpt2-webgl-models';
+const SIZE_HEADER = 'X-Gpt2-Bytes';
+
+function cacheStorage() {
+  return typeof caches === 'undefined' ? null : caches;
+}
+
+export class ModelFiles {
+  // `cache`: the load option; `readCache` false fetches every file (after a bad entry); `warn(text)`
+  // reports why something was not cached.
+  constructor({ cache, readCache = true, signal, warn }) {
+    this.enabled = cache;
+    this.readCache = readCache;
+    this.signal = signal;
+    this.warn = warn;
+    this.store = null;
+    this.cachedUrls = new Set();  // files this load read from the cache
+    this.writes = [];
+  }
+
+  async open() {
+    if (!this.enabled) return;
+    const storage = cacheStorage();
+    if (!storage) {
+      this.warn('the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching');
+      return;
+    }
+    try {
+      this.store = await storage.open(CACHE_NAME);
+    } catch (error) {
+      this.warn(`the model cache could not be opened (${error.message}); the model loads without caching`);
+    }
+  }
+
+  // The file at `url` as a Response whose Content-Length is its size; null for a missing optional file.
+  async response(url, { optional = false } = {}) {
+    const cached = await this.fromCache(url);
+    if (cached) return cached;
+    const response = await fetchResponse(url, this.signal, { optional });
+    if (!response || !this.store) return response;
+    const size = Number(response.headers.get('Content-Length'));
+    if (!(size > 0) || response.headers.get('Content-Encoding')) return response;
+    const [mine, entry] = response.body.tee();
+    const headers = { 'Content-Type': response.headers.get('Content-Type') ?? 'application/octet-stream', 'Content-Length': String(size), [SIZE_HEADER]: String(size) };
+    this.writes.push(this.store.put(url, new Response(entry, { headers })).catch((error) => {
+      if (error?.name === 'QuotaExceededError') this.warn("the browser's storage quota is full: the model's files were not cached; the model loads without caching");
+      else if (!this.signal?.aborted) this.warn(`${url} was not cached (${error?.message ?? error})`);
+    }));
+    return new Response(mine, { headers: response.headers });
+  }
+
+  async text(url, options) {
+    const response = await this.response(url, options);
+    return response && response.text();
+  }
+
+  async fromCache(url) {
+    if (!this.store || !this.readCache) return null;
+    const hit = await this.store.match(url);
+    if (!hit) return null;
+    const expected = Number(hit.headers.get(SIZE_HEADER));
+    const blob = await hit.blob();
+    if (!(expected > 0) || blob.size !== expected) {
+      await this.store.delete(url);
+      return null;
+    }
+    this.cachedUrls.add(url);
+    return new Response(blob.stream(), { headers: { 'Content-Length': String(blob.size) } });
+  }
+
+  // Waits until every file fetched by this load is in the cache (or has failed to get there).
+  async settle() {
+    await Promise.all(this.writes);
+  }
+
+  // Drops the entries this load read, so that the next load fetches them again.
+  async dropCached() {
+    await Promise.all([...this.cachedUrls].map((url) => this.store.delete(url)));
+  }
+}
+
+// Every cached model: { source, bytes } per folder or packed file.
+export async function cachedModels() {
+  const storage = cacheStorage();
+  if (!storage || !(await storage.has(CACHE_NAME))) return [];
+  const store = await storage.open(CACHE_NAME);
+  const models = new Map();
+  for (const request of await store.keys()) {
+    const url = new URL(request.url);
+    const packed = !url.pathname.endsWith('.json') && !url.pathname.endsWith('.txt') && !url.pathname.endsWith('.safetensors');
+    const source = packed ? url.href : new URL('./', url).href;
+    const response = await store.match(request);
+    models.set(source, (models.get(source) ?? 0) + Number(response.headers.get(SIZE_HEADER) ?? 0));
+  }
+  return [...models].map(([source, bytes]) => ({ source, bytes }));
+}
+
+export async function clearCache() {
+  const storage = cacheStorage();
+  return storage ? storage.delete(CACHE_NAME) : false;
+}
