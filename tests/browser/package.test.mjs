@@ -1,0 +1,69 @@
+// The installable package: `npm pack build/site` gives a tarball with the module, its worker, the
+// wasm and the types, and nothing of the demo; installed into an empty folder, it is imported by a
+// page through an import map, loads a model and generates, and TypeScript
+// resolves its types by the package name. No network: the tarball has no dependencies.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '../../web/serve.mjs';
+import { root, siteDir, startSite } from './harness.mjs';
+
+const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
+const p1 = Object.values(reference.prompts)[0];
+let site;
+let app;
+let dir;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gpt2-package-'));
+  execFileSync('npm', ['pack', siteDir, '--pack-destination', dir, '--silent'], { encoding: 'utf8' });
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`], { cwd: dir });
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8">
+<script type="importmap">{"imports": {"gpt2-webgl": "/node_modules/gpt2-webgl/gpt2.js"}}</script><p id="out"></p>`);
+  cpSync(join(siteDir, 'models/gpt2-tiny'), join(dir, 'model'), { recursive: true });
+  site = await startSite();
+  app = await serve(dir, 0, '127.0.0.1', { cors: true });
+});
+after(async () => {
+  await site?.close();
+  await new Promise((ok) => app?.close(ok));
+});
+
+test('npm pack holds the module, its worker, the wasm and the types, and no demo or model', () => {
+  const listing = execFileSync('tar', ['tzf', join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')))], { encoding: 'utf8' })
+    .split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort();
+  for (const f of ['gpt2.js', 'gpt2-worker.js', 'gpt2-engine.js', 'gpt2-options.js', 'gpt2-wasm.js', 'gpt2-wasm.wasm', 'gpt2.d.ts', 'package.json']) {
+    assert.ok(listing.includes(f), `${f} is in the package: ${listing}`);
+  }
+  assert.ok(!listing.some((f) => /index\.html|demo|models\/|examples\//.test(f)), `no demo files: ${listing}`);
+});
+
+test('the installed package is imported by its name in a page and generates', async () => {
+  const page = await site.browser.newPage();
+  await page.goto(`http://127.0.0.1:${app.address().port}/`);
+  const ids = await page.evaluate(async (prompt) => {
+    const { GPT2 } = await import('gpt2-webgl');
+    const m = await GPT2.load('/model/', { weights: 'fp32' });
+    const out = [];
+    for await (const t of m.generate(prompt, { maxNewTokens: 3, stopAtEndOfText: false })) out.push(t.id);
+    await m.dispose();
+    return out;
+  }, p1.ids);
+  assert.deepEqual(ids, p1.greedy.slice(0, 3), 'the greedy tokens of the Hugging Face fixture');
+  await page.close();
+});
+
+test('TypeScript finds the types by the package name', () => {
+  writeFileSync(join(dir, 'use.ts'), `import { GPT2, type GenerateOptions } from 'gpt2-webgl';
+const options: GenerateOptions = { maxNewTokens: 4 };
+export const load = (): Promise<GPT2> => GPT2.load('openai-community/gpt2');
+export { options };
+`);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ES2022', target: 'ES2022', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'] }, files: ['use.ts'] }));
+  execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+});
