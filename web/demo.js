@@ -3,7 +3,16 @@
 // All generated or model-provided text goes into the page as text (textContent), never as HTML.
 import { GPT2 } from './gpt2.js';
 
-const BUNDLED_MODEL = 'models/default/';
+// The model picker: the bundled model (the default; served with the page, so it works offline) and
+// the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors).
+const MODELS = [
+  { value: 'bundled', source: 'models/default/', label: 'Bundled demo model (7.7M parameters)', bytes: 15.4e6 },
+  { value: 'openai-community/gpt2', source: 'openai-community/gpt2', label: 'GPT-2 124M (hub)', bytes: 548e6 },
+  { value: 'openai-community/gpt2-medium', source: 'openai-community/gpt2-medium', label: 'GPT-2 355M (hub)', bytes: 1.52e9 },
+  { value: 'openai-community/gpt2-large', source: 'openai-community/gpt2-large', label: 'GPT-2 774M (hub)', bytes: 3.25e9 },
+  { value: 'openai-community/gpt2-xl', source: 'openai-community/gpt2-xl', label: 'GPT-2 1.5B (hub)', bytes: 6.43e9 },
+];
+const HUB = 'https://huggingface.co';
 const $ = (id) => document.getElementById(id);
 
 let model = null;
@@ -26,8 +35,29 @@ function setBusy(busy) {
   $('show-attention').disabled = busy || !model || sequence.length === 0;
 }
 
+// The URL the module caches a picker entry's files under.
+function cacheKey(entry) {
+  return entry.value === 'bundled' ? new URL(entry.source, location.href).href : `${HUB}/${entry.source}/resolve/main/`;
+}
+
+function megabytes(bytes) {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+// Fills the picker, marking the models the browser has cached; keeps the current choice.
+async function fillPicker() {
+  const select = $('model-source');
+  const chosen = select.value || 'bundled';
+  const cached = new Set((await GPT2.cachedModels()).map((m) => m.source));
+  select.replaceChildren(
+    ...MODELS.map((m) => new Option(`${m.label}, ${megabytes(m.bytes)}${cached.has(cacheKey(m)) ? ', cached' : ''}`, m.value)),
+    new Option('A URL…', 'url'));
+  select.value = chosen;
+}
+
 function modelSource() {
-  if ($('model-source').value === 'bundled') return BUNDLED_MODEL;
+  const entry = MODELS.find((m) => m.value === $('model-source').value);
+  if (entry) return entry.source;
   const text = $('model-url').value.trim();
   let url;
   try {
@@ -70,6 +100,7 @@ async function loadModel(event) {
     fillSelect($('layer'), c.n_layer, 'layer');
     fillSelect($('head'), c.n_head, 'head');
     sequence = [];
+    await fillPicker();
   } catch (error) {
     $('model-status').textContent = 'No model loaded.';
     showError(error);
@@ -176,6 +207,7 @@ $('model-source').addEventListener('change', () => {
   $('model-url-label').hidden = $('model-source').value !== 'url';
 });
 $('model-form').addEventListener('submit', loadModel);
+$('clear-cache').addEventListener('click', () => GPT2.clearCache().then(fillPicker).catch(showError));
 $('generate-form').addEventListener('submit', generate);
 $('stop').addEventListener('click', () => controller?.abort());
 $('layer').addEventListener('change', () => showAttention().catch(showError));
@@ -185,4 +217,4 @@ $('heatmap').addEventListener('mousemove', describeCell);
 window.addEventListener('error', (event) => showError(event.error ?? event.message));
 window.addEventListener('unhandledrejection', (event) => showError(event.reason));
 
-loadModel();
+fillPicker().then(() => loadModel());

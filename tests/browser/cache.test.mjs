@@ -151,3 +151,23 @@ test('a full storage quota loads without the cache and warns', async () => {
   assert.ok(Math.abs(r.first - p1.last_logits[0]) < 1e-2);
   assert.deepEqual(r.cached, []);
 });
+
+test('restore() after a lost context reloads from the cache', async () => {
+  await clear();
+  const page = await newPage();
+  const sent = weightBytes;
+  const r = await page.evaluate(async (source) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load(source, { weights: 'fp32' });
+    await model.simulateContextLoss();
+    const events = [];
+    await model.restore({ onProgress: (e) => events.push(e) });
+    const logits = await model.logits([15496, 11, 616, 1438, 318]);
+    await model.dispose();
+    return { last: events.at(-1), first: logits[0] };
+  }, `${base}/tiny/`);
+  await page.close();
+  assert.equal(weightBytes - sent, files['/tiny/model.safetensors'].length, 'the weights came over the network once, for the first load');
+  assert.equal(r.last.fromCache, r.last.total);
+  assert.ok(Math.abs(r.first - p1.last_logits[0]) < 1e-3, `restored logits ${r.first}`);
+});

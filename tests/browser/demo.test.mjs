@@ -124,3 +124,22 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
   assert.match(await page.locator('#error').textContent(), /WebGL2 is not available/);
   await page.close();
 });
+
+test('the model picker offers the bundled model and the hub sizes, marks what is cached, and clears the cache', async () => {
+  const page = await site.page('');
+  await waitForModel(page);
+  const options = async () => page.locator('#model-source option').allTextContents();
+  await page.waitForFunction(() => /cached/.test(document.querySelector('#model-source option').textContent), null, { timeout: 10000 });
+  const listed = await options();
+  assert.equal(listed.length, 6, listed.join(' | '));
+  assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB, cached$/);
+  assert.match(listed[1], /^GPT-2 124M \(hub\), 548\.0 MB$/);
+  assert.match(listed[4], /^GPT-2 1\.5B \(hub\), 6\.43 GB$/);
+  assert.equal(listed[5], 'A URL…');
+  assert.equal(await page.locator('#model-source').inputValue(), 'bundled');
+  await page.screenshot({ path: join(artifactsDir, 'demo-picker.png') });
+  await page.click('#clear-cache');
+  await page.waitForFunction(() => !/cached/.test(document.querySelector('#model-source option').textContent), null, { timeout: 10000 });
+  assert.deepEqual(await page.evaluate(async () => (await import('/gpt2.js')).GPT2.cachedModels()), []);
+  await page.close();
+});
