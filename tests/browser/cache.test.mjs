@@ -171,3 +171,24 @@ test('restore() after a lost context reloads from the cache', async () => {
   assert.equal(r.last.fromCache, r.last.total);
   assert.ok(Math.abs(r.first - p1.last_logits[0]) < 1e-3, `restored logits ${r.first}`);
 });
+
+// Same thread only, as the quota test: the init script takes the Cache API away from the page.
+test('without a Cache API the model loads all the same and warns', async () => {
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    Object.defineProperty(globalThis, 'caches', { value: undefined, configurable: true });
+  });
+  await page.goto(`${site.url}examples/blank.html`);
+  const r = await page.evaluate(async (source) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const warnings = [];
+    const model = await GPT2.load(source, { worker: false, onProgress: (e) => e.warning && warnings.push(e.warning) });
+    const ok = (await model.logits([1, 2])).length;
+    await model.dispose();
+    return { warnings, ok, cached: await GPT2.cachedModels() };
+  }, `${base}/tiny/`);
+  await page.close();
+  assert.deepEqual(r.warnings, ['the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching']);
+  assert.equal(r.ok, 50257);
+  assert.deepEqual(r.cached, []);
+});
