@@ -40,7 +40,9 @@ export class ModelFiles {
     }
   }
 
-  // The file at `url` as a Response whose Content-Length is its size; null for a missing optional file.
+  // The file at `url` (weights: streamed, never held whole) as a Response whose Content-Length is its
+  // size; null for a missing optional file. A compressed response is not cached: its Content-Length
+  // is not the size of what it decodes to.
   async response(url, { optional = false } = {}) {
     const cached = await this.fromCache(url);
     if (cached) return cached;
@@ -49,17 +51,31 @@ export class ModelFiles {
     const size = Number(response.headers.get('Content-Length'));
     if (!(size > 0) || response.headers.get('Content-Encoding')) return response;
     const [mine, entry] = response.body.tee();
-    const headers = { 'Content-Type': response.headers.get('Content-Type') ?? 'application/octet-stream', 'Content-Length': String(size), [SIZE_HEADER]: String(size) };
-    this.writes.push(this.store.put(url, new Response(entry, { headers })).catch((error) => {
-      if (error?.name === 'QuotaExceededError') this.warn("the browser's storage quota is full: the model's files were not cached; the model loads without caching");
-      else if (!this.signal?.aborted) this.warn(`${url} was not cached (${error?.message ?? error})`);
-    }));
+    this.writes.push(this.put(url, new Response(entry, { headers: this.entryHeaders(size, response) })));
     return new Response(mine, { headers: response.headers });
   }
 
-  async text(url, options) {
-    const response = await this.response(url, options);
-    return response && response.text();
+  // A small file (config, tokenizer) read whole: cached with the size of its decoded bytes, so that
+  // a server that compresses it (Content-Encoding) does not keep it out of the cache.
+  async text(url, { optional = false } = {}) {
+    const cached = await this.fromCache(url);
+    if (cached) return cached.text();
+    const response = await fetchResponse(url, this.signal, { optional });
+    if (!response) return null;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (this.store) this.writes.push(this.put(url, new Response(bytes, { headers: this.entryHeaders(bytes.length, response) })));
+    return new TextDecoder().decode(bytes);
+  }
+
+  entryHeaders(size, response) {
+    return { 'Content-Type': response.headers.get('Content-Type') ?? 'application/octet-stream', 'Content-Length': String(size), [SIZE_HEADER]: String(size) };
+  }
+
+  put(url, entry) {
+    return this.store.put(url, entry).catch((error) => {
+      if (error?.name === 'QuotaExceededError') this.warn("the browser's storage quota is full: the model's files were not cached; the model loads without caching");
+      else if (!this.signal?.aborted) this.warn(`${url} was not cached (${error?.message ?? error})`);
+    });
   }
 
   async fromCache(url) {
