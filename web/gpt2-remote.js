@@ -23,7 +23,6 @@ class WorkerHost {
     this.nextCall = 1;
     this.lost = new Set();
     this.worker.onmessage = ({ data }) => {
-      if (data.ready) return;
       if (data.lost !== undefined) {
         this.lost.add(data.lost);
         return;

@@ -70,4 +70,3 @@ self.onmessage = async ({ data }) => {
     controllers.delete(call);
   }
 };
-postMessage({ ready: true });
