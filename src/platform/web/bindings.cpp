@@ -48,7 +48,6 @@ struct WebStep {
     std::string kind;
     int id = -1;
     std::string text;
-    std::string reason;
 };
 
 [[noreturn]] void throwJsError(const char* message) { val::global("Error").new_(val(message)).throw_(); }
@@ -197,7 +196,6 @@ public:
             return step;
         }
         step.kind = "done";
-        step.reason = stopReasonName(generation_->reason());
         generation_.reset();
         return step;
     }
@@ -353,8 +351,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
     value_object<WebStep>("Step")
         .field("kind", &WebStep::kind)
         .field("id", &WebStep::id)
-        .field("text", &WebStep::text)
-        .field("reason", &WebStep::reason);
+        .field("text", &WebStep::text);
     class_<WebModel>("Model")
         .function("beginFile", &safe<&WebModel::beginFile, std::uintptr_t, int, double, std::string>)
         .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
