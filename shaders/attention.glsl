@@ -1,7 +1,7 @@
 // Indexing shared by the attention passes. Scores and probabilities have one row per
 // (query, head): row = (query position - u_pos0) * HEADS + head, and one column per key position.
 // HEADS and HEAD_TEXELS (texels per head: ceil(head_dim / 4), the head padded with zeros) are
-// compiled in (src/model/ops.cpp): loops over a head's texels unroll, and divisions are by constants.
+// compiled in (src/model/ops/attention.cpp): loops over a head's texels unroll, and divisions are by constants.
 uniform int u_pos0;  // absolute position of the first query being rendered
 
 const float kMasked = -1.0e30;  // score of a key after the query (causal mask); exp() of it is 0

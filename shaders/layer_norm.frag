@@ -1,6 +1,6 @@
 // LayerNorm of rows of x: out[r] = (x[r + u_in_row_offset] - mean) / sqrt(var + eps) * gamma + beta,
 // in fp32, written out so that the matmuls after it fetch one normalised texel instead of x, gamma
-// and beta. The row statistics come from one of (src/model/ops.h, LayerNormOp):
+// and beta. The row statistics come from one of (src/model/ops/layer_norm.h, LayerNormOp):
 //   ROW_MOMENTS  u_moments, the shifted sums of x's rows from layer_norm_moments.frag (GPUs);
 //   otherwise    each fragment computes its row's statistics itself (software renderers).
 #include "common.glsl"
@@ -16,9 +16,9 @@ out vec4 o_normed;
 vec2 rowNormalization(int row) { return rowNormalization(fetch(u_moments, u_moments_layout, row, 0), u_eps); }
 #else
 // Software renderers: the fragment reads the whole row twice, once for the mean and once for the
-// squared deviations, 32 texels per loop iteration. Simple arithmetic is what pays on a CPU:
-// SwiftShader decoded 124M in 290 ms per token this way, in 360-420 ms with one pass over the row
-// merging the moments of groups of texels.
+// squared deviations, 32 texels per loop iteration. Simple arithmetic is what pays on a CPU: it ran
+// faster than one pass over the row merging the moments of groups of texels (docs/benchmarks.md,
+// "What the tuning decides, and why").
 
 // Texel i of the row minus `mean`, padding columns zeroed; squared if `square`.
 vec4 term(int row, int i, float mean, bool square) {

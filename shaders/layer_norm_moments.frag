@@ -1,4 +1,4 @@
-// The row moments a LayerNorm needs, once per row (GPUs; src/model/ops.h, LayerNormOp): instance s
+// The row moments a LayerNorm needs, once per row (GPUs; src/model/ops/layer_norm.h, LayerNormOp): instance s
 // of a split-K draw (Pass instances, added by blending) sums texels [s, s + 1) * SPLIT_TEXELS of row
 // r of x into out[r] = (sum(x - c), sum((x - c)^2), c, 0) (rows as x's), c being the mean of the
 // row's first SPLIT_TEXELS texels, which every instance computes alike (only instance 0 writes it,
@@ -8,8 +8,8 @@
 // at most log2(n / g) bits cancel, however far the row is from zero or however far out one value
 // is (the row's first value alone as c lost log2(n) bits when it was an outlier).
 // Why a pass of its own: a LayerNorm whose every fragment computed its row's statistics read the
-// whole row once per output texel, 17-18 us a pass on an H200; this pass and the normalisation after
-// it take 5.5 us each (docs/benchmarks.md).
+// whole row once per output texel; on GPUs this pass and the normalisation after it take less
+// (docs/benchmarks.md, "What the tuning decides, and why").
 #include "common.glsl"
 #include "layer_norm.glsl"
 // Input (declared by the pass): u_x.

@@ -1,13 +1,10 @@
-// The vertex shader of a one-row split-K matmul (matmul.frag with INPUT_FROM_VERTEX; decode steps on
-// GPUs): instance s's triangle fetches input texels [s, s + 1) * SPLIT_TEXELS of the row once and
-// hands them to its fragments as flat varyings, so the fragments fetch only weights. Those fetches
-// are what a decode matmul is bound by on GPUs (cached input fetches cost about as much as weight
-// fetches: docs/benchmarks.md), and the LayerNorm or activation of the input is computed once per
-// instance instead of once per output texel.
+// The vertex shader of a one-row split-K matmul (matmul.frag with matmul_input_vertex.glsl; decode
+// steps on GPUs): instance s's triangle fetches input texels [s, s + 1) * SPLIT_TEXELS of the row once
+// and hands them to its fragments as flat varyings, so the fragments fetch only weights, and the
+// LayerNorm or activation of the input (matmul_input_norm.glsl or matmul_input_activation.glsl,
+// included before this) is computed once per instance instead of once per output texel.
 #include "fetch.glsl"
 #include "fullscreen.glsl"
-#include "matmul_input.glsl"
-// Inputs (declared by the pass): u_x, and those of matmul_input.glsl's options.
 
 uniform ivec2 u_rows;  // [row, row + 1): the one output row
 uniform int u_in_row_offset;

@@ -11,8 +11,8 @@ struct GlCapabilities {
     std::string version;
     TextureLimits limits;
     bool softwareRenderer = false;  // SwiftShader, llvmpipe, softpipe: the CPU runs the shaders
-    // llvmpipe: unpackHalf2x16 is slow there (fp16 row pairs decoded 124M in 245 instead of 207 ms
-    // per token), so fp16 weights stay RGBA16F (Gpt2Model's weightFormat).
+    // llvmpipe: unpackHalf2x16 is slow there, so fp16 weights stay RGBA16F (Tuning;
+    // docs/benchmarks.md, "What the tuning decides, and why").
     bool slowHalfUnpacking = false;
     bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
     bool parallelShaderCompile = false;  // KHR_parallel_shader_compile: links can be polled (Program::linked)

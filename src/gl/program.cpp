@@ -36,7 +36,10 @@ std::string shaderLog(const GlObject& shader) {
 }  // namespace
 
 Program::Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines)
-    : label_(vertexName == ProgramCache::kFullscreenVertex ? fragmentName : vertexName + " + " + fragmentName),
+    // Labels (in errors and profiles) name the main files; the defines and includes tell variants apart.
+    : label_(vertexName == ProgramCache::kFullscreenVertex ? shaderMainFile(fragmentName)
+                                                           : shaderMainFile(vertexName) + " + " + shaderMainFile(fragmentName)),
+      shaders_(vertexName + " + " + fragmentName),
       program_(GlObject::program()),
       vertex_(compile(GL_VERTEX_SHADER, shaderSource(vertexName, defines))),
       fragment_(compile(GL_FRAGMENT_SHADER, shaderSource(fragmentName, defines))) {
@@ -58,11 +61,11 @@ void Program::finish() {
     glGetProgramiv(program_.get(), GL_LINK_STATUS, &ok);
     if (!ok) {
         const std::string vertexLog = shaderLog(vertex_), fragmentLog = shaderLog(fragment_);
-        if (!vertexLog.empty()) fail("compiling the vertex shader of ", label_, " failed: ", vertexLog);
-        if (!fragmentLog.empty()) fail("compiling the fragment shader of ", label_, " failed: ", fragmentLog);
+        if (!vertexLog.empty()) fail("compiling the vertex shader of ", shaders_, " failed: ", vertexLog);
+        if (!fragmentLog.empty()) fail("compiling the fragment shader of ", shaders_, " failed: ", fragmentLog);
         char log[2048] = {};
         glGetProgramInfoLog(program_.get(), sizeof log, nullptr, log);
-        fail("linking program ", label_, " failed: ", log);
+        fail("linking program ", shaders_, " failed: ", log);
     }
     glDetachShader(program_.get(), vertex_.get());
     glDetachShader(program_.get(), fragment_.get());

@@ -45,6 +45,7 @@ private:
     bool changes(GLint location, const Value& value);
 
     std::string label_;
+    std::string shaders_;  // every file of both shaders, for errors
     GlObject program_;
     GlObject vertex_, fragment_;  // until finish(): their logs explain a failed link
     bool finished_ = false;

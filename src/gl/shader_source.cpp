@@ -36,8 +36,13 @@ std::string shaderSource(const std::string& name, const std::string& defines) {
     std::ostringstream out;
     out << "#version 300 es\n" << defines;
     std::set<std::string> included;
-    expand(name, included, out);
+    std::istringstream parts(name);
+    std::string part;
+    while (std::getline(parts, part, kShaderPartSeparator))
+        if (included.insert(part).second) expand(part, included, out);
     return out.str();
 }
+
+std::string shaderMainFile(const std::string& name) { return name.substr(name.rfind(kShaderPartSeparator) + 1); }
 
 }  // namespace gpt2

@@ -16,9 +16,8 @@ struct TextureLimits {
     int maxTextureSize = 4096;
     int maxArrayLayers = 256;
     // Matrices taller than a page: one row per line over pages of a power-of-two height (a shift
-    // and a mask per fetch, which pays on software renderers: SwiftShader's lm_head 300 -> 202 ms)
-    // instead of whole rows per line (fewest pages and bytes, which an H200 ran faster: 1.25 vs
-    // 1.75 ms for pages of 512 lines).
+    // and a mask per fetch, which pays on software renderers) instead of whole rows per line
+    // (fewest pages and bytes, which GPUs run faster; docs/benchmarks.md, "What the tuning decides").
     bool pagedRows = false;
 };
 

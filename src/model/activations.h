@@ -1,0 +1,27 @@
+#pragma once
+// The model's activation textures (RGBA32F render targets), each made once with a name and a shape
+// and laid out as the tuning says; the store owns them all, so the model's GPU bytes are counted from
+// what was declared.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gl/texture.h"
+#include "model/tuning.h"
+
+namespace gpt2 {
+
+class Activations {
+public:
+    explicit Activations(const Tuning& tuning) : tuning_(tuning) {}
+    // A rows x cols matrix named `name` (in errors and profiles), owned by the store.
+    Texture& add(const std::string& name, int rows, int cols);
+    std::int64_t bytes() const;
+
+private:
+    const Tuning& tuning_;
+    std::vector<std::unique_ptr<Texture>> textures_;
+};
+
+}  // namespace gpt2

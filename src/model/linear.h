@@ -1,0 +1,72 @@
+#pragma once
+// A linear layer as the graph declares it, out = residual + act(LN(x) @ W + b), and the passes the
+// tuning makes of it. The graph names the math (LinearDecl); LinearPlanner decides how it runs:
+// split-K, a one-row variant for decode steps, the LayerNorm in a pass of its own or folded into the
+// one-row matmul from row moments, and whether the activation is applied to the sums or by the
+// consumer on fetch.
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "model/activations.h"
+#include "model/ops/layer_norm.h"
+#include "model/ops/matmul.h"
+#include "model/tuning.h"
+
+namespace gpt2 {
+
+struct LayerNormWeights {
+    const Texture* gamma = nullptr;
+    const Texture* beta = nullptr;
+};
+
+struct LinearDecl {
+    std::vector<Texture*> outputs;  // one, or three that split W's columns in equal parts (Q, K, V)
+    const Texture* x = nullptr;
+    std::optional<LayerNormWeights> norm;  // LN of x's rows first
+    const Texture* weight = nullptr;       // [K, N] ([N, K] with transposedWeight)
+    const Texture* bias = nullptr;
+    const Texture* residual = nullptr;  // rows as the output
+    Epilogue activation = Epilogue::None;
+    bool transposedWeight = false;
+    bool oneRowOnly = false;  // only ever run for one row (lm_head)
+};
+
+class Linear {
+public:
+    // Output rows [outRow, outRow + count) from input rows [inRow, inRow + count).
+    void run(int outRow, int inRow, int count);
+    void run(int row, int count) { run(row, row, count); }
+
+private:
+    friend class LinearPlanner;
+    Pass& passFor(int count);
+    std::optional<LayerNormOp> norm_;
+    bool normFolded_ = false;     // the one-row pass normalises x itself from the row moments
+    std::optional<Pass> rows_;    // any rows (prefill chunks)
+    std::optional<Pass> row_;     // one row (decode steps), where split
+};
+
+class LinearPlanner {
+public:
+    LinearPlanner(ProgramCache& programs, const Tuning& tuning, Activations& activations, float layerNormEps);
+    Linear plan(const LinearDecl& decl);
+    // Throws if an activation left to a consumer found none (call once the graph is declared).
+    void finish() const;
+
+private:
+    // The LayerNorm of x's rows into `output`, a chunk's rows.
+    LayerNormOp layerNorm(const Texture& x, const LayerNormWeights& weights, const Texture*& output);
+
+    ProgramCache& programs_;
+    const Tuning& tuning_;
+    Activations& activations_;
+    float eps_;
+    // LayerNorm outputs (one chunk's rows, read by the next matmul only) and row moments (rows as
+    // x's), by x's (rows, cols), shared by every LayerNorm of such an x.
+    std::map<std::pair<int, int>, Texture*> normed_, moments_;
+    std::map<const Texture*, Epilogue> deferred_;  // outputs whose activation their consumer applies
+};
+
+}  // namespace gpt2

@@ -1,0 +1,51 @@
+#pragma once
+// out = epilogue(input(x) @ W): shaders/matmul.frag, its variant composed from includes by
+// matmulPass (the input side, the K range, the weight layout, the epilogue).
+#include <optional>
+#include <vector>
+
+#include "format/model_config.h"
+#include "gl/pass.h"
+#include "model/ops/layer_norm.h"
+
+namespace gpt2 {
+
+enum class Epilogue { None, GeluTanh, GeluErf, Relu };
+Epilogue activationEpilogue(Activation activation);
+
+struct MatmulSpec {
+    const Texture* x = nullptr;
+    const Texture* weight = nullptr;        // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
+    const Texture* bias = nullptr;          // [1, N]
+    const Texture* residual = nullptr;      // added last, rows as the output
+    Epilogue activation = Epilogue::None;       // of the output (not with splitTexels)
+    Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
+    bool transposedWeight = false;
+    // One output row per run, split: the vertex shader of each split-K instance fetches its input
+    // texels (applying inputLayerNorm or inputActivation) for all its fragments (matmul_row.vert).
+    bool inputFromVertex = false;
+    // Instead of inputActivation. Without inputFromVertex it costs two more fetches per input texel
+    // and output texel; the model then normalises in a pass of its own instead.
+    std::optional<InputLayerNorm> inputLayerNorm = std::nullopt;
+    int inRowOffset = 0;                    // output row r reads x row r + inRowOffset (setInputRowOffset)
+    // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
+    // texels (Pass instances); 0: one loop.
+    int splitTexels = 0;
+};
+
+// The input texels per split-K instance: the largest divisor of `texels` up to `splitTexels`, so that
+// every instance runs the same constant number of iterations (which the compiler unrolls).
+int splitInstanceTexels(int texels, int splitTexels);
+
+// Whether a matmulPass of `spec` can take its input from the vertex shader (inputFromVertex): split-K,
+// with the input texels of an instance and the instance within the 15 varying vectors that every
+// OpenGL ES 3.0 / WebGL2 GPU has, i.e. at most 14 texels per instance.
+bool canTakeInputFromVertex(const MatmulSpec& spec);
+
+// One output, or three (the fused Q/K/V projection): output p takes weight columns
+// [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.
+// Split-K needs output rows of whole lines and no output activation. A pass with inputFromVertex
+// must be run for one row at a time (runs of more rows fail).
+Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
+
+}  // namespace gpt2

@@ -1,0 +1,46 @@
+#include "model/tuning.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace gpt2 {
+
+TexelFormat weightFormatNamed(const std::string& name) {
+    if (name == "fp16") return TexelFormat::Float16;
+    if (name == "fp32") return TexelFormat::Float32;
+    fail("weights must be fp16 or fp32, got \"", name, "\"");
+}
+
+Tuning tuningFor(const ModelOptions& options, int contextLength) {
+    if (options.prefillChunk < 1) fail("prefillChunk must be at least 1, got ", options.prefillChunk);
+    Tuning t;
+    t.caps = queryCapabilities(options.maxTextureSize);
+    const GlCapabilities& caps = t.caps;
+    if (options.pagedRows >= 0) t.caps.limits.pagedRows = options.pagedRows != 0;
+    // Row pairs halve the weight fetches, except where unpacking halves is slow (llvmpipe).
+    const bool pairs = options.halfPairs >= 0 ? options.halfPairs != 0 : !caps.slowHalfUnpacking;
+    t.weights = options.weights == TexelFormat::Float16 && pairs ? TexelFormat::HalfPairs : options.weights;
+    t.prefillChunk = std::min(options.prefillChunk, contextLength);
+    // More fragments only add work where the CPU runs them all.
+    t.splitTexels = options.splitTexels >= 0                       ? options.splitTexels
+                    : caps.softwareRenderer || !caps.floatBlend ? 0
+                                                                : Tuning::kGpuSplitTexels;
+    if (t.splitTexels > 0 && !caps.floatBlend)
+        fail("splitTexels ", t.splitTexels, " needs EXT_float_blend, which this GPU/browser lacks (renderer: ",
+             caps.renderer, "); use 0");
+    t.forcedLineWidth = options.activationLineWidth;
+    return t;
+}
+
+int Tuning::lineWidth(int rows, int texels) const {
+    if (forcedLineWidth >= 0) return forcedLineWidth;
+    if (rows == 1) return kActivationLineWidth;
+    for (int width = kActivationLineWidth; width >= 8; width /= 2)
+        if (texels % width == 0) return width;
+    return caps.softwareRenderer ? kActivationLineWidth : 0;
+}
+
+int Tuning::splitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? splitTexels : 0; }
+
+}  // namespace gpt2

@@ -1,0 +1,63 @@
+#pragma once
+// How the graph runs on this GPU: the policy, derived once from the GL capabilities and the load
+// options (options.json's `tuning`, and the knobs tests use to force layouts). The graph
+// (gpt2_model.cpp) is the same whatever this decides; LinearPlanner applies it to the linear layers.
+// docs/benchmarks.md has the measurements behind each default.
+#include <string>
+
+#include "gl/capabilities.h"
+#include "gl/texture.h"
+#include "option_defaults.h"
+
+namespace gpt2 {
+
+// "fp16" or "fp32" (options.json's names) as a texture format; throws on any other name.
+TexelFormat weightFormatNamed(const std::string& name);
+
+// The load options of options.json (defaults from there). -1: the policy decides.
+struct ModelOptions {
+    TexelFormat weights = weightFormatNamed(defaults::weights);  // Float16: stored as halfPairs decides
+    int maxTextureSize = defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
+    // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
+    // (heads x chunk x context), which keeps activation memory small next to the KV cache.
+    int prefillChunk = 32;
+    // Texels per line of activation textures: -1 the policy's, 0 rows unfolded, > 0 that many.
+    int activationLineWidth = -1;
+    // Split-K: input texels per blended instance of the matmuls whose output rows are whole lines; 0 one
+    // loop. Split matmuls also get a one-row variant for decode steps (LinearPlanner).
+    int splitTexels = -1;
+    // Matrices taller than a texture page one row per line over power-of-two pages
+    // (TextureLimits::pagedRows): 0 never, 1 always.
+    int pagedRows = -1;
+    // fp16 weights as row pairs in RGBA32UI (TexelFormat::HalfPairs) or RGBA16F: 0 RGBA16F, 1 row pairs.
+    int halfPairs = -1;
+};
+
+struct Tuning {
+    GlCapabilities caps;  // limits with the pagedRows decision applied
+    TexelFormat weights = TexelFormat::Float32;
+    int prefillChunk = 32;
+    // Split-K of matmuls whose output rows are whole lines (0: one loop). Where > 0, LayerNorms also
+    // sum their row moments in a pass of their own, the decode step's matmuls get one-row variants
+    // that fetch (and normalise) their input in the vertex shader, and c_fc leaves its activation to
+    // its consumer (a split sum cannot be activated).
+    int splitTexels = 0;
+    int forcedLineWidth = -1;  // ModelOptions::activationLineWidth
+
+    // Texels per line for an activation of `rows` x `texels`: lines of up to kActivationLineWidth
+    // texels that hold whole rows (the largest power of two, at least 8, dividing the row); else whole
+    // rows per line where split-K needs them and kActivationLineWidth lines on software renderers.
+    // One row: always kActivationLineWidth, so that a decode row covers a 2D block of fragments
+    // (rasterisers shade 2 x 2 quads; a one-line draw runs half its lanes as helpers).
+    int lineWidth(int rows, int texels) const;
+    // The split-K of a matmul into `out`: splitTexels where its rows are whole lines, else 0.
+    int splitFor(const Texture& out) const;
+
+    static constexpr int kActivationLineWidth = 32;
+    static constexpr int kGpuSplitTexels = 8;
+};
+
+// Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).
+Tuning tuningFor(const ModelOptions& options, int contextLength);
+
+}  // namespace gpt2

@@ -1,0 +1,344 @@
+// The table of op cases (ggml's test-backend-ops): every op of src/model/ops, in the variants the
+// tuning picks from, on random inputs against the CPU reference (tests/reference), compared by the
+// largest absolute error. Tolerance 1e-4 on outputs of magnitude up to ~10: fp32 shaders against
+// double sums; fp16 weights are compared on the rounded values they hold. gl_op_tests has the edge
+// cases (folded layouts, row offsets, refused variants); a new op needs a row here.
+//
+// The same table times the ops, after checking each (docs/architecture.md, "How to add an op"):
+//   build/native/tests/op_cases --time [--dims test|124M] [--runs N] [--gtest_filter=*matmul*]
+// prints one JSON line per case: {"op_case", "dims", "runs", "ms_per_run", "renderer"}.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "gl/capabilities.h"
+#include "model/ops.h"
+#include "reference/cpu_reference.h"
+#include "support/fixture.h"
+#include "support/gl_test_environment.h"
+#include "support/synthetic_checkpoint.h"
+#include "util/half.h"
+
+namespace gpt2 {
+namespace {
+
+// T rows computed at positions [pos0, pos0 + T); one-row cases run position pos0.
+struct Dims {
+    const char* name;
+    int T, pos0, C, heads, vocab;
+    int Kp() const { return (C + 3) / 4 * 4; }
+};
+constexpr Dims kTestDims{"test", 7, 5, 120, 5, 203};
+constexpr Dims kGpt2Dims{"124M", 32, 32, 768, 12, 50257};
+
+struct Flags {
+    Dims dims = kTestDims;
+    bool time = false;
+    int runs = 20;
+} g_flags;
+
+// What a case hands back: how to run its op, how to read what the op wrote, and what that should be.
+struct Prepared {
+    std::function<void()> run;
+    std::function<std::vector<float>()> read;
+    std::vector<float> expected;
+};
+
+// Inputs of a case: textures it owns and random values.
+class OpContext {
+public:
+    explicit OpContext(const Dims& d) : d(d), limits_(queryCapabilities().limits) {}
+    const Dims d;
+    ProgramCache programs;
+
+    Texture& texture(int rows, int cols, const std::vector<float>& values = {}, TexelFormat format = TexelFormat::Float32) {
+        const int stored = format == TexelFormat::HalfPairs ? (rows + 1) / 2 : rows;
+        textures_.push_back(std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op case"), format, "op case"));
+        if (!values.empty()) textures_.back()->uploadRows(0, rows, values.data());
+        return *textures_.back();
+    }
+    std::vector<float> random(std::size_t n, float stddev = 1.0f, float mean = 0.0f) {
+        return testing::randomVector(n, stddev, rng_, mean);
+    }
+    // A [Kp, n] weight (rows past C zero) in `format`; `held` gets the [C, n] values the GPU holds.
+    Texture& weight(int n, TexelFormat format, std::vector<float>& held) {
+        std::vector<float> padded(std::size_t(d.Kp()) * n, 0.0f);
+        const auto values = random(std::size_t(d.C) * n, 0.3f);
+        std::copy(values.begin(), values.end(), padded.begin());
+        if (format != TexelFormat::Float32)
+            for (float& v : padded) v = roundToHalf(v);
+        held.assign(padded.begin(), padded.begin() + std::int64_t(d.C) * n);
+        return texture(d.Kp(), n, padded, format);
+    }
+    // Rows [row, row + count) of `values` (`cols` wide).
+    static std::vector<float> rows(const std::vector<float>& values, int cols, int row, int count) {
+        return {values.begin() + std::int64_t(row) * cols, values.begin() + std::int64_t(row + count) * cols};
+    }
+
+private:
+    TextureLimits limits_;
+    std::mt19937 rng_{42};
+    std::vector<std::unique_ptr<Texture>> textures_;
+};
+
+constexpr float kEps = 1e-5f;
+constexpr int kSplit = 8;  // the GPU policy's split-K
+
+Prepared embedding(OpContext& o) {
+    const Dims& d = o.d;
+    const int P = d.pos0 + d.T;
+    const auto wte = o.random(std::size_t(d.vocab) * d.C), wpe = o.random(std::size_t(P) * d.C);
+    std::vector<float> ids(static_cast<std::size_t>(P));
+    for (int p = 0; p < P; ++p) ids[std::size_t(p)] = float((p * 37 + 11) % d.vocab);
+    Texture &out = o.texture(P, d.C), &idTexture = o.texture(P, 1, ids);
+    std::vector<float> expected;
+    for (int p = d.pos0; p < P; ++p)
+        for (int c = 0; c < d.C; ++c)
+            expected.push_back(wte[std::size_t(ids[std::size_t(p)]) * d.C + c] + wpe[std::size_t(p) * d.C + c]);
+    auto pass = std::make_shared<Pass>(embeddingPass(o.programs, out, idTexture, o.texture(d.vocab, d.C, wte), o.texture(P, d.C, wpe)));
+    return {[=, &d] { pass->run(d.pos0, P); }, [&] { return out.readRows(d.pos0, d.T); }, expected};
+}
+
+// `split` 0: one pass whose fragments compute their row's statistics; > 0: a moments pass first.
+Prepared layerNorm(OpContext& o, int split) {
+    const Dims& d = o.d;
+    const auto x = o.random(std::size_t(d.T) * d.C, 2.0f, 0.5f);
+    const auto gamma = o.random(std::size_t(d.C), 0.1f, 1.0f), beta = o.random(std::size_t(d.C), 0.1f);
+    Texture& out = o.texture(d.T, d.C);
+    auto op = std::make_shared<LayerNormOp>(o.programs, out, o.texture(d.T, d.C, x), o.texture(1, d.C, gamma),
+                                            o.texture(1, d.C, beta), d.C, kEps, split ? &o.texture(d.T, 4) : nullptr, split);
+    return {[=, &d] { op->run(0, d.T, 0); }, [&] { return out.readRows(0, d.T); },
+            reference::layerNorm(x, d.T, d.C, gamma, beta, kEps)};
+}
+
+// The matmuls of a block over T rows: x @ W (+ b) (+ residual), each variant of the declaration.
+Prepared matmul(OpContext& o, int n, TexelFormat format, Epilogue activation, bool residual, int split, int parts = 1) {
+    const Dims& d = o.d;
+    const auto x = o.random(std::size_t(d.T) * d.C), bias = o.random(std::size_t(n), 0.1f);
+    const auto res = o.random(std::size_t(d.T) * n);
+    std::vector<float> held;
+    MatmulSpec spec{&o.texture(d.T, d.C, x), &o.weight(n, format, held), &o.texture(1, n, bias)};
+    if (residual) spec.residual = &o.texture(d.T, n, res);
+    spec.activation = activation;
+    spec.splitTexels = split;
+    std::vector<Texture*> outputs;
+    for (int p = 0; p < parts; ++p) outputs.push_back(&o.texture(d.T, n / parts));
+    auto expected = reference::matmul(x, held, bias, d.T, d.C, n);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        if (activation == Epilogue::GeluTanh) expected[i] = reference::activation(expected[i], Activation::GeluTanh);
+        if (residual) expected[i] += res[i];
+    }
+    // Parts side by side per row, as the reference computed them.
+    auto read = [=, &d] {
+        std::vector<float> got(std::size_t(d.T) * n);
+        for (int p = 0; p < parts; ++p) {
+            const auto part = outputs[std::size_t(p)]->readRows(0, d.T);
+            for (int r = 0; r < d.T; ++r)
+                std::copy_n(part.begin() + std::int64_t(r) * (n / parts), n / parts, got.begin() + std::int64_t(r) * n + p * (n / parts));
+        }
+        return got;
+    };
+    auto pass = std::make_shared<Pass>(matmulPass(o.programs, outputs, spec));
+    return {[=, &d] { pass->run(0, d.T); }, read, expected};
+}
+
+// Decode steps: one row, split, its input fetched in the vertex shader, with the LayerNorm folded
+// in from the row moments (Q/K/V, c_fc, the tied lm_head transposed) or GELU applied on fetch.
+Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation) {
+    const Dims& d = o.d;
+    const int rows = d.pos0 + 1, row = d.pos0;
+    auto x = o.random(std::size_t(rows) * d.C, 2.0f, 0.5f);
+    x[std::size_t(row) * d.C] = 40.0f;  // an outlier first value
+    const auto gamma = o.random(std::size_t(d.C), 0.1f, 1.0f), beta = o.random(std::size_t(d.C), 0.1f);
+    std::vector<float> held;
+    Texture& w = transposed ? o.texture(n, d.C, held = o.random(std::size_t(n) * d.C, 0.3f), TexelFormat::HalfPairs)
+                            : o.weight(n, TexelFormat::HalfPairs, held);
+    if (transposed) {
+        for (float& v : held) v = roundToHalf(v);
+        std::vector<float> columns(held.size());  // [C, n]
+        for (int t = 0; t < n; ++t)
+            for (int c = 0; c < d.C; ++c) columns[std::size_t(c) * n + t] = held[std::size_t(t) * d.C + c];
+        held = columns;
+    }
+    Texture &xTexture = o.texture(rows, d.C, x), &out = o.texture(transposed ? 1 : rows, n);
+    auto norm = std::make_shared<LayerNormOp>(o.programs, o.texture(rows, d.C), xTexture, o.texture(1, d.C, gamma),
+                                              o.texture(1, d.C, beta), d.C, kEps, &o.texture(rows, 4), kSplit);
+    MatmulSpec spec{&xTexture, &w};
+    spec.transposedWeight = transposed;
+    spec.splitTexels = kSplit;
+    spec.inputFromVertex = true;
+    spec.inputActivation = inputActivation;
+    auto input = OpContext::rows(x, d.C, row, 1);
+    if (inputActivation == Epilogue::None) {
+        spec.inputLayerNorm = norm->inputLayerNorm();
+        input = reference::layerNorm(input, 1, d.C, gamma, beta, kEps);
+    } else {
+        for (float& v : input) v = reference::activation(v, Activation::GeluTanh);
+    }
+    const int outRow = transposed ? 0 : row;
+    spec.inRowOffset = row - outRow;
+    auto pass = std::make_shared<Pass>(matmulPass(o.programs, {&out}, spec));
+    return {[=] {
+                if (!spec.inputLayerNorm) return pass->run(outRow, outRow + 1);
+                norm->runMoments(row, row + 1);
+                pass->run(outRow, outRow + 1);
+            },
+            [&out, outRow, n] {
+                auto got = out.readRows(outRow, 1);
+                got.resize(std::size_t(n));
+                return got;
+            },
+            reference::matmul(input, held, {}, 1, d.C, n)};
+}
+
+// [rows, C] -> [rows, heads * padded head_dim], the engine's Q/K/V layout, and back.
+std::vector<float> padHeads(const std::vector<float>& x, int rows, const Dims& d, bool pad = true) {
+    const int D = d.C / d.heads, Dp = (D + 3) / 4 * 4;
+    std::vector<float> out(std::size_t(rows) * (pad ? d.heads * Dp : d.C), 0.0f);
+    for (int r = 0; r < rows; ++r)
+        for (int h = 0; h < d.heads; ++h)
+            for (int i = 0; i < D; ++i) {
+                const std::size_t plain = std::size_t(r) * d.C + h * D + i, padded = (std::size_t(r) * d.heads + h) * Dp + i;
+                out[pad ? padded : plain] = x[pad ? plain : padded];
+            }
+    return out;
+}
+
+// softmax(q k^T * scale, causal) v for queries [pos0, pos0 + T) over a cache of pos0 + T keys; or,
+// with `probabilities`, the probabilities themselves (pos0 0: attention readback).
+Prepared attention(OpContext& o, bool probabilities) {
+    const Dims& d = o.d;
+    const int pos0 = probabilities ? 0 : d.pos0, keys = pos0 + d.T, D = d.C / d.heads, Dp = (D + 3) / 4 * 4;
+    const AttentionShape shape{d.heads, Dp / 4};
+    const float scale = 1.0f / std::sqrt(float(D));
+    const auto q = o.random(std::size_t(d.T) * d.C), k = o.random(std::size_t(keys) * d.C), v = o.random(std::size_t(keys) * d.C);
+    std::vector<float> qAbsolute(std::size_t(pos0) * d.heads * Dp, 0.0f);  // queries sit at their positions
+    const auto qPadded = padHeads(q, d.T, d);
+    qAbsolute.insert(qAbsolute.end(), qPadded.begin(), qPadded.end());
+    Texture &scores = o.texture(d.T * d.heads, keys), &out = o.texture(keys, d.heads * Dp), &probs = o.texture(d.T * d.heads, d.T);
+    Texture& vCache = o.texture(keys, d.heads * Dp, padHeads(v, keys, d));
+    auto op = std::make_shared<AttentionOp>(o.programs, out, scores, o.texture(keys, d.heads * Dp, qAbsolute),
+                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale);
+    auto probsPass = std::make_shared<Pass>(attentionProbsPass(o.programs, probs, scores, shape));
+    std::vector<float> expectedProbs;
+    const auto expected = reference::attention(q, k, v, d.T, pos0, d.C, d.heads, scale, &expectedProbs);
+    if (!probabilities)
+        return {[=, &d] { op->run(pos0, d.T); }, [&out, &d, pos0] { return padHeads(out.readRows(pos0, d.T), d.T, d, false); },
+                expected};
+    // Probability rows are (query, head); the reference's are [head][query][key].
+    std::vector<float> byQuery(expectedProbs.size());
+    for (int h = 0; h < d.heads; ++h)
+        for (int t = 0; t < d.T; ++t)
+            std::copy_n(expectedProbs.begin() + (std::int64_t(h) * d.T + t) * d.T, d.T,
+                        byQuery.begin() + (std::int64_t(t) * d.heads + h) * d.T);
+    return {[=, &d] {
+                op->runScores(0, d.T);
+                probsPass->run(0, d.T * d.heads);
+            },
+            [&probs, &d] { return probs.readRows(0, d.T * d.heads); }, byQuery};
+}
+
+// The k best logits, (logit, id) per rank; distinct logits, so the order is unambiguous.
+Prepared topk(OpContext& o) {
+    const Dims& d = o.d;
+    const int k = 8, vocabRows = (d.vocab + 3) / 4 * 4;
+    std::vector<float> logits(std::size_t(d.vocab));
+    for (int i = 0; i < d.vocab; ++i) logits[std::size_t(i)] = float((i * 7919) % d.vocab) * 0.01f - 3.0f;
+    Texture &logitTexture = o.texture(1, vocabRows, logits), &candidates = o.texture(64, 4), &blocks = o.texture(1, topkBlockColumns(vocabRows / 4));
+    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, d.vocab);
+    std::vector<float> expected;
+    for (int id : testing::topK(logits, k)) expected.insert(expected.end(), {logits[std::size_t(id)], float(id), 0.0f, 0.0f});
+    return {[=] { op->run(k); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
+}
+
+Prepared topCandidateToken(OpContext& o) {
+    Texture &ids = o.texture(o.d.pos0 + 1, 1), &candidates = o.texture(2, 4, {-1.5f, 1234.0f, 0, 0, -2.0f, 7.0f, 0, 0});
+    auto pass = std::make_shared<Pass>(topCandidateTokenPass(o.programs, ids, candidates));
+    const int row = o.d.pos0;
+    return {[=] { pass->run(row, row + 1); }, [&ids, row] { return ids.readRows(row, 1); }, {1234.0f}};
+}
+
+struct OpCase {
+    const char* name;
+    std::function<Prepared(OpContext&)> prepare;
+};
+
+const TexelFormat kFp32 = TexelFormat::Float32, kFp16 = TexelFormat::Float16, kPairs = TexelFormat::HalfPairs;
+const std::vector<OpCase> kOpCases = {
+    {"embedding", embedding},
+    {"layer_norm", [](OpContext& o) { return layerNorm(o, 0); }},
+    {"layer_norm_moments", [](OpContext& o) { return layerNorm(o, kSplit); }},
+    {"matmul_fc_gelu_fp32", [](OpContext& o) { return matmul(o, 4 * o.d.C, kFp32, Epilogue::GeluTanh, false, 0); }},
+    {"matmul_fc_gelu_fp16", [](OpContext& o) { return matmul(o, 4 * o.d.C, kFp16, Epilogue::GeluTanh, false, 0); }},
+    {"matmul_proj_residual_pairs", [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, 0); }},
+    {"matmul_proj_residual_pairs_split", [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, kSplit); }},
+    {"matmul_qkv_pairs_split", [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kPairs, Epilogue::None, false, kSplit, 3); }},
+    {"matmul_row_layer_norm", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None); }},
+    {"matmul_row_gelu_input", [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh); }},
+    {"matmul_row_lm_head", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None); }},
+    {"attention", [](OpContext& o) { return attention(o, false); }},
+    {"attention_probs", [](OpContext& o) { return attention(o, true); }},
+    {"topk", topk},
+    {"top_candidate_token", topCandidateToken},
+};
+
+void printTiming(const std::string& name, const Prepared& p) {
+    for (int i = 0; i < 3; ++i) p.run();  // first use of the program, caches
+    glFinish();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < g_flags.runs; ++i) p.run();
+    glFinish();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("{\"op_case\":\"%s\",\"dims\":\"%s\",\"runs\":%d,\"ms_per_run\":%.6f,\"renderer\":\"%s\"}\n", name.c_str(),
+                g_flags.dims.name, g_flags.runs, ms / g_flags.runs, queryCapabilities().renderer.c_str());
+}
+
+void PrintTo(const OpCase& c, std::ostream* out) { *out << c.name; }
+
+class OpCases : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(OpCases, MatchesTheCpuReference) {
+    testing::ensureGlContext();
+    OpContext context(g_flags.dims);
+    const Prepared p = GetParam().prepare(context);
+    p.run();
+    const auto got = p.read();
+    ASSERT_EQ(got.size(), p.expected.size());
+    EXPECT_LT(testing::maxAbsDiff(got, p.expected), 1e-4f);
+    if (g_flags.time) printTiming(GetParam().name, p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, OpCases, ::testing::ValuesIn(kOpCases), [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace gpt2
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--time") {
+            gpt2::g_flags.time = true;
+        } else if (arg == "--runs" && i + 1 < argc) {
+            gpt2::g_flags.runs = std::max(1, std::atoi(argv[++i]));
+        } else if (arg == "--dims" && i + 1 < argc) {
+            const std::string dims = argv[++i];
+            if (dims != "test" && dims != "124M") {
+                std::fprintf(stderr, "--dims must be test or 124M, got %s\n", dims.c_str());
+                return 2;
+            }
+            gpt2::g_flags.dims = dims == "124M" ? gpt2::kGpt2Dims : gpt2::kTestDims;
+        } else {
+            std::fprintf(stderr, "unknown argument %s (op_cases takes --time, --runs N, --dims test|124M and gtest's flags)\n",
+                         arg.c_str());
+            return 2;
+        }
+    }
+    return RUN_ALL_TESTS();
+}
