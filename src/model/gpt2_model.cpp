@@ -15,6 +15,12 @@ float attentionScale(const ModelConfig& c, int layer) {
 }
 }  // namespace
 
+struct Gpt2Model::Block {
+    Linear qkv;
+    AttentionOp attention;
+    Linear attnOut, mlpUp, mlpDown;
+};
+
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     : config_(config),
       tuning_(tuningFor(options, config.contextLength)),
@@ -22,6 +28,8 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
       activations_(tuning_) {
     declareGraph();
 }
+
+Gpt2Model::~Gpt2Model() = default;
 
 // The graph, as picoGPT writes the math. Shapes: P positions, C = n_embd, Cq = Q/K/V columns (heads
 // padded to whole texels), F = the MLP's inner width, V = the vocabulary.

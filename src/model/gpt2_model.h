@@ -23,6 +23,7 @@ class Gpt2Model {
 public:
     // Allocates every texture and declares every pass; weights arrive through weights().
     Gpt2Model(const ModelConfig& config, const ModelOptions& options);
+    ~Gpt2Model();
 
     ModelWeights& weights() { return weights_; }
     // The shader programs were only issued for compiling and linking by the constructor:
@@ -78,11 +79,7 @@ public:
     std::int64_t gpuBytes() const { return weights_.bytes() + activations_.bytes(); }
 
 private:
-    struct Block {
-        Linear qkv;
-        AttentionOp attention;
-        Linear attnOut, mlpUp, mlpDown;
-    };
+    struct Block;  // the ops of one transformer block, declared with the graph (gpt2_model.cpp)
     void declareGraph();
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
