@@ -50,9 +50,8 @@ void Gpt2Model::declareGraph() {
     Texture& hidden = t.add("mlp hidden", P, c.innerDim);                  // [P, F]
     logits_ = &t.add("logits", 1, d.vocabRows);                            // [1, V] the last position's
     candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);           // [k, (logit, id)]
-    x_ = &x;
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
-    const Epilogue gelu = activationEpilogue(c.activation);
+    const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]
     embed_ = std::make_unique<Pass>(embeddingPass(programs_, x, *ids_, *w("wte.weight"), *w("wpe.weight")));
@@ -62,20 +61,21 @@ void Gpt2Model::declareGraph() {
         Texture& v = t.add(h + "v cache", P, Cq);  // [P, Cq]
         blocks_.push_back(Block{
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
-            plan.plan({{&q, &k, &v}, &x, ln(h + "ln_1."), w(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
+            plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), w(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
             // attended = softmax(q k^T * scale, causal) v
             AttentionOp(programs_, attended, *scores_, q, k, v, shape_, attentionScale(c, l)),
             // x1 = x + attended @ W_o + b_o
-            plan.plan({{&x1}, &attended, {}, w(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
-            // hidden = gelu(ln_2(x1) @ W_fc + b_fc)
-            plan.plan({{&hidden}, &x1, ln(h + "ln_2."), w(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, gelu}),
+            plan.linear({{&x1}, &attended, {}, w(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
+            // hidden = act(ln_2(x1) @ W_fc + b_fc)
+            plan.linear({{&hidden}, &x1, ln(h + "ln_2."), w(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, act}),
             // x = x1 + hidden @ W_proj + b_proj
-            plan.plan({{&x}, &hidden, {}, w(h + "mlp.c_proj.weight"), w(h + "mlp.c_proj.bias"), &x1})});
+            plan.linear({{&x}, &hidden, {}, w(h + "mlp.c_proj.weight"), w(h + "mlp.c_proj.bias"), &x1})});
     }
     // logits = ln_f(x[last]) @ wte^T (lm_head^T when untied), one row: only the last position's are read
-    const Texture* head = c.tieWordEmbeddings ? w("wte.weight") : w("lm_head.weight");
-    lmHead_ = std::make_unique<Linear>(
-        plan.plan({{logits_}, &x, ln("ln_f."), head, nullptr, nullptr, Epilogue::None, true, true}));
+    LinearDecl head{{logits_}, &x, ln("ln_f."), c.tieWordEmbeddings ? w("wte.weight") : w("lm_head.weight")};
+    head.transposedWeight = true;  // [V, C], as wte
+    head.oneRowOnly = true;
+    lmHead_ = std::make_unique<Linear>(plan.linear(head));
     plan.finish();
     // candidates = top-k(logits); ids[next] = candidates[0].id
     Texture& winners = t.add("top-k block winners", 1, topkBlockColumns(logits_->layout().texelsPerRow));

@@ -90,7 +90,7 @@ private:
     ProgramCache programs_;
     ModelWeights weights_;
     Activations activations_;
-    Texture *ids_ = nullptr, *x_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr;
+    Texture *ids_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr;
     AttentionShape shape_;
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;

@@ -43,7 +43,7 @@ LayerNormOp LinearPlanner::layerNorm(const Texture& x, const LayerNormWeights& w
                        moments ? tuning_.splitFor(*moments) : 0);
 }
 
-Linear LinearPlanner::plan(const LinearDecl& decl) {
+Linear LinearPlanner::linear(const LinearDecl& decl) {
     if (decl.outputs.empty() || !decl.x) fail("linear: needs outputs and an input");
     Linear linear;
     MatmulSpec spec{decl.x, decl.weight, decl.bias, decl.residual};

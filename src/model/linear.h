@@ -51,7 +51,7 @@ private:
 class LinearPlanner {
 public:
     LinearPlanner(ProgramCache& programs, const Tuning& tuning, Activations& activations, float layerNormEps);
-    Linear plan(const LinearDecl& decl);
+    Linear linear(const LinearDecl& decl);
     // Throws if an activation left to a consumer found none (call once the graph is declared).
     void finish() const;
 
