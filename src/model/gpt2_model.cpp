@@ -9,6 +9,16 @@
 namespace gpt2 {
 
 namespace {
+// Where the policy splits decode attention over blocks of keys: their scratch, shared by the layers.
+KeyBlocks keyBlocks(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels) {
+    KeyBlocks blocks{tuning.attentionBlockKeys};
+    if (blocks.blockKeys <= 0) return blocks;
+    const int rows = c.heads * ((c.contextLength + blocks.blockKeys - 1) / blocks.blockKeys);
+    blocks.partial = &t.add("attention blocks", rows, headTexels * 4);
+    blocks.stats = &t.add("attention block stats", rows, headTexels * 4);
+    return blocks;
+}
+
 float attentionScale(const ModelConfig& c, int layer) {
     const float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
     return c.scaleAttentionByInverseLayer ? scale / float(layer + 1) : scale;
@@ -51,6 +61,7 @@ void Gpt2Model::declareGraph() {
     logits_ = &t.add("logits", 1, d.vocabRows);                            // [1, V] the last position's
     candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);           // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
+    const KeyBlocks blocks = keyBlocks(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]
@@ -63,7 +74,7 @@ void Gpt2Model::declareGraph() {
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
             plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), w(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
             // attended = softmax(q k^T * scale, causal) v
-            AttentionOp(programs_, attended, *scores_, q, k, v, shape_, attentionScale(c, l)),
+            AttentionOp(programs_, attended, *scores_, q, k, v, shape_, attentionScale(c, l), &blocks),
             // x1 = x + attended @ W_o + b_o
             plan.linear({{&x1}, &attended, {}, w(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
             // hidden = act(ln_2(x1) @ W_fc + b_fc)

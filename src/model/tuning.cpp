@@ -30,6 +30,11 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
         fail("splitTexels ", t.splitTexels, " needs EXT_float_blend, which this GPU/browser lacks (renderer: ",
              caps.renderer, "); use 0");
     t.forcedLineWidth = options.activationLineWidth;
+    t.attentionBlockKeys = options.attentionBlockKeys >= 0 ? options.attentionBlockKeys
+                           : caps.softwareRenderer         ? 0
+                                                           : Tuning::kGpuAttentionBlockKeys;
+    if (t.attentionBlockKeys % 4 != 0)
+        fail("attentionBlockKeys must be a multiple of 4 (whole texels of scores), got ", t.attentionBlockKeys);
     return t;
 }
 

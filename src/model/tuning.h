@@ -31,6 +31,9 @@ struct ModelOptions {
     int pagedRows = -1;
     // fp16 weights as row pairs in RGBA32UI (TexelFormat::HalfPairs) or RGBA16F: 0 RGBA16F, 1 row pairs.
     int halfPairs = -1;
+    // Decode steps over more keys than this split attention over blocks of this many keys (a multiple
+    // of 4; flash-decoding, KeyBlocks): 0 never.
+    int attentionBlockKeys = -1;
 };
 
 struct Tuning {
@@ -43,6 +46,9 @@ struct Tuning {
     // its consumer (a split sum cannot be activated).
     int splitTexels = 0;
     int forcedLineWidth = -1;  // ModelOptions::activationLineWidth
+    // Decode attention over blocks of this many keys once the context is longer (0: one pass): GPUs
+    // run a long context's keys in parallel blocks; a CPU gains nothing from more fragments.
+    int attentionBlockKeys = 0;
 
     // Texels per line for an activation of `rows` x `texels`: lines of up to kActivationLineWidth
     // texels that hold whole rows (the largest power of two, at least 8, dividing the row); else whole
@@ -55,6 +61,7 @@ struct Tuning {
 
     static constexpr int kActivationLineWidth = 32;
     static constexpr int kGpuSplitTexels = 8;
+    static constexpr int kGpuAttentionBlockKeys = 64;
 };
 
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).

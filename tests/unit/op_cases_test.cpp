@@ -210,26 +210,37 @@ std::vector<float> padHeads(const std::vector<float>& x, int rows, const Dims& d
     return out;
 }
 
-// softmax(q k^T * scale, causal) v for queries [pos0, pos0 + T) over a cache of pos0 + T keys; or,
-// with `probabilities`, the probabilities themselves (pos0 0: attention readback).
-Prepared attention(OpContext& o, bool probabilities) {
+// softmax(q k^T * scale, causal) v for queries [pos0, pos0 + T) over a cache of pos0 + T keys; with
+// `probabilities`, the probabilities themselves (pos0 0: attention readback); with `keyBlocks`, one
+// decode query over pos0 + T keys in two or three blocks of keys, the last one partial (flash-decoding).
+enum class AttentionCase { Apply, Probabilities, KeyBlocks };
+
+Prepared attention(OpContext& o, AttentionCase kind) {
     const Dims& d = o.d;
-    const int pos0 = probabilities ? 0 : d.pos0, keys = pos0 + d.T, D = d.C / d.heads, Dp = (D + 3) / 4 * 4;
+    const bool probabilities = kind == AttentionCase::Probabilities, decode = kind == AttentionCase::KeyBlocks;
+    const int T = decode ? 1 : d.T, pos0 = probabilities ? 0 : decode ? d.pos0 + d.T - 1 : d.pos0;
+    const int keys = pos0 + T, D = d.C / d.heads, Dp = (D + 3) / 4 * 4;
     const AttentionShape shape{d.heads, Dp / 4};
     const float scale = 1.0f / std::sqrt(float(D));
-    const auto q = o.random(std::size_t(d.T) * d.C), k = o.random(std::size_t(keys) * d.C), v = o.random(std::size_t(keys) * d.C);
+    const auto q = o.random(std::size_t(T) * d.C), k = o.random(std::size_t(keys) * d.C), v = o.random(std::size_t(keys) * d.C);
     std::vector<float> qAbsolute(std::size_t(pos0) * d.heads * Dp, 0.0f);  // queries sit at their positions
-    const auto qPadded = padHeads(q, d.T, d);
+    const auto qPadded = padHeads(q, T, d);
     qAbsolute.insert(qAbsolute.end(), qPadded.begin(), qPadded.end());
-    Texture &scores = o.texture(d.T * d.heads, keys), &out = o.texture(keys, d.heads * Dp), &probs = o.texture(d.T * d.heads, d.T);
+    Texture &scores = o.texture(T * d.heads, keys), &out = o.texture(keys, d.heads * Dp), &probs = o.texture(T * d.heads, T);
     Texture& vCache = o.texture(keys, d.heads * Dp, padHeads(v, keys, d));
+    KeyBlocks blocks{decode ? 4 * (keys / 12 + 1) : 0};
+    if (decode) {
+        const int rows = d.heads * ((keys + blocks.blockKeys - 1) / blocks.blockKeys);
+        blocks.partial = &o.texture(rows, Dp);
+        blocks.stats = &o.texture(rows, Dp);
+    }
     auto op = std::make_shared<AttentionOp>(o.programs, out, scores, o.texture(keys, d.heads * Dp, qAbsolute),
-                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale);
+                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale, &blocks);
     auto probsPass = std::make_shared<Pass>(attentionProbsPass(o.programs, probs, scores, shape));
     std::vector<float> expectedProbs;
-    const auto expected = reference::attention(q, k, v, d.T, pos0, d.C, d.heads, scale, &expectedProbs);
+    const auto expected = reference::attention(q, k, v, T, pos0, d.C, d.heads, scale, &expectedProbs);
     if (!probabilities)
-        return {[=, &d] { op->run(pos0, d.T); }, [&out, &d, pos0] { return padHeads(out.readRows(pos0, d.T), d.T, d, false); },
+        return {[=] { op->run(pos0, T); }, [&out, &d, pos0, T] { return padHeads(out.readRows(pos0, T), T, d, false); },
                 expected};
     // Probability rows are (query, head); the reference's are [head][query][key].
     std::vector<float> byQuery(expectedProbs.size());
@@ -248,12 +259,13 @@ Prepared attention(OpContext& o, bool probabilities) {
 Prepared topk(OpContext& o) {
     const Dims& d = o.d;
     const int k = 8, vocabRows = (d.vocab + 3) / 4 * 4;
-    std::vector<float> logits(std::size_t(d.vocab));
+    // Padding ids hold the largest values: they must never win.
+    std::vector<float> logits(static_cast<std::size_t>(vocabRows), 100.0f);
     for (int i = 0; i < d.vocab; ++i) logits[std::size_t(i)] = float((i * 7919) % d.vocab) * 0.01f - 3.0f;
     Texture &logitTexture = o.texture(1, vocabRows, logits), &candidates = o.texture(64, 4), &blocks = o.texture(1, topkBlockColumns(vocabRows / 4));
     auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, d.vocab);
     std::vector<float> expected;
-    for (int id : testing::topK(logits, k)) expected.insert(expected.end(), {logits[std::size_t(id)], float(id), 0.0f, 0.0f});
+    for (int id : testing::topK({logits.begin(), logits.begin() + d.vocab}, k)) expected.insert(expected.end(), {logits[std::size_t(id)], float(id), 0.0f, 0.0f});
     return {[=] { op->run(k); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
 }
 
@@ -282,8 +294,9 @@ const std::vector<OpCase> kOpCases = {
     {"matmul_row_layer_norm", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None); }},
     {"matmul_row_gelu_input", [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh); }},
     {"matmul_row_lm_head", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None); }},
-    {"attention", [](OpContext& o) { return attention(o, false); }},
-    {"attention_probs", [](OpContext& o) { return attention(o, true); }},
+    {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},
+    {"attention_probs", [](OpContext& o) { return attention(o, AttentionCase::Probabilities); }},
+    {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},
     {"topk", topk},
     {"top_candidate_token", topCandidateToken},
 };

@@ -32,6 +32,7 @@ const char* kUsage =
     "options (src/options.json):\n";
 const char* kMoreOptions =
     "  --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
+    "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of 4)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
@@ -49,6 +50,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     options.splitTexels = args.integer("--split-texels", -1);
     if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
     options.activationLineWidth = args.integer("--line-width", -1);
+    options.attentionBlockKeys = args.integer("--attention-block-keys", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
@@ -95,7 +97,8 @@ int run(int argc, char** argv) {
                                             "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
                                             "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
-                                            "--split-texels", "--half-pairs", "--line-width"};
+                                            "--split-texels", "--half-pairs", "--line-width",
+                                            "--attention-block-keys"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;

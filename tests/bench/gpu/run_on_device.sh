@@ -72,6 +72,8 @@ printf '{"env":"device","gpu":"%s","date":"%s","budget_s":%d}\n' "$GPU_NAME" "$(
 # All sizes are written at once, in the background (one process each, fp16 files); each bench
 # waits only for its own size. Each synth is timed on its own (they run side by side).
 for s in $SIZES; do
+    # A warm machine keeps the markers of an earlier run: clear them before anything waits on them.
+    rm -f "$MD/$s.done" "$MD/$s.logged" "$MD/$s.synth.json"
     (
         rm -rf "$MD/$s"
         a=$(date +%s.%N)
