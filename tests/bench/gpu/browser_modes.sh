@@ -3,7 +3,7 @@
 # worker-against-same-thread benchmark (tests/bench/page/bench.js) in Chromium on the GPU, for
 # synthetic GPT-2 124M (fp16 checkpoint, written here by gpt2-synth), and the native `gpt2 bench` on
 # the same checkpoint in the same machine session. Carry [".device-bin", "build/gpubench"] (made by
-# tests/bench/gpu/stage_browser.sh); results in $OUT/results-N-MODULE.jsonl (browser, the Nth module run) and $OUT/native.jsonl.
+# tests/bench/gpu/stage_browser.sh); results in $OUT/results-N_MODEL_MODULE.jsonl (browser, the Nth module run) and $OUT/native.jsonl.
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 SITE=${SITE:-build/gpubench}
@@ -15,19 +15,24 @@ PROMPTS=${PROMPTS:-32,256}
 # the GL loaders are in / since the kit's run.sh of call 2.
 VENDOR=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f "$VENDOR" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$VENDOR
-mkdir -p "$SITE/bench/model"
-.device-bin/gpt2-synth "$SITE/bench/model" --size "$SIZE" --dtype fp16 >/dev/null || exit 1
-for P in ${PROMPTS//,/ }; do
-    .device-bin/gpt2 bench --model "$SITE/bench/model" --prompt-tokens "$P" --new-tokens 16 --weights fp16 >>"$OUT/native.jsonl" 2>>"$OUT/native.err" ||
-        echo "native bench failed (see native.err)"
-done
-cat "$OUT/native.jsonl"
+# MODEL: a model folder already in SITE (a URL path, e.g. /bench/bundled/ copied there by hand)
+# instead of the synthetic checkpoint, which is then neither written nor benched natively.
+if [ -z "${MODEL:-}" ]; then
+    MODEL=/bench/model/
+    mkdir -p "$SITE/bench/model"
+    .device-bin/gpt2-synth "$SITE/bench/model" --size "$SIZE" --dtype fp16 >/dev/null || exit 1
+    for P in ${PROMPTS//,/ }; do
+        .device-bin/gpt2 bench --model "$SITE/bench/model" --prompt-tokens "$P" --new-tokens 16 --weights fp16 >>"$OUT/native.jsonl" 2>>"$OUT/native.err" ||
+            echo "native bench failed (see native.err)"
+    done
+    cat "$OUT/native.jsonl"
+fi
 # MODULES: the module builds to measure, each a URL path in SITE (an older build copied into a folder
 # of SITE by hand gives an A/B comparison in one machine session).
 n=0
 for module in ${MODULES:-/gpt2.js}; do
     n=$((n + 1))
-    SITE="$SITE" PAGE="bench/bench.html?post=1&model=/bench/model/&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module" \
+    SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module" \
         TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
-    mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
+    mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$MODEL$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
 done
