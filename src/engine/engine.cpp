@@ -114,6 +114,13 @@ std::vector<float> Engine::logits() {
     return model_->logits();
 }
 
+PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
+    tokens_.clear();
+    prefilling_.clear();
+    speculative_ = 0;
+    return scorePerplexity(*model_, ids, window);
+}
+
 std::vector<float> Engine::attention(int layer) {
     if (tokens_.empty()) fail("attention: no sequence yet; call prefill first");
     return model_->attention(tokens_, layer);

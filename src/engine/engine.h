@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/perplexity.h"
 #include "engine/sampling.h"
 #include "engine/stop_strings.h"
 #include "model/gpt2_model.h"
@@ -129,6 +130,9 @@ public:
     std::vector<float> logits();
     // Attention probabilities of `layer` over the current sequence: heads x T x T.
     std::vector<float> attention(int layer);
+    // The perplexity of `ids` in windows of `window` tokens (0: the context; engine/perplexity.h).
+    // It runs over the KV cache, so the current sequence ends: the next call starts a new one.
+    PerplexityResult perplexity(const std::vector<int>& ids, int window = 0);
 
     // Continues `prompt`. `onToken` is called for each new token; returning false cancels
     // (between tokens). When <|endoftext|> ends the text, it is not in the result's ids, but if text

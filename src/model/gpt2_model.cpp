@@ -87,6 +87,13 @@ void Gpt2Model::declareGraph() {
     head.transposedWeight = true;  // [V, C], as wte
     head.oneRowOnly = true;
     lmHead_ = std::make_unique<Linear>(plan.linear(head));
+    // logProbs[r] = log_softmax(ln_f(x[p + r]) @ wte^T)[ids[p + r + 1]], kScoreRows positions at a time
+    LinearDecl rows = head;
+    rows.outputs = {&t.add("scored logits", kScoreRows, d.vocabRows)};  // [kScoreRows, V]
+    rows.oneRowOnly = false;
+    scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
+    logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
+    tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, *rows.outputs[0], *ids_, c.vocabSize));
     plan.finish();
     // candidates = top-k(logits); ids[next] = candidates[0].id
     Texture& winners = t.add("top-k block winners", 1, topkBlockColumns(logits_->layout().texelsPerRow));
@@ -101,6 +108,15 @@ void Gpt2Model::runBlock(Block& b, int pos0, int count) {
     b.attnOut.run(pos0, count);
     b.mlpUp.run(pos0, count);
     b.mlpDown.run(pos0, count);
+}
+
+void Gpt2Model::runBlocks(int blocks, int pos0, int count) {
+    for (int l = 0; l < blocks; ++l) runBlock(blocks_[std::size_t(l)], pos0, count);
+}
+
+void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
+    blocks_[std::size_t(layer)].qkv.run(pos0, count);
+    blocks_[std::size_t(layer)].attention.runScores(pos0, count);
 }
 
 bool Gpt2Model::runChunk() {
@@ -204,33 +220,6 @@ std::vector<Gpt2Model::Candidate> Gpt2Model::takeCandidates() {
     readbackBytes_ += std::int64_t(k) * 16;
     std::vector<Candidate> out;
     for (int r = 0; r < k; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
-    return out;
-}
-
-std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) {
-    if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
-    chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
-    uploadIds(ids, 0);
-    const int count = int(ids.size()), heads = config_.heads;
-    // Rows are (query, head); a chunk's scores become its rows of the probabilities.
-    Texture probs(TensorLayout::make(count * heads, count, tuning_.caps.limits, "attention probabilities"),
-                  TexelFormat::Float32, "attention probabilities");
-    Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
-    for (int start = 0; start < count; start += tuning_.prefillChunk) {
-        const int n = std::min(tuning_.prefillChunk, count - start);
-        embed_->run(start, start + n);
-        for (int l = 0; l < layer; ++l) runBlock(blocks_[std::size_t(l)], start, n);
-        blocks_[std::size_t(layer)].qkv.run(start, n);
-        blocks_[std::size_t(layer)].attention.runScores(start, n);
-        setAttentionPosition(probsPass, start);
-        probsPass.run(start * heads, (start + n) * heads);
-    }
-    const std::vector<float> rows = probs.readRows(0, count * heads);
-    readbackBytes_ += std::int64_t(rows.size()) * 4;
-    std::vector<float> out(rows.size());  // heads x T x T
-    for (int q = 0; q < count; ++q)
-        for (int h = 0; h < heads; ++h)
-            std::copy_n(rows.begin() + (std::int64_t(q) * heads + h) * count, count, out.begin() + (std::int64_t(h) * count + q) * count);
     return out;
 }
 

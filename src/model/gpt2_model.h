@@ -74,6 +74,10 @@ public:
     // Attention probabilities of `layer` for the sequence `ids` (positions 0..T-1), heads x T x T.
     // Recomputes layers 0..layer; the cache rows it rewrites get the same values.
     std::vector<float> attention(const std::vector<int>& ids, int layer);
+    // log p(ids[t + 1] | ids[0..t]) for t < T - 1 (perplexity): runs `ids` from position 0, replacing
+    // the cache rows of whatever sequence was there, and scores each position's next token on the GPU,
+    // reading back one float per position. Blocks on each read (the CLI's and tests' use).
+    std::vector<float> tokenLogProbs(const std::vector<int>& ids);
 
     // Bytes of every texture this model owns: the weights and every declared activation.
     std::int64_t gpuBytes() const { return weights_.bytes() + activations_.bytes(); }
@@ -84,17 +88,23 @@ private:
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     void runBlock(Block& b, int pos0, int count);
+    // For the readouts (gpt2_readouts.cpp): the first `blocks` blocks, or one layer's Q/K/V and scores.
+    void runBlocks(int blocks, int pos0, int count);
+    void runAttentionScores(int layer, int pos0, int count);
 
     ModelConfig config_;
     Tuning tuning_;
     ProgramCache programs_;
     ModelWeights weights_;
     Activations activations_;
-    Texture *ids_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr;
+    Texture *ids_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr, *logProbs_ = nullptr;
     AttentionShape shape_;
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
+    static constexpr int kScoreRows = 8;  // positions scored per lm_head run (tokenLogProbs)
+    std::unique_ptr<Linear> scoreHead_;
+    std::unique_ptr<Pass> tokenLogProb_;
     std::unique_ptr<TopkOp> topk_;
     ReadQueue reads_;
     std::int64_t readbackBytes_ = 0;

@@ -27,6 +27,8 @@ const char* kUsage =
     "             --repetition-penalty R --seed S --stop STR --slide on|off --json 1]\n"
     "  tokenize   (--text T | --file F)            {\"ids\": [...]}\n"
     "  detokenize --ids LIST                       {\"text\": \"...\"}\n"
+    "  perplexity --text-file F [--window N]       {\"tokens\", \"nll\", \"perplexity\"}: F's tokens in windows of N\n"
+    "             (default: the context), every token but a window's first scored\n"
     "  bench      --prompt-tokens P[,P...] --new-tokens N [--profile on]   a JSON line per P: load, prefill,\n"
     "             decode (and with --profile, each pass's ms per decode token)\n"
     "options (src/options.json):\n";
@@ -96,7 +98,7 @@ int run(int argc, char** argv) {
     const std::vector<std::string> flags = {"--model", "--ids", "--weights", "--max-texture-size", "--layer",
                                             "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
-                                            "--text", "--file", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
+                                            "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width",
                                             "--attention-block-keys"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
@@ -105,7 +107,8 @@ int run(int argc, char** argv) {
     }
     const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
     const std::string& command = args.command();
-    const std::vector<std::string> commands = {"logits", "attention", "generate", "bench", "tokenize", "detokenize"};
+    const std::vector<std::string> commands = {"logits", "attention", "generate", "bench", "tokenize", "detokenize",
+                                               "perplexity"};
     if (std::find(commands.begin(), commands.end(), command) == commands.end())
         fail("unknown command \"", command, "\"; run gpt2 help");
     const std::string modelDir = args.text("--model");
@@ -143,6 +146,12 @@ int run(int argc, char** argv) {
     if (command == "logits") {
         engine.prefill(args.ids("--ids"));
         std::cout << nlohmann::json{{"logits", engine.logits()}}.dump() << "\n";
+        return 0;
+    }
+    if (command == "perplexity") {
+        const PerplexityResult r =
+            engine.perplexity(engine.tokenizer().encode(readTextFile(args.text("--text-file"))), args.integer("--window", 0));
+        std::cout << nlohmann::json{{"tokens", r.tokens}, {"nll", r.nll}, {"perplexity", r.perplexity}}.dump() << "\n";
         return 0;
     }
     if (command == "attention") {

@@ -1,0 +1,59 @@
+// What the model reads back besides the next token's logits and candidates: attention probabilities
+// and the log-probability of each position's next token.
+#include <algorithm>
+
+#include "model/gpt2_model.h"
+#include "util/error.h"
+
+namespace gpt2 {
+
+std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) {
+    if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
+    chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
+    uploadIds(ids, 0);
+    const int count = int(ids.size()), heads = config_.heads;
+    // Rows are (query, head); a chunk's scores become its rows of the probabilities.
+    Texture probs(TensorLayout::make(count * heads, count, tuning_.caps.limits, "attention probabilities"),
+                  TexelFormat::Float32, "attention probabilities");
+    Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
+    for (int start = 0; start < count; start += tuning_.prefillChunk) {
+        const int n = std::min(tuning_.prefillChunk, count - start);
+        embed_->run(start, start + n);
+        runBlocks(layer, start, n);
+        runAttentionScores(layer, start, n);
+        setAttentionPosition(probsPass, start);
+        probsPass.run(start * heads, (start + n) * heads);
+    }
+    const std::vector<float> rows = probs.readRows(0, count * heads);
+    readbackBytes_ += std::int64_t(rows.size()) * 4;
+    std::vector<float> out(rows.size());  // heads x T x T
+    for (int q = 0; q < count; ++q)
+        for (int h = 0; h < heads; ++h)
+            std::copy_n(rows.begin() + (std::int64_t(q) * heads + h) * count, count, out.begin() + (std::int64_t(h) * count + q) * count);
+    return out;
+}
+
+std::vector<float> Gpt2Model::tokenLogProbs(const std::vector<int>& ids) {
+    if (ids.size() < 2) fail("tokenLogProbs: needs at least 2 tokens (the first is only context), got ", ids.size());
+    beginForward(ids, 0);
+    const int count = int(ids.size());
+    std::vector<float> out;
+    for (int start = 0; start < count; start += tuning_.prefillChunk) {
+        const int n = std::min(tuning_.prefillChunk, count - start);
+        embed_->run(start, start + n);
+        runBlocks(config_.layers, start, n);
+        for (int row = start; row < start + n && row < count - 1; row += kScoreRows) {
+            const int rows = std::min(kScoreRows, count - 1 - row);
+            scoreHead_->run(0, row, rows);
+            tokenLogProb_->set("u_first", row).run(0, rows);
+            const std::vector<float> values = logProbs_->readRows(0, rows);
+            readbackBytes_ += std::int64_t(rows) * 16;
+            out.insert(out.end(), values.begin(), values.end());
+        }
+    }
+    chunkNext_ = chunkEnd_ = 0;
+    lastPosition_ = -1;  // no position's logits are in the logits texture
+    return out;
+}
+
+}  // namespace gpt2
