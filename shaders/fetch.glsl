@@ -4,6 +4,7 @@ precision highp float;
 precision highp int;
 precision highp sampler2DArray;
 precision highp usampler2DArray;
+precision highp isampler2DArray;
 
 // Every input is declared by its Pass (src/gl/pass.cpp) before this file: a sampler NAME
 // (`sampler2DArray`, or `usampler2DArray` for fp16 row pairs) and its layout compiled in as the
@@ -47,4 +48,18 @@ mat4 fetchFourRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
     uvec4 a = texelFetch(t, texelAddress(L, 2 * q, texel), 0);
     uvec4 b = texelFetch(t, texelAddress(L, 2 * q + 1, texel), 0);
     return mat4(halves(a.xy), halves(a.zw), halves(b.xy), halves(b.zw));
+}
+
+// int8 quads (TexelFormat::Int8Quads): channel c of texel (q, t) holds texel t of row 4q + c as four
+// signed bytes, the first in the lowest. These return the integers; the owner of the texture
+// multiplies by each output channel's scale (matmul_weight_scale.glsl, embedding.frag).
+vec4 signedBytes(int bytes) { return vec4((ivec4(bytes) << ivec4(24, 16, 8, 0)) >> 24); }
+
+vec4 fetch(highp isampler2DArray t, ivec4 L, int row, int texel) {
+    return signedBytes(texelFetch(t, texelAddress(L, row >> 2, texel), 0)[row & 3]);
+}
+
+mat4 fetchFourRows(highp isampler2DArray t, ivec4 L, int q, int texel) {
+    ivec4 v = texelFetch(t, texelAddress(L, q, texel), 0);
+    return mat4(signedBytes(v.x), signedBytes(v.y), signedBytes(v.z), signedBytes(v.w));
 }

@@ -9,6 +9,8 @@
 //               INSTANCE_TEXELS, matmulInstance()
 //   weights     matmul_weight.glsl ([k, n]) or matmul_weight_transposed.glsl ([n, k], the tied
 //               lm_head): vec4 weightTimes(a, i, col), whatever the texture's format
+//   scales      matmul_weight_unscaled.glsl or matmul_weight_scale.glsl (int8 weights):
+//               vec4 weightScale(col)
 //   epilogue    matmul_epilogue.glsl: vec4 epilogue(acc, row, col), bias, activation, residual
 #include "common.glsl"
 

@@ -17,10 +17,10 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
   /**
-   * Texture format of the weight matrices; activations are always fp32.
+   * Texture format of the weight matrices; activations are always fp32. int8: symmetric, one scale per output channel, quantized at load.
    * @default 'fp16'
    */
-  weights?: 'fp16' | 'fp32';
+  weights?: 'fp16' | 'fp32' | 'int8';
   /**
    * Pretend the GPU allows no larger textures (forces folded layouts); 0: the GPU's own limit.
    * @default 0

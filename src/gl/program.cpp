@@ -81,7 +81,7 @@ void Program::finish() {
         glGetActiveUniform(program_.get(), GLuint(i), sizeof name, nullptr, &size, &type, name);
         const GLint location = glGetUniformLocation(program_.get(), name);
         uniforms_[name] = location;
-        if (type == GL_SAMPLER_2D_ARRAY || type == GL_UNSIGNED_INT_SAMPLER_2D_ARRAY) {
+        if (type == GL_SAMPLER_2D_ARRAY || type == GL_UNSIGNED_INT_SAMPLER_2D_ARRAY || type == GL_INT_SAMPLER_2D_ARRAY) {
             const int unit = int(samplerUnits_.size());
             samplerUnits_[name] = unit;
             glUniform1i(location, unit);

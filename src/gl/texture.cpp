@@ -13,6 +13,10 @@ std::int64_t g_textureBytes = 0;
 int texelBytes(TexelFormat format) { return format == TexelFormat::Float16 ? 8 : 16; }
 }  // namespace
 
+int rowsPerTexel(TexelFormat format) {
+    return format == TexelFormat::HalfPairs ? 2 : format == TexelFormat::Int8Quads ? 4 : 1;
+}
+
 std::int64_t liveTextureBytes() { return g_textureBytes; }
 
 Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string name)
@@ -21,9 +25,10 @@ Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string nam
     // Float textures are incomplete under a filtering min filter; texelFetch needs them complete.
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    const GLenum internalFormat = format == TexelFormat::Float32   ? GL_RGBA32F
-                                  : format == TexelFormat::Float16 ? GL_RGBA16F
-                                                                   : GL_RGBA32UI;
+    const GLenum internalFormat = format == TexelFormat::Float32     ? GL_RGBA32F
+                                  : format == TexelFormat::Float16   ? GL_RGBA16F
+                                  : format == TexelFormat::HalfPairs ? GL_RGBA32UI
+                                                                     : GL_RGBA32I;
     glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, internalFormat, layout.width, layout.height, layout.pages);
     checkGlError(("allocating texture " + name_).c_str());
     framebuffers_.resize(std::size_t(layout.pages));
@@ -37,10 +42,12 @@ Texture::~Texture() {
 std::int64_t Texture::bytes() const { return layout_.pageTexels() * layout_.pages * texelBytes(format_); }
 
 void Texture::writeTexels(std::int64_t begin, std::int64_t count, const void* data) {
-    const GLenum format = format_ == TexelFormat::HalfPairs ? GL_RGBA_INTEGER : GL_RGBA;
-    const GLenum type = format_ == TexelFormat::Float32   ? GL_FLOAT
-                        : format_ == TexelFormat::Float16 ? GL_HALF_FLOAT
-                                                          : GL_UNSIGNED_INT;
+    const bool integer = format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int8Quads;
+    const GLenum format = integer ? GL_RGBA_INTEGER : GL_RGBA;
+    const GLenum type = format_ == TexelFormat::Float32     ? GL_FLOAT
+                        : format_ == TexelFormat::Float16   ? GL_HALF_FLOAT
+                        : format_ == TexelFormat::HalfPairs ? GL_UNSIGNED_INT
+                                                            : GL_INT;
     glBindTexture(GL_TEXTURE_2D_ARRAY, texture_.get());
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     forEachTexelRect(begin, count, layout_.width, layout_.height, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
@@ -69,7 +76,20 @@ void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
     writeTexels(std::int64_t(pairs ? row0 / 2 : row0) * texels, std::int64_t(lines) * texels, out.data());
 }
 
+void Texture::uploadInt8(const std::int8_t* values) {
+    if (format_ != TexelFormat::Int8Quads) fail("texture ", name_, ": int8 values need an Int8Quads texture");
+    const int texels = layout_.texelsPerRow, paddedCols = texels * 4;
+    // Texel (q, t), channel c: row 4q + c, columns 4t .. 4t + 3, the first in the lowest byte.
+    std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * 4);
+    for (int r = 0; r < rows(); ++r)
+        for (int col = 0; col < paddedCols; ++col)
+            out[(std::size_t(r / 4) * texels + col / 4) * 4 + r % 4] |=
+                std::uint32_t(std::uint8_t(values[std::int64_t(r) * paddedCols + col])) << (8 * (col % 4));
+    writeTexels(0, std::int64_t(layout_.rows) * texels, out.data());
+}
+
 void Texture::uploadRows(int row0, int rowCount, const float* values) {
+    if (format_ == TexelFormat::Int8Quads) fail("texture ", name_, ": int8 textures are written with uploadInt8");
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > rows())
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") outside its ", rows(), " rows");
     const int cols = layout_.cols, paddedCols = layout_.texelsPerRow * 4;
@@ -84,6 +104,7 @@ void Texture::uploadRows(int row0, int rowCount, const float* values) {
 }
 
 void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
+    if (format_ == TexelFormat::Int8Quads) fail("texture ", name_, ": int8 textures are written with uploadInt8");
     if (rowCount != rows() && !(format_ == TexelFormat::HalfPairs && rowCount == rows() - 1))
         fail("texture ", name_, ": a texel stream of ", rowCount, " rows for a matrix of ", rows());
     const int paddedCols = layout_.texelsPerRow * 4;

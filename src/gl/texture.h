@@ -16,7 +16,15 @@ namespace gpt2 {
 // four halves each, two halves per channel (unpackHalf2x16). A matmul then fetches four rows of
 // weights in two texels instead of four (shaders/fetch.glsl, fetchFourRows): fewer fetches for
 // the same bytes, which were the limit of fragment-shader matmuls with RGBA16F (docs/benchmarks.md).
-enum class TexelFormat { Float32, Float16, HalfPairs };
+// Int8Quads: int8 values, four rows per texel, for weights quantized with a scale per output
+// channel (kept beside the texture by its owner, model/model_weights.h). The texture holds
+// ceil(rows / 4) lines of RGBA32I texels: channel c of texel (q, t) is texel t of row 4q + c, its four
+// values one signed byte each, so a matmul fetches a 4 x 4 block of weights in one texel
+// (shaders/fetch.glsl).
+enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads };
+
+// Rows a texture of `format` stores in one line of texels (row pairs, quads).
+int rowsPerTexel(TexelFormat format);
 
 // Bytes of texture storage currently allocated by all live Textures.
 std::int64_t liveTextureBytes();
@@ -30,8 +38,8 @@ public:
 
     // The layout of what is stored: for HalfPairs, of the row pairs.
     const TensorLayout& layout() const { return layout_; }
-    // Rows of the matrix it holds (HalfPairs: twice the stored lines).
-    int rows() const { return format_ == TexelFormat::HalfPairs ? 2 * layout_.rows : layout_.rows; }
+    // Rows of the matrix it holds (HalfPairs, Int8Quads: twice, four times the stored lines).
+    int rows() const { return rowsPerTexel(format_) * layout_.rows; }
     TexelFormat format() const { return format_; }
     const std::string& name() const { return name_; }
     GLuint id() const { return texture_.get(); }
@@ -45,6 +53,8 @@ public:
     // (`half` false) or F16 bit patterns, converted when the texture's format differs. rowCount is
     // rows(), or rows() - 1 for HalfPairs (an odd matrix).
     void uploadTexelStream(const void* values, int rowCount, bool half);
+    // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, row-major.
+    void uploadInt8(const std::int8_t* values);
     // Reads rows back as rowCount x cols floats, waiting for the GPU. Needs a Float32 texture (a
     // render target). AsyncRead reads without waiting.
     std::vector<float> readRows(int row0, int rowCount);

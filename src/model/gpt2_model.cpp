@@ -49,6 +49,7 @@ void Gpt2Model::declareGraph() {
     const int P = c.contextLength, Cq = d.headsTexels * 4;
     shape_ = {c.heads, d.headTexels};
     auto w = [&](const std::string& name) { return &weights_[name]; };
+    auto W = [&](const std::string& name) { return WeightMatrix{&weights_[name], weights_.scales(name)}; };
     auto ln = [&](const std::string& prefix) { return LayerNormWeights{w(prefix + "weight"), w(prefix + "bias")}; };
     Activations& t = activations_;
     ids_ = &t.add("token ids", P, 1);                                      // [P, 1]
@@ -65,25 +66,26 @@ void Gpt2Model::declareGraph() {
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]
-    embed_ = std::make_unique<Pass>(embeddingPass(programs_, x, *ids_, *w("wte.weight"), *w("wpe.weight")));
+    embed_ = std::make_unique<Pass>(
+        embeddingPass(programs_, x, *ids_, *w("wte.weight"), *w("wpe.weight"), weights_.scales("wte.weight")));
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
         Texture& k = t.add(h + "k cache", P, Cq);  // [P, Cq]
         Texture& v = t.add(h + "v cache", P, Cq);  // [P, Cq]
         blocks_.push_back(Block{
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
-            plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), w(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
+            plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), W(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
             // attended = softmax(q k^T * scale, causal) v
             AttentionOp(programs_, attended, *scores_, q, k, v, shape_, attentionScale(c, l), &blocks),
             // x1 = x + attended @ W_o + b_o
-            plan.linear({{&x1}, &attended, {}, w(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
+            plan.linear({{&x1}, &attended, {}, W(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
             // hidden = act(ln_2(x1) @ W_fc + b_fc)
-            plan.linear({{&hidden}, &x1, ln(h + "ln_2."), w(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, act}),
+            plan.linear({{&hidden}, &x1, ln(h + "ln_2."), W(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, act}),
             // x = x1 + hidden @ W_proj + b_proj
-            plan.linear({{&x}, &hidden, {}, w(h + "mlp.c_proj.weight"), w(h + "mlp.c_proj.bias"), &x1})});
+            plan.linear({{&x}, &hidden, {}, W(h + "mlp.c_proj.weight"), w(h + "mlp.c_proj.bias"), &x1})});
     }
     // logits = ln_f(x[last]) @ wte^T (lm_head^T when untied), one row: only the last position's are read
-    LinearDecl head{{logits_}, &x, ln("ln_f."), c.tieWordEmbeddings ? w("wte.weight") : w("lm_head.weight")};
+    LinearDecl head{{logits_}, &x, ln("ln_f."), W(c.tieWordEmbeddings ? "wte.weight" : "lm_head.weight")};
     head.transposedWeight = true;  // [V, C], as wte
     head.oneRowOnly = true;
     lmHead_ = std::make_unique<Linear>(plan.linear(head));

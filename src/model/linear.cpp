@@ -46,7 +46,8 @@ LayerNormOp LinearPlanner::layerNorm(const Texture& x, const LayerNormWeights& w
 Linear LinearPlanner::linear(const LinearDecl& decl) {
     if (decl.outputs.empty() || !decl.x) fail("linear: needs outputs and an input");
     Linear linear;
-    MatmulSpec spec{decl.x, decl.weight, decl.bias, decl.residual};
+    MatmulSpec spec{decl.x, decl.weight.values, decl.bias, decl.residual};
+    spec.weightScale = decl.weight.scales;
     spec.transposedWeight = decl.transposedWeight;
     spec.splitTexels = tuning_.splitFor(*decl.outputs[0]);
     if (auto it = deferred_.find(decl.x); it != deferred_.end()) {

@@ -21,11 +21,17 @@ struct LayerNormWeights {
     const Texture* beta = nullptr;
 };
 
+// A weight matrix: its values, and for int8 ones the scale of each output channel.
+struct WeightMatrix {
+    const Texture* values = nullptr;
+    const Texture* scales = nullptr;
+};
+
 struct LinearDecl {
     std::vector<Texture*> outputs;  // one, or three that split W's columns in equal parts (Q, K, V)
     const Texture* x = nullptr;
     std::optional<LayerNormWeights> norm;  // LN of x's rows first
-    const Texture* weight = nullptr;       // [K, N] ([N, K] with transposedWeight)
+    WeightMatrix weight;                   // [K, N] ([N, K] with transposedWeight)
     const Texture* bias = nullptr;
     const Texture* residual = nullptr;  // rows as the output
     Epilogue activation = Epilogue::None;

@@ -19,11 +19,19 @@ std::string withoutPrefix(const std::string& name) {
 ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits) : config_(config) {
     for (const MatrixSpec& spec : engineMatrices(config)) {
         // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
-        const TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
-        const int storedRows = texelFormat == TexelFormat::HalfPairs ? (spec.rows + 1) / 2 : spec.rows;
-        auto texture = std::make_unique<Texture>(TensorLayout::make(storedRows, spec.cols, limits, spec.name.c_str()),
-                                                 texelFormat, spec.name);
-        slots_[spec.name] = Slot{spec, std::move(texture)};
+        // With int8 weights the position embedding stays fp16: it is small, and added, not multiplied.
+        TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
+        if (texelFormat == TexelFormat::Int8Quads && spec.name == "wpe.weight") texelFormat = TexelFormat::Float16;
+        const int perTexel = rowsPerTexel(texelFormat);
+        const int storedRows = (spec.rows + perTexel - 1) / perTexel;
+        Slot slot{spec, std::make_unique<Texture>(TensorLayout::make(storedRows, spec.cols, limits, spec.name.c_str()),
+                                                  texelFormat, spec.name)};
+        if (texelFormat == TexelFormat::Int8Quads) {
+            const std::string name = spec.name + " scales";
+            const int channels = outputChannelsAreRows(spec) ? storedRows * 4 : spec.cols;
+            slot.scales = std::make_unique<Texture>(TensorLayout::make(1, channels, limits, name.c_str()), TexelFormat::Float32, name);
+        }
+        slots_[spec.name] = std::move(slot);
     }
 }
 
@@ -39,8 +47,17 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
     Slot& s = slot(name);
     if (shape != s.spec.sourceShape)
         fail("tensor ", name, " has shape ", shapeText(shape), ", expected ", shapeText(s.spec.sourceShape), " from config.json");
-    const std::vector<float> packed = packMatrix(config_, s.spec, values);
-    s.texture->uploadRows(0, s.spec.rows, packed.data());
+    uploadMatrix(s, packMatrix(config_, s.spec, values), s.spec.cols);
+}
+
+void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
+    if (s.texture->format() == TexelFormat::Int8Quads) {
+        const Int8Matrix q = quantizeInt8(matrix, s.spec.rows, cols, outputChannelsAreRows(s.spec));
+        s.texture->uploadInt8(q.values.data());
+        s.scales->uploadRows(0, 1, q.scales.data());
+    } else {
+        s.texture->uploadRows(0, s.spec.rows, matrix.data());
+    }
     s.uploaded = true;
 }
 
@@ -53,18 +70,23 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         fail(label, ": packed tensor ", info.name, " has shape ", shapeText(info.shape), ", expected ", shapeText(shape));
     if (info.dtype == DType::BF16) fail(label, ": packed tensor ", info.name, " is BF16; packed files hold F32 or F16");
     const bool half = info.dtype == DType::F16;
-    const std::int64_t n = info.elementCount();
-    for (std::int64_t i = 0; i < n; ++i) {
+    auto valueAt = [&](std::int64_t i) {
+        if (half) return halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
         float value;
-        if (half) {
-            value = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
-        } else {
-            std::memcpy(&value, bytes + 4 * i, 4);
-        }
-        if (!std::isfinite(value)) fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
+        std::memcpy(&value, bytes + 4 * i, 4);
+        return value;
+    };
+    const std::int64_t n = info.elementCount();
+    for (std::int64_t i = 0; i < n; ++i)
+        if (!std::isfinite(valueAt(i))) fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
+    if (s.texture->format() != TexelFormat::Int8Quads) {
+        s.texture->uploadTexelStream(bytes, s.spec.rows, half);
+        s.uploaded = true;
+        return;
     }
-    s.texture->uploadTexelStream(bytes, s.spec.rows, half);
-    s.uploaded = true;
+    std::vector<float> matrix(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) matrix[std::size_t(i)] = valueAt(i);
+    uploadMatrix(s, matrix, int(shape[1]));
 }
 
 void ModelWeights::uploadAll(const TensorSource& source) {
@@ -86,9 +108,15 @@ const Texture& ModelWeights::operator[](const std::string& name) const {
     return *it->second.texture;
 }
 
+const Texture* ModelWeights::scales(const std::string& name) const {
+    auto it = slots_.find(name);
+    if (it == slots_.end()) fail("model weights: no texture ", name);
+    return it->second.scales.get();
+}
+
 std::int64_t ModelWeights::bytes() const {
     std::int64_t total = 0;
-    for (const auto& [name, s] : slots_) total += s.texture->bytes();
+    for (const auto& [name, s] : slots_) total += s.texture->bytes() + (s.scales ? s.scales->bytes() : 0);
     return total;
 }
 

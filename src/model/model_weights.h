@@ -28,15 +28,20 @@ public:
     void checkComplete(const std::string& label) const;
 
     const Texture& operator[](const std::string& name) const;
+    // The scale of each output channel of an int8 matrix ([1, channels]); null for other formats.
+    const Texture* scales(const std::string& name) const;
     std::int64_t bytes() const;
 
 private:
     struct Slot {
         MatrixSpec spec;
         std::unique_ptr<Texture> texture;
+        std::unique_ptr<Texture> scales;  // int8 matrices only
         bool uploaded = false;
     };
     Slot& slot(const std::string& name);
+    // Uploads an engine matrix (rows x cols floats) into the slot's format.
+    void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
 
     ModelConfig config_;
     std::map<std::string, Slot> slots_;

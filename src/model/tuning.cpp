@@ -9,7 +9,8 @@ namespace gpt2 {
 TexelFormat weightFormatNamed(const std::string& name) {
     if (name == "fp16") return TexelFormat::Float16;
     if (name == "fp32") return TexelFormat::Float32;
-    fail("weights must be fp16 or fp32, got \"", name, "\"");
+    if (name == "int8") return TexelFormat::Int8Quads;
+    fail("weights must be fp16, fp32 or int8, got \"", name, "\"");
 }
 
 Tuning tuningFor(const ModelOptions& options, int contextLength) {

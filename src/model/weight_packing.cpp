@@ -87,4 +87,26 @@ std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, cons
     return out;
 }
 
+bool outputChannelsAreRows(const MatrixSpec& spec) { return spec.name == "wte.weight" || spec.name == "lm_head.weight"; }
+
+Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bool channelsAreRows) {
+    const int paddedRows = (rows + 3) / 4 * 4, paddedCols = (cols + 3) / 4 * 4;
+    Int8Matrix out;
+    out.scales.assign(std::size_t(channelsAreRows ? paddedRows : paddedCols), 0.0f);
+    auto at = [&](int r, int c) { return values[std::size_t(r) * std::size_t(cols) + std::size_t(c)]; };
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            float& scale = out.scales[std::size_t(channelsAreRows ? r : c)];
+            scale = std::max(scale, std::abs(at(r, c)));
+        }
+    out.values.assign(std::size_t(paddedRows) * std::size_t(paddedCols), 0);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const float scale = out.scales[std::size_t(channelsAreRows ? r : c)];
+            if (scale > 0) out.values[std::size_t(r) * paddedCols + c] = std::int8_t(std::lround(127.0f * at(r, c) / scale));
+        }
+    for (float& scale : out.scales) scale /= 127.0f;
+    return out;
+}
+
 }  // namespace gpt2

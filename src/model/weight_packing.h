@@ -5,6 +5,7 @@
 //    and in the rows of attn.c_proj, so no texel ever mixes two heads;
 //  - wte gets zero rows up to a multiple of 4 so the tied lm_head reads whole texels.
 // Padding is always 0, which keeps padded columns of every activation at exactly 0.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,19 @@ std::vector<MatrixSpec> engineMatrices(const ModelConfig& config);
 // The engine matrix (rows x cols floats) from the Hugging Face tensor's values (sourceShape).
 // Throws on NaN or Inf, naming the tensor.
 std::vector<float> packMatrix(const ModelConfig& config, const MatrixSpec& spec, const std::vector<float>& source);
+
+// Whether a matrix's output channels are its rows: wte and lm_head ([vocab, n_embd], read
+// transposed by the lm_head, and row by row by the embedding); every Conv1D weight is [in, out].
+bool outputChannelsAreRows(const MatrixSpec& spec);
+
+// Symmetric int8 with one scale per output channel (a row or a column of `values`, rows x cols):
+// scale = the channel's largest |value| / 127, q = round(value / scale), so value ~ q * scale.
+// `values` of the result are padded with zeros to whole texels both ways (rows and columns to
+// multiples of 4), row-major; `scales` has one entry per padded channel (0 for padding).
+struct Int8Matrix {
+    std::vector<std::int8_t> values;
+    std::vector<float> scales;
+};
+Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bool channelsAreRows);
 
 }  // namespace gpt2

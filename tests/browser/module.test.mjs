@@ -137,6 +137,40 @@ for (const { worker, name } of modes) test(`${name}: a packed model file loads w
   assert.match(r.corrupt, /corrupt\.gpt2: payload checksum mismatch/);
 });
 
+test('worker: int8 weights, quantized at load from a checkpoint or a packed file, keep the fixture\'s greedy tokens', async () => {
+  const r = await page.evaluate(async (prompts) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const fp32 = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32' });
+    const int8 = await GPT2.load('/models/gpt2-tiny/', { weights: 'int8' });
+    const packed = await GPT2.load('/test-models/tiny.gpt2', { weights: 'int8' });
+    const out = { firstEqual: true, agreed: 0, total: 0, logitDiff: 0, packedDiff: 0 };
+    for (const p of prompts) {
+      const greedy = async (model) => {
+        const ids = [];
+        for await (const t of model.generate(p.ids, { maxNewTokens: 20, stopAtEndOfText: false })) ids.push(t.id);
+        return ids;
+      };
+      const [a, b] = [await greedy(fp32), await greedy(int8)];
+      if (a[0] !== b[0]) out.firstEqual = false;
+      let same = 0;
+      while (same < a.length && a[same] === b[same]) same += 1;
+      out.agreed += same;
+      out.total += a.length;
+      const [la, lb, lc] = [await fp32.logits(p.ids), await int8.logits(p.ids), await packed.logits(p.ids)];
+      la.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - lb[i])); });
+      lb.forEach((v, i) => { out.packedDiff = Math.max(out.packedDiff, Math.abs(v - lc[i])); });
+    }
+    out.bytes = [(await fp32.stats()).gpuBytes, (await int8.stats()).gpuBytes];
+    for (const model of [fp32, int8, packed]) await model.dispose();
+    return out;
+  }, prompts);
+  console.log(`[ measured ] browser int8: ${r.agreed} of ${r.total} greedy tokens as fp32's before the first difference, max |dlogit| against fp32 ${r.logitDiff}, GPU bytes ${r.bytes[1]} against fp32's ${r.bytes[0]}`);
+  assert.ok(r.firstEqual, 'the first greedy token of each prompt');
+  // A packed fp32 file quantized at load holds the same int8 values as the checkpoint quantized at load.
+  assert.equal(r.packedDiff, 0);
+  assert.ok(r.bytes[1] < r.bytes[0] / 2, JSON.stringify(r.bytes));
+});
+
 for (const { worker, name } of modes) test(`${name}: progress events rise monotonically to the total`, async () => {
   const events = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');

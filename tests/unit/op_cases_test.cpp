@@ -18,7 +18,9 @@
 #include <string>
 
 #include "gl/capabilities.h"
+#include "model/linear.h"
 #include "model/ops.h"
+#include "model/weight_packing.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
@@ -58,7 +60,7 @@ public:
     ProgramCache programs;
 
     Texture& texture(int rows, int cols, const std::vector<float>& values = {}, TexelFormat format = TexelFormat::Float32) {
-        const int stored = format == TexelFormat::HalfPairs ? (rows + 1) / 2 : rows;
+        const int stored = (rows + rowsPerTexel(format) - 1) / rowsPerTexel(format);
         textures_.push_back(std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op case"), format, "op case"));
         if (!values.empty()) textures_.back()->uploadRows(0, rows, values.data());
         return *textures_.back();
@@ -66,15 +68,28 @@ public:
     std::vector<float> random(std::size_t n, float stddev = 1.0f, float mean = 0.0f) {
         return testing::randomVector(n, stddev, rng_, mean);
     }
-    // A [Kp, n] weight (rows past C zero) in `format`; `held` gets the [C, n] values the GPU holds.
-    Texture& weight(int n, TexelFormat format, std::vector<float>& held) {
+    // A [Kp, n] weight (rows past C zero) in `format`, with its scales when int8 (n a multiple of 4);
+    // `held` gets the [C, n] values the GPU holds.
+    WeightMatrix weight(int n, TexelFormat format, std::vector<float>& held) {
         std::vector<float> padded(std::size_t(d.Kp()) * n, 0.0f);
         const auto values = random(std::size_t(d.C) * n, 0.3f);
         std::copy(values.begin(), values.end(), padded.begin());
+        if (format == TexelFormat::Int8Quads) return int8Weight(padded, d.Kp(), n, false, held);
         if (format != TexelFormat::Float32)
             for (float& v : padded) v = roundToHalf(v);
         held.assign(padded.begin(), padded.begin() + std::int64_t(d.C) * n);
-        return texture(d.Kp(), n, padded, format);
+        return {&texture(d.Kp(), n, padded, format)};
+    }
+    // `values` (rows x cols, both multiples of 4) quantized to int8; `held` gets q * scale.
+    WeightMatrix int8Weight(const std::vector<float>& values, int rows, int cols, bool channelsAreRows, std::vector<float>& held) {
+        const Int8Matrix q = quantizeInt8(values, rows, cols, channelsAreRows);
+        held.resize(values.size());
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+                held[std::size_t(r) * cols + c] = float(q.values[std::size_t(r) * cols + c]) * q.scales[std::size_t(channelsAreRows ? r : c)];
+        Texture& t = texture(rows, cols, {}, TexelFormat::Int8Quads);
+        t.uploadInt8(q.values.data());
+        return {&t, &texture(1, int(q.scales.size()), q.scales)};
     }
     // Rows [row, row + count) of `values` (`cols` wide).
     static std::vector<float> rows(const std::vector<float>& values, int cols, int row, int count) {
@@ -123,7 +138,9 @@ Prepared matmul(OpContext& o, int n, TexelFormat format, Epilogue activation, bo
     const auto x = o.random(std::size_t(d.T) * d.C), bias = o.random(std::size_t(n), 0.1f);
     const auto res = o.random(std::size_t(d.T) * n);
     std::vector<float> held;
-    MatmulSpec spec{&o.texture(d.T, d.C, x), &o.weight(n, format, held), &o.texture(1, n, bias)};
+    const WeightMatrix w = o.weight(n, format, held);
+    MatmulSpec spec{&o.texture(d.T, d.C, x), w.values, &o.texture(1, n, bias)};
+    spec.weightScale = w.scales;
     if (residual) spec.residual = &o.texture(d.T, n, res);
     spec.activation = activation;
     spec.splitTexels = split;
@@ -150,26 +167,35 @@ Prepared matmul(OpContext& o, int n, TexelFormat format, Epilogue activation, bo
 
 // Decode steps: one row, split, its input fetched in the vertex shader, with the LayerNorm folded
 // in from the row moments (Q/K/V, c_fc, the tied lm_head transposed) or GELU applied on fetch.
-Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation) {
+Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation, TexelFormat format) {
     const Dims& d = o.d;
     const int rows = d.pos0 + 1, row = d.pos0;
     auto x = o.random(std::size_t(rows) * d.C, 2.0f, 0.5f);
     x[std::size_t(row) * d.C] = 40.0f;  // an outlier first value
     const auto gamma = o.random(std::size_t(d.C), 0.1f, 1.0f), beta = o.random(std::size_t(d.C), 0.1f);
+    // The tied lm_head reads wte ([n, Kp]; int8 with a scale per row).
     std::vector<float> held;
-    Texture& w = transposed ? o.texture(n, d.C, held = o.random(std::size_t(n) * d.C, 0.3f), TexelFormat::HalfPairs)
-                            : o.weight(n, TexelFormat::HalfPairs, held);
-    if (transposed) {
+    WeightMatrix w;
+    if (!transposed) {
+        w = o.weight(n, format, held);
+    } else if (format == TexelFormat::Int8Quads) {
+        w = o.int8Weight(o.random(std::size_t(n) * d.Kp(), 0.3f), n, d.Kp(), true, held);
+    } else {
+        held = o.random(std::size_t(n) * d.Kp(), 0.3f);
         for (float& v : held) v = roundToHalf(v);
-        std::vector<float> columns(held.size());  // [C, n]
+        w = {&o.texture(n, d.Kp(), held, format)};
+    }
+    if (transposed) {
+        std::vector<float> columns(std::size_t(d.C) * n);  // [C, n] of the [n, Kp] matrix held
         for (int t = 0; t < n; ++t)
-            for (int c = 0; c < d.C; ++c) columns[std::size_t(c) * n + t] = held[std::size_t(t) * d.C + c];
+            for (int c = 0; c < d.C; ++c) columns[std::size_t(c) * n + t] = held[std::size_t(t) * d.Kp() + c];
         held = columns;
     }
     Texture &xTexture = o.texture(rows, d.C, x), &out = o.texture(transposed ? 1 : rows, n);
     auto norm = std::make_shared<LayerNormOp>(o.programs, o.texture(rows, d.C), xTexture, o.texture(1, d.C, gamma),
                                               o.texture(1, d.C, beta), d.C, kEps, &o.texture(rows, 4), kSplit);
-    MatmulSpec spec{&xTexture, &w};
+    MatmulSpec spec{&xTexture, w.values};
+    spec.weightScale = w.scales;
     spec.transposedWeight = transposed;
     spec.splitTexels = kSplit;
     spec.inputFromVertex = true;
@@ -281,7 +307,8 @@ struct OpCase {
     std::function<Prepared(OpContext&)> prepare;
 };
 
-const TexelFormat kFp32 = TexelFormat::Float32, kFp16 = TexelFormat::Float16, kPairs = TexelFormat::HalfPairs;
+const TexelFormat kFp32 = TexelFormat::Float32, kFp16 = TexelFormat::Float16, kPairs = TexelFormat::HalfPairs,
+                  kInt8 = TexelFormat::Int8Quads;
 const std::vector<OpCase> kOpCases = {
     {"embedding", embedding},
     {"layer_norm", [](OpContext& o) { return layerNorm(o, 0); }},
@@ -291,9 +318,13 @@ const std::vector<OpCase> kOpCases = {
     {"matmul_proj_residual_pairs", [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, 0); }},
     {"matmul_proj_residual_pairs_split", [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, kSplit); }},
     {"matmul_qkv_pairs_split", [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kPairs, Epilogue::None, false, kSplit, 3); }},
-    {"matmul_row_layer_norm", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None); }},
-    {"matmul_row_gelu_input", [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh); }},
-    {"matmul_row_lm_head", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None); }},
+    {"matmul_row_layer_norm", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kPairs); }},
+    {"matmul_row_gelu_input", [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh, kPairs); }},
+    {"matmul_row_lm_head", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kPairs); }},
+    {"matmul_fc_gelu_int8", [](OpContext& o) { return matmul(o, 4 * o.d.C, kInt8, Epilogue::GeluTanh, false, 0); }},
+    {"matmul_qkv_int8_split", [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kInt8, Epilogue::None, false, kSplit, 3); }},
+    {"matmul_row_layer_norm_int8", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kInt8); }},
+    {"matmul_row_lm_head_int8", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kInt8); }},
     {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},
     {"attention_probs", [](OpContext& o) { return attention(o, AttentionCase::Probabilities); }},
     {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},

@@ -38,6 +38,9 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
     if (weightInRows != inTexels * 4)
         fail("matmul into ", outputs[0]->name(), ": weight ", spec.weight->name(), " has ", weightInRows,
              " input rows, input ", spec.x->name(), " has ", inTexels * 4, " padded columns");
+    if ((spec.weight->format() == TexelFormat::Int8Quads) != (spec.weightScale != nullptr))
+        fail("matmul into ", outputs[0]->name(), ": weight ", spec.weight->name(),
+             spec.weightScale ? " is not int8 but has scales" : " is int8 and needs its scales");
     if (spec.inputLayerNorm && spec.inputActivation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(), ": an input LayerNorm and an input activation cannot be combined");
     if (spec.inputFromVertex && !canTakeInputFromVertex(spec))
@@ -64,7 +67,8 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     const std::string fragment =
         composed({spec.inputFromVertex ? "matmul_input_vertex.glsl" : composed({transform, "matmul_input_fragment.glsl"}),
                   spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl",
-                  spec.transposedWeight ? "matmul_weight_transposed.glsl" : "matmul_weight.glsl", "matmul_epilogue.glsl",
+                  spec.transposedWeight ? "matmul_weight_transposed.glsl" : "matmul_weight.glsl",
+                  spec.weightScale ? "matmul_weight_scale.glsl" : "matmul_weight_unscaled.glsl", "matmul_epilogue.glsl",
                   "matmul.frag"});
     const std::string vertex =
         spec.inputFromVertex ? composed({transform, "matmul_row.vert"}) : ProgramCache::kFullscreenVertex;
@@ -77,6 +81,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.residual) defines += "#define RESIDUAL 1\n";
 
     PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
+    if (spec.weightScale) inputs.push_back({"u_w_scale", spec.weightScale});
     if (const auto& ln = spec.inputLayerNorm)
         inputs.insert(inputs.end(), {{"u_moments", ln->moments}, {"u_gamma", ln->gamma}, {"u_beta", ln->beta}});
     if (spec.bias) inputs.push_back({"u_bias", spec.bias});

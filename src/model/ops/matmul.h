@@ -31,6 +31,7 @@ struct MatmulSpec {
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
     // texels (Pass instances); 0: one loop.
     int splitTexels = 0;
+    const Texture* weightScale = nullptr;   // [1, N]: per output channel, for Int8Quads weights (and only them)
 };
 
 // The input texels per split-K instance: the largest divisor of `texels` up to `splitTexels`, so that

@@ -5,9 +5,13 @@
 
 namespace gpt2 {
 
-// x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x.
-inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe) {
-    return Pass(programs, "embedding.frag", "", {&out}, {{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}});
+// x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x; an int8 wte comes with its
+// rows' scales ([1, rows]).
+inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe,
+                          const Texture* wteScale = nullptr) {
+    PassInputs inputs{{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}};
+    if (wteScale) inputs.push_back({"u_wte_scale", wteScale});
+    return Pass(programs, "embedding.frag", wteScale ? "#define WTE_SCALE 1\n" : "", {&out}, inputs);
 }
 
 // ids[p] = the best top-k candidate's id, for the rows it runs (shaders/top_candidate_token.frag).
