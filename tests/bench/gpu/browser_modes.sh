@@ -3,7 +3,7 @@
 # worker-against-same-thread benchmark (tests/bench/page/bench.js) in Chromium on the GPU, for
 # synthetic GPT-2 124M (fp16 checkpoint, written here by gpt2-synth), and the native `gpt2 bench` on
 # the same checkpoint in the same machine session. Carry [".device-bin", "build/gpubench"] (made by
-# tests/bench/gpu/stage_browser.sh); results in $OUT/results-N_MODEL_MODULE.jsonl (browser, the Nth module run) and $OUT/native.jsonl.
+# tests/bench/gpu/stage_browser.sh); results in $OUT/results-N_WEIGHTS_MODEL_MODULE.jsonl (browser, the Nth module run) and $OUT/native.jsonl.
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 SITE=${SITE:-build/gpubench}
@@ -11,6 +11,7 @@ SIZE=${SIZE:-124M}
 ROUNDS=${ROUNDS:-3}
 TOKENS=${TOKENS:-16}
 PROMPTS=${PROMPTS:-32,256}
+WEIGHTS=${WEIGHTS:-fp16}
 # The native bench reaches the NVIDIA driver through glvnd's vendor file (run_on_device.sh does the same);
 # the GL loaders are in / since the kit's run.sh of call 2.
 VENDOR=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
@@ -22,7 +23,7 @@ if [ -z "${MODEL:-}" ]; then
     mkdir -p "$SITE/bench/model"
     .device-bin/gpt2-synth "$SITE/bench/model" --size "$SIZE" --dtype fp16 >/dev/null || exit 1
     for P in ${PROMPTS//,/ }; do
-        .device-bin/gpt2 bench --model "$SITE/bench/model" --prompt-tokens "$P" --new-tokens 16 --weights fp16 >>"$OUT/native.jsonl" 2>>"$OUT/native.err" ||
+        .device-bin/gpt2 bench --model "$SITE/bench/model" --prompt-tokens "$P" --new-tokens 16 --weights "$WEIGHTS" >>"$OUT/native.jsonl" 2>>"$OUT/native.err" ||
             echo "native bench failed (see native.err)"
     done
     cat "$OUT/native.jsonl"
@@ -32,7 +33,7 @@ fi
 n=0
 for module in ${MODULES:-/gpt2.js}; do
     n=$((n + 1))
-    SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module" \
+    SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module" \
         TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
-    mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$MODEL$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
+    mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$WEIGHTS$MODEL$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
 done
