@@ -12,7 +12,7 @@ Pass& Linear::passFor(int count) {
 
 void Linear::run(int outRow, int inRow, int count) {
     Pass& pass = passFor(count);
-    if (norm_ && normFolded_ && &pass == &*row_) {
+    if (norm_ && normFolded_ && row_ && &pass == &*row_) {
         norm_->runMoments(inRow, inRow + 1);
         setInputRowOffset(pass, inRow - outRow);
     } else if (norm_) {
