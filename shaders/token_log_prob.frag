@@ -17,10 +17,12 @@ void main() {
     // An online log-sum-exp per lane: the running max m and the sum of exp(logit - m).
     vec4 m = vec4(-1.0e30), s = vec4(0.0);
     for (int t = 0; t < u_logits_layout.x; ++t) {
-        vec4 valid = vec4(lessThan(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(u_vocab)));
+        // A boolean mix selects; a float mix computes x + (y - x) * a, which SwiftShader does, and
+        // which turns every logit into 0 next to -1e30.
+        bvec4 valid = lessThan(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(u_vocab));
         vec4 v = mix(vec4(-1.0e30), fetch(u_logits, u_logits_layout, r, t), valid);
         vec4 larger = max(m, v);
-        s = s * exp(m - larger) + exp(v - larger) * valid;
+        s = s * exp(m - larger) + exp(v - larger) * vec4(valid);
         m = larger;
     }
     float top = max(max(m.x, m.y), max(m.z, m.w));

@@ -256,6 +256,10 @@ export class Engine {
     return this._exclusive(async () => this._model.attention(layer));
   }
 
+  perplexity(input, window) {
+    return this._exclusive(async () => this._model.perplexity(input, window));
+  }
+
   // Counters only: allowed while a generation runs.
   async stats() {
     this._check();

@@ -110,6 +110,7 @@ export class RemoteEngine {
   decode(ids) { return this._request('decode', [Array.from(ids)]); }
   logits(ids) { return this._request('logits', [Array.from(ids)]); }
   attention(layer) { return this._request('attention', [layer]); }
+  perplexity(input, window) { return this._request('perplexity', [input, window]); }
   stats() { return this._request('stats'); }
   benchmark(options) { return this._request('benchmark', [options]); }
   simulateContextLoss() { return this._request('simulateContextLoss'); }

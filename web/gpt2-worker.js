@@ -41,6 +41,7 @@ const handlers = {
   },
   logits: (id, [ids]) => engine(id).logits(ids),
   attention: (id, [layer]) => engine(id).attention(layer),
+  perplexity: (id, [input, window]) => engine(id).perplexity(input, window),
   stats: (id) => engine(id).stats(),
   benchmark: (id, [options]) => engine(id).benchmark(options),
   simulateContextLoss: (id) => engine(id).simulateContextLoss(),

@@ -129,6 +129,15 @@ export interface GPT2Config {
   tie_word_embeddings: boolean;
 }
 
+export interface Perplexity {
+  /** Tokens scored. */
+  tokens: number;
+  /** Mean negative log-likelihood of the scored tokens, in nats. */
+  nll: number;
+  /** exp(nll). */
+  perplexity: number;
+}
+
 export interface Attention {
   heads: number;
   tokens: number;
@@ -168,6 +177,12 @@ export declare class GPT2 {
   logits(ids: ArrayLike<number>): Promise<Float32Array>;
   /** Attention probabilities of `layer` over the current sequence. */
   attention(layer: number): Promise<Attention>;
+  /**
+   * Perplexity of `text` (a string or token ids) in consecutive windows of `window` tokens (default:
+   * the model's context), each a new sequence; every token but a window's first is scored. Ends the
+   * current sequence; blocks the engine's thread (the worker, by default) while it reads back.
+   */
+  perplexity(text: string | ArrayLike<number>, options?: { window?: number }): Promise<Perplexity>;
   stats(): Promise<ModelStats>;
   /**
    * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps;

@@ -135,6 +135,20 @@ export class GPT2 {
     return this._backend.attention(layer);
   }
 
+  /**
+   * Perplexity of `text` (a string or token ids): its tokens in consecutive windows of `window`
+   * tokens (default: the model's context), each run as a new sequence, every token but a window's
+   * first scored. Returns { tokens, nll (mean negative log-likelihood, nats), perplexity }. It ends
+   * the current sequence, and blocks the thread the engine runs on (the worker, by default) while
+   * it reads back.
+   */
+  async perplexity(text, { window } = {}) {
+    this._check();
+    if (window !== undefined && (!Number.isInteger(window) || window < 2))
+      throw new TypeError(`perplexity: window must be an integer of at least 2 (or left out for the model's context), got ${window}`);
+    return this._backend.perplexity(typeof text === 'string' ? text : Array.from(text), window ?? 0);
+  }
+
   /** GPU bytes allocated, bytes read back so far, the renderer. */
   async stats() {
     this._check();

@@ -171,6 +171,32 @@ test('worker: int8 weights, quantized at load from a checkpoint or a packed file
   assert.ok(r.bytes[1] < r.bytes[0] / 2, JSON.stringify(r.bytes));
 });
 
+for (const { worker, name } of modes) test(`${name}: perplexity() of held-out Brown text equals the native CLI's`, async () => {
+  const textFile = join(root, 'tests/fixtures/brown-heldout/ca19-opening.txt');
+  // The native engine's perplexity is checked against the CPU reference (tests/unit/perplexity_test.cpp).
+  const native = JSON.parse(execFileSync(join(root, 'build/native/gpt2'),
+    ['perplexity', '--model', join(siteDir, 'models/default'), '--text-file', textFile, '--weights', 'fp32', '--window', '300']).toString());
+  const r = await page.evaluate(async ({ text, worker }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/default/', { weights: 'fp32', worker });
+    const out = { windowed: await model.perplexity(text, { window: 300 }), whole: await model.perplexity(await model.tokenize(text)) };
+    try {
+      await model.perplexity(text, { window: 1 });
+    } catch (e) {
+      out.refused = e.message;
+    }
+    out.context = model.config.n_positions;
+    await model.dispose();
+    return out;
+  }, { text: readFileSync(textFile, 'utf8'), worker });
+  console.log(`[ measured ] browser ${name}: perplexity ${r.windowed.perplexity} (native ${native.perplexity}), window of the context: ${r.whole.perplexity}`);
+  assert.equal(r.windowed.tokens, native.tokens);
+  assert.ok(Math.abs(r.windowed.perplexity - native.perplexity) <= 1e-4 * native.perplexity, JSON.stringify({ r, native }));
+  assert.ok(Math.abs(r.windowed.perplexity - Math.exp(r.windowed.nll)) <= 1e-9 * r.windowed.perplexity);
+  assert.equal(r.whole.tokens, 582 - Math.ceil(582 / r.context));
+  assert.match(r.refused, /window must be an integer of at least 2/);
+});
+
 for (const { worker, name } of modes) test(`${name}: progress events rise monotonically to the total`, async () => {
   const events = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');

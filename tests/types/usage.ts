@@ -1,6 +1,6 @@
 // Typed use of gpt2.d.ts, checked by `tsc --noEmit` (tests/tools/types.test.mjs): every call a
 // user makes compiles, and the mistakes marked @ts-expect-error do not.
-import GPT2Default, { GPT2, type Attention, type GenerateOptions, type LoadOptions, type ModelStats } from '../../web/gpt2.js';
+import GPT2Default, { GPT2, type Attention, type GenerateOptions, type LoadOptions, type ModelStats, type Perplexity } from '../../web/gpt2.js';
 
 export async function typedUse(output: HTMLElement): Promise<void> {
   const controller = new AbortController();
@@ -34,16 +34,21 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   await model.simulateContextLoss();
   const live: number = await GPT2.liveGlObjects();
   const layers: number = model.config.n_layer;
-  void [logits, heads, renderer, result, live, layers];
+  const scored: Perplexity = await model.perplexity('Some text.', { window: 64 });
+  const nll: number = (await model.perplexity([464, 318, 257])).nll;
+  const quantized = await GPT2.load('/m/', { weights: 'int8' });
+  void [logits, heads, renderer, result, live, layers, scored, nll, quantized];
   await model.dispose();
 
-  // @ts-expect-error: weights are fp16 or fp32
+  // @ts-expect-error: weights are fp16, fp32 or int8
   await GPT2.load('/m/', { weights: 'fp8' });
   // @ts-expect-error: tokenize returns a Promise
   const notAwaited: number[] = model.tokenize('x');
   void notAwaited;
   // @ts-expect-error: unknown generate option
   model.generate('x', { maxTokens: 3 });
+  // @ts-expect-error: a window is a number of tokens
+  model.perplexity('x', { window: '64' });
   // @ts-expect-error: the config is read-only
   model.config.n_layer = 3;
 }

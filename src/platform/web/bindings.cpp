@@ -237,6 +237,20 @@ public:
         return out;
     }
 
+    // Perplexity of `input` (text or token ids) in windows of `window` tokens (0: the context), as
+    // {tokens, nll, perplexity} (engine/perplexity.h). Reads back as it goes, blocking this thread.
+    val perplexity(val input, int window) {
+        Engine& e = engine();
+        const std::vector<int> ids = input.isString() ? e.tokenizer().encode(input.as<std::string>()) : idsFrom(input);
+        const PerplexityResult r = e.perplexity(ids, window);
+        checkStillThere();
+        val out = val::object();
+        out.set("tokens", double(r.tokens));
+        out.set("nll", r.nll);
+        out.set("perplexity", r.perplexity);
+        return out;
+    }
+
     val stats() {
         Gpt2Model& m = engine().model();
         val out = val::object();
@@ -367,6 +381,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("pollLogits", &safe<&WebModel::pollLogits>)
         .function("takeLogits", &safe<&WebModel::takeLogits>)
         .function("attention", &safe<&WebModel::attention, int>)
+        .function("perplexity", &safe<&WebModel::perplexity, val, int>)
         .function("stats", &safe<&WebModel::stats>)
         .function("bench", &safe<&WebModel::bench, int, int, bool>)
         .function("contextLost", &WebModel::contextLost)
