@@ -53,6 +53,27 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
   await page.close();
 });
 
+test('the demo loads a model with int8 weights, in less GPU memory than fp16, and generates', async () => {
+  const page = await site.page('');
+  await waitForModel(page);
+  const megabytes = async () => Number((await page.locator('#model-status').textContent()).match(/([\d.]+) MB of textures/)[1]);
+  const fp16 = await megabytes();
+  await page.selectOption('#weights', 'int8');
+  await page.evaluate(() => { document.getElementById('model-status').textContent = ''; });
+  await page.click('#load');
+  await waitForModel(page);
+  const int8 = await megabytes();
+  assert.ok(int8 < 0.75 * fp16, `int8 ${int8} MB against fp16 ${fp16} MB`);
+  await page.fill('#prompt', 'The jury said that');
+  await page.fill('#max-new-tokens', '8');
+  await page.click('#generate');
+  await page.waitForFunction(() => /8 tokens/.test(document.getElementById('speed').textContent), null, { timeout: 60000 });
+  const output = await page.locator('#output').textContent();
+  assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
+  console.log(`[ measured ] demo: bundled model ${fp16} MB of textures with fp16 weights, ${int8} MB with int8`);
+  await page.close();
+});
+
 test('generated text goes into the page as text, never as HTML', async () => {
   const page = await site.page('');
   await waitForModel(page);
