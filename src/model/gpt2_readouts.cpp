@@ -42,8 +42,10 @@ std::vector<float> Gpt2Model::tokenLogProbs(const std::vector<int>& ids) {
         const int n = std::min(tuning_.prefillChunk, count - start);
         embed_->run(start, start + n);
         runBlocks(config_.layers, start, n);
-        for (int row = start; row < start + n && row < count - 1; row += kScoreRows) {
-            const int rows = std::min(kScoreRows, count - 1 - row);
+        // Rows of this chunk only (the later ones have not run yet), and no last position: it has no next token.
+        const int end = std::min(start + n, count - 1);
+        for (int row = start; row < end; row += kScoreRows) {
+            const int rows = std::min(kScoreRows, end - row);
             scoreHead_->run(0, row, rows);
             tokenLogProb_->set("u_first", row).run(0, rows);
             const std::vector<float> values = logProbs_->readRows(0, rows);

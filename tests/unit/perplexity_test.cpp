@@ -67,6 +67,16 @@ TEST(Perplexity, Fp32EqualsTheCpuReferenceOnHeldOutBrownText) {
               << " (reference " << referencePerplexity << ", " << r.tokens << " tokens), max |d log p| " << worst << "\n";
 }
 
+TEST(Perplexity, DoesNotDependOnThePrefillChunk) {
+    testing::ensureGlContext();
+    // Chunks of 7 positions: scoring runs 8 rows at a time, so a chunk ends inside a group of rows.
+    Engine chunked(testing::demoModelDir(), ModelOptions{TexelFormat::Float32, 0, 7});
+    Engine plain(testing::demoModelDir(), ModelOptions{TexelFormat::Float32});
+    const std::vector<int> ids = heldOutIds(plain);
+    const double expected = plain.perplexity(ids, 100).perplexity;
+    EXPECT_NEAR(chunked.perplexity(ids, 100).perplexity, expected, 1e-5 * expected);
+}
+
 TEST(Perplexity, EndsTheSequenceAndRefusesWhatItCannotScore) {
     testing::ensureGlContext();
     Engine engine(testing::demoModelDir(), ModelOptions{TexelFormat::Float32});
