@@ -4,15 +4,12 @@
 
 namespace gpt2 {
 
-Pass& Linear::passFor(int count) {
-    if (count == 1 && row_) return *row_;
-    if (!rows_) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
-    return *rows_;
-}
-
 void Linear::run(int outRow, int inRow, int count) {
-    Pass& pass = passFor(count);
-    if (norm_ && normFolded_ && row_ && &pass == &*row_) {
+    const bool oneRow = count == 1 && row_;
+    if (!oneRow && !rows_) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
+    Pass& pass = oneRow ? *row_ : *rows_;
+    // The one-row pass normalises x itself where the LayerNorm has row moments (LinearPlanner::linear).
+    if (norm_ && oneRow && norm_->hasMoments()) {
         norm_->runMoments(inRow, inRow + 1);
         setInputRowOffset(pass, inRow - outRow);
     } else if (norm_) {
@@ -62,7 +59,6 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         linear.norm_.emplace(layerNorm(*decl.x, *decl.norm, spec.x));
         if (linear.norm_->hasMoments()) {
             row.inputLayerNorm = linear.norm_->inputLayerNorm();
-            linear.normFolded_ = true;
         } else {
             row.x = spec.x;
         }

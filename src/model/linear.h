@@ -47,9 +47,7 @@ public:
 
 private:
     friend class LinearPlanner;
-    Pass& passFor(int count);
     std::optional<LayerNormOp> norm_;
-    bool normFolded_ = false;     // the one-row pass normalises x itself from the row moments
     std::optional<Pass> rows_;    // any rows (prefill chunks)
     std::optional<Pass> row_;     // one row (decode steps), where split
 };

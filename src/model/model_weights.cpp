@@ -25,7 +25,8 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
         const int perTexel = rowsPerTexel(texelFormat);
         const int storedRows = (spec.rows + perTexel - 1) / perTexel;
         Slot slot{spec, std::make_unique<Texture>(TensorLayout::make(storedRows, spec.cols, limits, spec.name.c_str()),
-                                                  texelFormat, spec.name)};
+                                                  texelFormat, spec.name),
+                  nullptr};
         if (texelFormat == TexelFormat::Int8Quads) {
             const std::string name = spec.name + " scales";
             const int channels = outputChannelsAreRows(spec) ? storedRows * 4 : spec.cols;
@@ -76,17 +77,18 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         std::memcpy(&value, bytes + 4 * i, 4);
         return value;
     };
+    // int8 textures are quantized from the values; other formats take the stream as it is.
+    const bool quantize = s.texture->format() == TexelFormat::Int8Quads;
     const std::int64_t n = info.elementCount();
-    for (std::int64_t i = 0; i < n; ++i)
-        if (!std::isfinite(valueAt(i))) fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
-    if (s.texture->format() != TexelFormat::Int8Quads) {
-        s.texture->uploadTexelStream(bytes, s.spec.rows, half);
-        s.uploaded = true;
-        return;
+    std::vector<float> matrix(quantize ? static_cast<std::size_t>(n) : 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float value = valueAt(i);
+        if (!std::isfinite(value)) fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
+        if (quantize) matrix[std::size_t(i)] = value;
     }
-    std::vector<float> matrix(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) matrix[std::size_t(i)] = valueAt(i);
-    uploadMatrix(s, matrix, int(shape[1]));
+    if (quantize) return uploadMatrix(s, matrix, int(shape[1]));
+    s.texture->uploadTexelStream(bytes, s.spec.rows, half);
+    s.uploaded = true;
 }
 
 void ModelWeights::uploadAll(const TensorSource& source) {
