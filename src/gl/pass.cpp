@@ -84,9 +84,7 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
     // Inputs are declared here, where their formats are known: the shaders use them by name.
     for (const auto& [name, texture] : inputs) {
         const glm::ivec4 l = texture->layout().uniform();
-        const char* sampler = texture->format() == TexelFormat::HalfPairs   ? "usampler2DArray"
-                              : texture->format() == TexelFormat::Int8Quads ? "isampler2DArray"
-                                                                            : "sampler2DArray";
+        const char* sampler = formatInfo(texture->format()).sampler;
         defines += std::string("uniform highp ") + sampler + " " + name + ";\n";
         defines += "#define " + name + "_layout ivec4(" + std::to_string(l.x) + ", " + std::to_string(l.y) + ", " +
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";

@@ -10,11 +10,17 @@ namespace gpt2 {
 namespace {
 std::int64_t g_textureBytes = 0;
 
-int texelBytes(TexelFormat format) { return format == TexelFormat::Float16 ? 8 : 16; }
+int texelBytes(TexelFormat format) { return formatInfo(format).texelBytes; }
 }  // namespace
 
-int rowsPerTexel(TexelFormat format) {
-    return format == TexelFormat::HalfPairs ? 2 : format == TexelFormat::Int8Quads ? 4 : 1;
+const TexelFormatInfo& formatInfo(TexelFormat format) {
+    static const TexelFormatInfo table[] = {
+        {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16, 1, "sampler2DArray"},                     // Float32
+        {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8, 1, "sampler2DArray"},                 // Float16
+        {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 2, "usampler2DArray"},    // HalfPairs
+        {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, 16, 4, "isampler2DArray"},              // Int8Quads
+    };
+    return table[static_cast<int>(format)];
 }
 
 std::int64_t liveTextureBytes() { return g_textureBytes; }
@@ -25,11 +31,7 @@ Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string nam
     // Float textures are incomplete under a filtering min filter; texelFetch needs them complete.
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    const GLenum internalFormat = format == TexelFormat::Float32     ? GL_RGBA32F
-                                  : format == TexelFormat::Float16   ? GL_RGBA16F
-                                  : format == TexelFormat::HalfPairs ? GL_RGBA32UI
-                                                                     : GL_RGBA32I;
-    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, internalFormat, layout.width, layout.height, layout.pages);
+    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format).internalFormat, layout.width, layout.height, layout.pages);
     checkGlError(("allocating texture " + name_).c_str());
     framebuffers_.resize(std::size_t(layout.pages));
     g_textureBytes += bytes();
@@ -42,16 +44,11 @@ Texture::~Texture() {
 std::int64_t Texture::bytes() const { return layout_.pageTexels() * layout_.pages * texelBytes(format_); }
 
 void Texture::writeTexels(std::int64_t begin, std::int64_t count, const void* data) {
-    const bool integer = format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int8Quads;
-    const GLenum format = integer ? GL_RGBA_INTEGER : GL_RGBA;
-    const GLenum type = format_ == TexelFormat::Float32     ? GL_FLOAT
-                        : format_ == TexelFormat::Float16   ? GL_HALF_FLOAT
-                        : format_ == TexelFormat::HalfPairs ? GL_UNSIGNED_INT
-                                                            : GL_INT;
+    const TexelFormatInfo& info = formatInfo(format_);
     glBindTexture(GL_TEXTURE_2D_ARRAY, texture_.get());
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     forEachTexelRect(begin, count, layout_.width, layout_.height, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
-        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, x, y, page, w, h, 1, format, type,
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, x, y, page, w, h, 1, info.uploadFormat, info.uploadType,
                         static_cast<const std::uint8_t*>(data) + offset * texelBytes(format_));
     });
     checkGlError(("uploading texture " + name_).c_str());

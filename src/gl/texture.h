@@ -23,8 +23,16 @@ namespace gpt2 {
 // (shaders/fetch.glsl).
 enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads };
 
-// Rows a texture of `format` stores in one line of texels (row pairs, quads).
-int rowsPerTexel(TexelFormat format);
+// What GL and the shaders see of a format: one row of this table per format.
+struct TexelFormatInfo {
+    GLenum internalFormat;  // of the storage
+    GLenum uploadFormat, uploadType;
+    int texelBytes;
+    int rowsPerTexel;     // rows of the matrix in one stored line (row pairs, quads)
+    const char* sampler;  // the GLSL sampler type a Pass declares for it
+};
+const TexelFormatInfo& formatInfo(TexelFormat format);
+inline int rowsPerTexel(TexelFormat format) { return formatInfo(format).rowsPerTexel; }
 
 // Bytes of texture storage currently allocated by all live Textures.
 std::int64_t liveTextureBytes();
