@@ -17,7 +17,7 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
   /**
-   * Texture format of the weight matrices; activations are always fp32. int8: symmetric, one scale per output channel, quantized at load.
+   * Texture format of the weight matrices; activations are always fp32. int8: symmetric, one scale per output channel, quantized at load (or read as is from an int8 packed file).
    * @default 'fp16'
    */
   weights?: 'fp16' | 'fp32' | 'int8';

@@ -1,5 +1,5 @@
-// gpt2-pack IN_DIR OUT_FILE [--dtype fp16|fp32]   a Hugging Face GPT-2 folder -> one packed model file
-// gpt2-pack --verify FILE                         checks a packed file
+// gpt2-pack IN_DIR OUT_FILE [--dtype fp16|fp32|int8]   a Hugging Face GPT-2 folder -> one packed model file
+// gpt2-pack --verify FILE                              checks a packed file
 // Prints a JSON summary; on failure one line on stderr and exit code 1.
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,23 +18,21 @@ nlohmann::json describe(const gpt2::PackSummary& s) {
 }
 
 int run(int argc, char** argv) {
-    const std::string usage = "usage: gpt2-pack IN_DIR OUT_FILE [--dtype fp16|fp32] | gpt2-pack --verify FILE";
+    const std::string usage = "usage: gpt2-pack IN_DIR OUT_FILE [--dtype fp16|fp32|int8] | gpt2-pack --verify FILE";
     if (argc == 3 && std::string(argv[1]) == "--verify") {
         nlohmann::json out = describe(gpt2::verifyPacked(argv[2]));
         out["ok"] = true;
         std::cout << out.dump() << "\n";
         return 0;
     }
-    bool half = true;
+    gpt2::PackedWeights weights = gpt2::PackedWeights::Fp16;
     if (argc == 5 && std::string(argv[3]) == "--dtype") {
-        const std::string dtype = argv[4];
-        if (dtype != "fp16" && dtype != "fp32") gpt2::fail("--dtype must be fp16 or fp32, got \"", dtype, "\"");
-        half = dtype == "fp16";
+        weights = gpt2::parsePackedWeights(argv[4]);
     } else if (argc != 3) {
         gpt2::fail(usage);
     }
     if (std::string(argv[1]).rfind("--", 0) == 0) gpt2::fail(usage);
-    std::cout << describe(gpt2::packCheckpoint(argv[1], argv[2], half)).dump() << "\n";
+    std::cout << describe(gpt2::packCheckpoint(argv[1], argv[2], weights)).dump() << "\n";
     return 0;
 }
 

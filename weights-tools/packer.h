@@ -15,8 +15,14 @@ struct PackSummary {
     bool hasTokenizer = false;
 };
 
-// `half`: weight matrices as F16 (LayerNorm parameters and biases stay F32). Reads one tensor at a time.
-PackSummary packCheckpoint(const std::string& inDir, const std::string& outFile, bool half);
+// How a packed file stores its weight matrices; LayerNorm parameters and biases are always F32, and
+// with Int8 the position embedding is F16 (docs/weights-format.md).
+enum class PackedWeights { Fp32, Fp16, Int8 };
+// "fp32", "fp16" or "int8"; throws naming the accepted values.
+PackedWeights parsePackedWeights(const std::string& name);
+
+// Reads one tensor at a time.
+PackSummary packCheckpoint(const std::string& inDir, const std::string& outFile, PackedWeights weights);
 
 // Checks format, version, config, every engine matrix's shape and dtype, the payload checksum and the
 // tokenizer; throws a clear Error on the first problem.

@@ -71,6 +71,7 @@ std::vector<float> HuggingFaceCheckpoint::read(const std::string& name, const st
     if (located.info->shape != expectedShape)
         fail(located.file->header().label, ": tensor ", located.info->name, " has shape ", shapeText(located.info->shape),
              ", expected ", shapeText(expectedShape), " from config.json");
+    requireFloatTensor(*located.info, located.file->header().label);
     return located.file->readFloats(*located.info);
 }
 

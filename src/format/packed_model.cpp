@@ -31,10 +31,15 @@ bool isPackedModel(const SafetensorsHeader& header) {
 PackedMetadata parsePackedMetadata(const SafetensorsHeader& header) {
     if (!isPackedModel(header)) fail(header.label, ": not a packed gpt2-webgl model (metadata format is not \"", kPackedFormatName, "\")");
     const std::uint64_t version = parseUnsigned(header, "format_version");
-    if (version != std::uint64_t(kPackedFormatVersion))
-        fail(header.label, ": packed format version ", version, " is not supported (this engine reads version ", kPackedFormatVersion,
-             "); re-pack the model with this version's gpt2-pack");
+    if (version < std::uint64_t(kPackedFormatFirstVersion) || version > std::uint64_t(kPackedFormatInt8Version))
+        fail(header.label, ": packed format version ", version, " is not supported (this engine reads versions ", kPackedFormatFirstVersion,
+             " to ", kPackedFormatInt8Version, "); re-pack the model with this version's gpt2-pack");
     PackedMetadata m;
+    m.version = int(version);
+    for (const auto& [name, info] : header.tensors)
+        if (info.dtype == DType::I8 && m.version < kPackedFormatInt8Version)
+            fail(header.label, ": tensor ", name, " is I8, which packed format version ", m.version, " does not allow (int8 needs version ",
+                 kPackedFormatInt8Version, ")");
     m.configJson = required(header, "config");
     m.config = parseModelConfig(m.configJson, header.label + " (config)");
     if (header.metadata.count("vocab")) {

@@ -12,9 +12,14 @@
 namespace gpt2 {
 
 constexpr const char* kPackedFormatName = "gpt2-webgl-packed";
-constexpr int kPackedFormatVersion = 1;
+// Version 1 holds F16 or F32 matrices; version 2 adds int8 matrices (I8, each after its F32 scales).
+// A file is written with the lowest version that can hold it, so fp16 and fp32 files stay readable by
+// engines that know only version 1.
+constexpr int kPackedFormatFirstVersion = 1;
+constexpr int kPackedFormatInt8Version = 2;
 
 struct PackedMetadata {
+    int version = kPackedFormatFirstVersion;
     ModelConfig config;
     std::string configJson;
     std::string vocabJson;  // empty: no tokenizer

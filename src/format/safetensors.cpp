@@ -18,7 +18,8 @@ DType parseDType(const std::string& text, const std::string& label, const std::s
     if (text == "F32") return DType::F32;
     if (text == "F16") return DType::F16;
     if (text == "BF16") return DType::BF16;
-    fail(label, ": tensor ", name, " has dtype ", text, "; supported dtypes are F32, F16 and BF16");
+    if (text == "I8") return DType::I8;
+    fail(label, ": tensor ", name, " has dtype ", text, "; supported dtypes are F32, F16, BF16 and I8");
 }
 
 std::uint64_t readU64LE(const std::uint8_t* p) {
@@ -35,13 +36,22 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
     return s + "]";
 }
 
-std::size_t dtypeSize(DType dtype) { return dtype == DType::F32 ? 4 : 2; }
+std::size_t dtypeSize(DType dtype) {
+    switch (dtype) {
+        case DType::F32: return 4;
+        case DType::F16:
+        case DType::BF16: return 2;
+        case DType::I8: return 1;
+    }
+    return 0;
+}
 
 const char* dtypeName(DType dtype) {
     switch (dtype) {
         case DType::F32: return "F32";
         case DType::F16: return "F16";
         case DType::BF16: return "BF16";
+        case DType::I8: return "I8";
     }
     return "?";
 }
@@ -143,6 +153,12 @@ SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t 
     return header;
 }
 
+void requireFloatTensor(const TensorInfo& info, const std::string& label) {
+    if (info.dtype == DType::I8)
+        fail(label, ": tensor ", info.name, " is I8; checkpoint tensors must be F32, F16 or BF16 (int8 weights come in packed files, "
+             "from gpt2-pack --dtype int8)");
+}
+
 void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, float* out) {
     switch (dtype) {
         case DType::F32:
@@ -154,6 +170,9 @@ void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, f
             return;
         case DType::BF16:
             for (std::size_t i = 0; i < count; ++i) out[i] = bf16ToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+            return;
+        case DType::I8:
+            for (std::size_t i = 0; i < count; ++i) out[i] = float(std::int8_t(bytes[i]));
             return;
     }
 }

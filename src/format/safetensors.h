@@ -11,7 +11,8 @@
 
 namespace gpt2 {
 
-enum class DType { F32, F16, BF16 };
+// I8 holds the quantized matrices of int8 packed files (docs/weights-format.md); checkpoints hold floats.
+enum class DType { F32, F16, BF16, I8 };
 
 std::size_t dtypeSize(DType dtype);
 // "[768, 2304]": shapes as error messages print them.
@@ -46,6 +47,8 @@ std::uint64_t safetensorsHeaderBytes(const std::uint8_t* prefix, std::size_t pre
 SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t size, std::uint64_t fileSize,
                                          const std::string& label);
 
+// Throws unless a checkpoint tensor holds floats (F32, F16 or BF16), naming `label` and the tensor.
+void requireFloatTensor(const TensorInfo& info, const std::string& label);
 // Converts one tensor's raw bytes (F32, F16 or BF16, little-endian) to floats.
 void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, float* out);
 

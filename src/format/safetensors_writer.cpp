@@ -1,5 +1,6 @@
 #include "format/safetensors_writer.h"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,14 @@ void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>&
         if (values.size() != elements) fail(path, ": tensor ", tensors[i].name, " got ", values.size(), " values, expected ", elements);
         if (tensors[i].dtype == DType::F32) {
             out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * 4));
+        } else if (tensors[i].dtype == DType::I8) {
+            std::vector<std::int8_t> bytes(values.size());
+            for (std::size_t j = 0; j < values.size(); ++j) {
+                if (!(values[j] >= -128 && values[j] <= 127) || values[j] != std::trunc(values[j]))
+                    fail(path, ": tensor ", tensors[i].name, " is I8 but value ", j, " is ", values[j]);
+                bytes[j] = std::int8_t(values[j]);
+            }
+            out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
         } else {
             std::vector<std::uint16_t> halves(values.size());
             for (std::size_t j = 0; j < values.size(); ++j) halves[j] = floatToHalf(values[j]);

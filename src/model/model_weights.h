@@ -20,7 +20,8 @@ public:
     bool wants(const std::string& name) const;
     // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
-    // Uploads an engine matrix from a packed file: shape [rows, texelsPerRow * 4], F32 or F16 bytes.
+    // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
+    // or the scales of an I8 matrix, which come just before it.
     void uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
     // Uploads every weight from `source`.
     void uploadAll(const TensorSource& source);
@@ -38,10 +39,14 @@ private:
         std::unique_ptr<Texture> texture;
         std::unique_ptr<Texture> scales;  // int8 matrices only
         bool uploaded = false;
+        std::vector<float> pendingScales;  // a packed I8 matrix's scales, until the matrix arrives
     };
     Slot& slot(const std::string& name);
     // Uploads an engine matrix (rows x cols floats) into the slot's format.
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
+    void keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
+    // An I8 matrix of a packed file: uploaded as is into int8 textures, dequantized into others.
+    void uploadPackedInt8(Slot& s, const std::int8_t* values, int paddedCols, const std::string& label);
 
     ModelConfig config_;
     std::map<std::string, Slot> slots_;

@@ -13,10 +13,11 @@ let site;
 let page;
 
 before(async () => {
-  // Packed model files made by the native gpt2-pack: one intact, one with a flipped payload byte.
+  // Packed model files made by the native gpt2-pack: fp32, int8, and fp32 with a flipped payload byte.
   const models = join(siteDir, 'test-models');
   mkdirSync(models, { recursive: true });
   execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), join(models, 'tiny.gpt2'), '--dtype', 'fp32']);
+  execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), join(models, 'tiny-int8.gpt2'), '--dtype', 'int8']);
   const corrupt = readFileSync(join(models, 'tiny.gpt2'));
   corrupt[corrupt.length - 4000] ^= 0x10;
   writeFileSync(join(models, 'corrupt.gpt2'), corrupt);
@@ -137,13 +138,14 @@ for (const { worker, name } of modes) test(`${name}: a packed model file loads w
   assert.match(r.corrupt, /corrupt\.gpt2: payload checksum mismatch/);
 });
 
-test('worker: int8 weights, quantized at load from a checkpoint or a packed file, keep the fixture\'s greedy tokens', async () => {
+test('worker: int8 weights, quantized at load from a checkpoint or a packed file or packed as int8, keep the fixture\'s greedy tokens', async () => {
   const r = await page.evaluate(async (prompts) => {
     const { GPT2 } = await import('/gpt2.js');
     const fp32 = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32' });
     const int8 = await GPT2.load('/models/gpt2-tiny/', { weights: 'int8' });
     const packed = await GPT2.load('/test-models/tiny.gpt2', { weights: 'int8' });
-    const out = { firstEqual: true, agreed: 0, total: 0, logitDiff: 0, packedDiff: 0 };
+    const packedInt8 = await GPT2.load('/test-models/tiny-int8.gpt2', { weights: 'int8' });
+    const out = { firstEqual: true, agreed: 0, total: 0, logitDiff: 0, packedDiff: 0, packedInt8Diff: 0 };
     for (const p of prompts) {
       const greedy = async (model) => {
         const ids = [];
@@ -159,15 +161,19 @@ test('worker: int8 weights, quantized at load from a checkpoint or a packed file
       const [la, lb, lc] = [await fp32.logits(p.ids), await int8.logits(p.ids), await packed.logits(p.ids)];
       la.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - lb[i])); });
       lb.forEach((v, i) => { out.packedDiff = Math.max(out.packedDiff, Math.abs(v - lc[i])); });
+      const ld = await packedInt8.logits(p.ids);
+      lb.forEach((v, i) => { out.packedInt8Diff = Math.max(out.packedInt8Diff, Math.abs(v - ld[i])); });
     }
     out.bytes = [(await fp32.stats()).gpuBytes, (await int8.stats()).gpuBytes];
-    for (const model of [fp32, int8, packed]) await model.dispose();
+    for (const model of [fp32, int8, packed, packedInt8]) await model.dispose();
     return out;
   }, prompts);
   console.log(`[ measured ] browser int8: ${r.agreed} of ${r.total} greedy tokens as fp32's before the first difference, max |dlogit| against fp32 ${r.logitDiff}, GPU bytes ${r.bytes[1]} against fp32's ${r.bytes[0]}`);
   assert.ok(r.firstEqual, 'the first greedy token of each prompt');
   // A packed fp32 file quantized at load holds the same int8 values as the checkpoint quantized at load.
   assert.equal(r.packedDiff, 0);
+  // A file packed as int8 holds those values too.
+  assert.equal(r.packedInt8Diff, 0);
   assert.ok(r.bytes[1] < r.bytes[0] / 2, JSON.stringify(r.bytes));
 });
 

@@ -8,6 +8,7 @@
 
 #include "engine/engine.h"
 #include "format/safetensors.h"
+#include "format/safetensors_writer.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/model_fixture.h"
@@ -105,6 +106,25 @@ TEST_F(BadInputTest, NanAndInfWeights) {
         f.close();
         expectLoadError(dir, "tensor h.1.mlp.c_proj.weight holds a non-finite value");
     }
+}
+
+// I8 is a packed file's dtype (quantized values with their scales beside them); a checkpoint tensor
+// in I8 has no scales and is refused rather than read as if its integers were weights.
+TEST_F(BadInputTest, Int8TensorInACheckpoint) {
+    const std::string dir = checkpoint();
+    const std::string path = dir + "/model.safetensors";
+    std::vector<TensorToWrite> tensors;
+    std::vector<std::vector<float>> values;
+    {
+        const SafetensorsFile file(path);
+        for (const auto& [name, info] : file.header().tensors) {
+            const bool int8 = name == "transformer.h.1.mlp.c_fc.weight";
+            tensors.push_back({name, int8 ? DType::I8 : info.dtype, info.shape});
+            values.push_back(int8 ? std::vector<float>(std::size_t(info.elementCount()), 3.0f) : file.readFloats(info));
+        }
+    }
+    writeSafetensors(path, tensors, [&](std::size_t i) { return values[i]; });
+    expectLoadError(dir, "tensor transformer.h.1.mlp.c_fc.weight is I8; checkpoint tensors must be F32, F16 or BF16");
 }
 
 TEST_F(BadInputTest, HeadsThatDoNotDivideTheWidth) {

@@ -38,7 +38,7 @@ fs::path synthesize(const std::string& size) {
 TEST(OfficialSizes, Synth124MPacksToAbout250MBAndGenerates) {
     const fs::path dir = synthesize("124M");
     const std::string packed = (dir / "model.gpt2").string();
-    packCheckpoint(dir.string(), packed, /*half=*/true);
+    packCheckpoint(dir.string(), packed, PackedWeights::Fp16);
     const auto bytes = fs::file_size(packed);
     std::cout << "[ measured ] packed 124M fp16: " << bytes << " bytes\n";
     EXPECT_GT(bytes, 240'000'000u);

@@ -2,11 +2,15 @@
 // that names the file and what is wrong.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "format/safetensors.h"
+#include "format/safetensors_writer.h"
+#include "support/fixture.h"
 #include "util/error.h"
 #include "util/half.h"
 
@@ -79,6 +83,25 @@ TEST(Safetensors, RejectsNegativeDimension) {
 
 TEST(Safetensors, RejectsReversedOffsets) {
     expectError(fileWith(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})", 8), "spans bytes");
+}
+
+TEST(Safetensors, ReadsAndWritesInt8) {
+    const std::string dir = testing::makeTempDir("gpt2-safetensors-i8"), path = dir + "/i8.safetensors";
+    writeSafetensors(path, {{"q", DType::I8, {2, 3}}}, [](std::size_t) { return std::vector<float>{-128, -1, 0, 1, 2, 127}; });
+    const SafetensorsFile file(path);
+    const TensorInfo& q = file.header().tensor("q");
+    EXPECT_EQ(q.dtype, DType::I8);
+    EXPECT_EQ(q.end - q.begin, 6u);
+    EXPECT_EQ(file.readFloats(q), (std::vector<float>{-128, -1, 0, 1, 2, 127}));
+    for (float bad : {128.0f, 0.5f, NAN}) {
+        try {
+            writeSafetensors(path, {{"q", DType::I8, {1}}}, [&](std::size_t) { return std::vector<float>{bad}; });
+            ADD_FAILURE() << bad << " written as I8";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("tensor q is I8 but value 0 is"), std::string::npos) << e.what();
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Safetensors, ConvertsHalfAndBfloat16) {
