@@ -63,13 +63,17 @@ void Engine::prefill(const std::vector<int>& ids) {
     }
 }
 
-void Engine::beginPrefill(const std::vector<int>& ids) {
-    if (ids.empty()) fail("prefill: the prompt has no tokens");
+void Engine::startSequence(const std::vector<int>& ids, const char* what) {
+    if (ids.empty()) fail(what, ": the prompt has no tokens");
     if (int(ids.size()) > config().contextLength)
-        fail("prefill: the prompt has ", ids.size(), " tokens, the model's context is ", config().contextLength);
+        fail(what, ": the prompt has ", ids.size(), " tokens, the model's context is ", config().contextLength);
     tokens_.clear();
     prefilling_.clear();
     speculative_ = 0;
+}
+
+void Engine::beginPrefill(const std::vector<int>& ids) {
+    startSequence(ids, "prefill");
     model_->beginForward(ids, 0);
     prefilling_ = ids;
 }
@@ -119,6 +123,18 @@ PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
     prefilling_.clear();
     speculative_ = 0;
     return scorePerplexity(*model_, ids, window);
+}
+
+std::vector<std::vector<Gpt2Model::LensCell>> Engine::lens(const std::vector<int>& ids, int k) {
+    startSequence(ids, "lens");
+    auto cells = model_->lens(ids, k);
+    tokens_ = ids;
+    return cells;
+}
+
+std::vector<float> Engine::hiddenStates(const std::vector<int>& ids, int layer) {
+    startSequence(ids, "hiddenStates");
+    return model_->hiddenStates(ids, layer);
 }
 
 std::vector<float> Engine::attention(int layer) {

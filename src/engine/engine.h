@@ -133,6 +133,11 @@ public:
     // The perplexity of `ids` in windows of `window` tokens (0: the context; engine/perplexity.h).
     // It runs over the KV cache, so the current sequence ends: the next call starts a new one.
     PerplexityResult perplexity(const std::vector<int>& ids, int window = 0);
+    // The logit lens of `ids` (Gpt2Model::lens): [layer][position] top-k ids and probabilities. `ids`
+    // becomes the sequence, as after prefill(ids).
+    std::vector<std::vector<Gpt2Model::LensCell>> lens(const std::vector<int>& ids, int k);
+    // The residual stream after block `layer` for `ids`: T x n_embd. The current sequence ends.
+    std::vector<float> hiddenStates(const std::vector<int>& ids, int layer);
 
     // Continues `prompt`. `onToken` is called for each new token; returning false cancels
     // (between tokens). When <|endoftext|> ends the text, it is not in the result's ids, but if text
@@ -152,6 +157,8 @@ private:
     // Adds `id` to the sequence: a step, or when the context is full (and slideWindow), begins a
     // prefill of the window kept plus `id`, which prefillStep() then runs; returns true in that case.
     bool append(int id, bool slideWindow);
+    // Checks a new sequence's ids (`what` names the caller in errors) and ends the current one.
+    void startSequence(const std::vector<int>& ids, const char* what);
 
     std::unique_ptr<Gpt2Model> model_;
     std::optional<Tokenizer> tokenizer_;

@@ -53,7 +53,7 @@ void Gpt2Model::declareGraph() {
     auto ln = [&](const std::string& prefix) { return LayerNormWeights{w(prefix + "weight"), w(prefix + "bias")}; };
     Activations& t = activations_;
     ids_ = &t.add("token ids", P, 1);                                      // [P, 1]
-    Texture& x = t.add("residual A", P, c.embedDim);                       // [P, C]
+    Texture& x = *(residual_ = &t.add("residual A", P, c.embedDim));        // [P, C]
     Texture& x1 = t.add("residual B", P, c.embedDim);                      // [P, C] x within a block
     Texture& q = t.add("queries", P, Cq);                                  // [P, Cq]
     scores_ = &t.add("attention scores", tuning_.prefillChunk * c.heads, P);  // [chunk * H, P]
@@ -96,6 +96,12 @@ void Gpt2Model::declareGraph() {
     scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
     logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
     tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, *rows.outputs[0], *ids_, c.vocabSize));
+    // lens: the top-k of each of those rows, and its log Σ exp (probabilities of the k best tokens)
+    lensCandidates_ = &t.add("lens candidates", kMaxCandidates, kScoreRows * 4);  // [k, kScoreRows (logit, id)]
+    Texture& lensWinners = t.add("lens block winners", kScoreRows, topkBlockColumns(rows.outputs[0]->layout().texelsPerRow));
+    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, lensWinners, *rows.outputs[0], c.vocabSize);
+    lensLogSumExp_ = &t.add("lens log-sum-exp", kScoreRows, 1);  // [kScoreRows, 1]
+    rowLogSumExp_ = std::make_unique<Pass>(rowLogSumExpPass(programs_, *lensLogSumExp_, *rows.outputs[0], c.vocabSize));
     plan.finish();
     // candidates = top-k(logits); ids[next] = candidates[0].id
     Texture& winners = t.add("top-k block winners", 1, topkBlockColumns(logits_->layout().texelsPerRow));
@@ -112,8 +118,10 @@ void Gpt2Model::runBlock(Block& b, int pos0, int count) {
     b.mlpDown.run(pos0, count);
 }
 
+void Gpt2Model::runLayer(int layer, int pos0, int count) { runBlock(blocks_[std::size_t(layer)], pos0, count); }
+
 void Gpt2Model::runBlocks(int blocks, int pos0, int count) {
-    for (int l = 0; l < blocks; ++l) runBlock(blocks_[std::size_t(l)], pos0, count);
+    for (int l = 0; l < blocks; ++l) runLayer(l, pos0, count);
 }
 
 void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {

@@ -78,6 +78,20 @@ public:
     // the cache rows of whatever sequence was there, and scores each position's next token on the GPU,
     // reading back one float per position. Blocks on each read (the CLI's and tests' use).
     std::vector<float> tokenLogProbs(const std::vector<int>& ids);
+    // The residual stream after block `layer` for `ids` from position 0: T x n_embd floats. Runs
+    // blocks 0..layer only, so the cache no longer holds a whole sequence.
+    std::vector<float> hiddenStates(const std::vector<int>& ids, int layer);
+    // The logit lens: for each block l and position t, the k most likely next tokens of
+    // softmax(lm_head(ln_f(the residual stream after block l))), best first. The GPU finds them; only
+    // their ids, logits and each position's log-sum-exp are read back. The last block's is the
+    // model's own distribution. Runs `ids` from position 0 as a new sequence, ending as forward()
+    // does (the last position's logits ready). Result: [layer][position]. k = 0: kDefaultLensTopK.
+    static constexpr int kDefaultLensTopK = 5;
+    struct LensCell {
+        std::vector<int> ids;
+        std::vector<float> probs;
+    };
+    std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k);
 
     // Bytes of every texture this model owns: the weights and every declared activation.
     std::int64_t gpuBytes() const { return weights_.bytes() + activations_.bytes(); }
@@ -88,7 +102,9 @@ private:
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     void runBlock(Block& b, int pos0, int count);
-    // For the readouts (gpt2_readouts.cpp): the first `blocks` blocks, or one layer's Q/K/V and scores.
+    // For the readouts (gpt2_readouts.cpp): block `layer`, the first `blocks` blocks, or one layer's
+    // Q/K/V and scores.
+    void runLayer(int layer, int pos0, int count);
     void runBlocks(int blocks, int pos0, int count);
     void runAttentionScores(int layer, int pos0, int count);
 
@@ -97,15 +113,16 @@ private:
     ProgramCache programs_;
     ModelWeights weights_;
     Activations activations_;
-    Texture *ids_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr, *logProbs_ = nullptr;
+    Texture *ids_ = nullptr, *residual_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr,
+            *logProbs_ = nullptr, *lensCandidates_ = nullptr, *lensLogSumExp_ = nullptr;
     AttentionShape shape_;
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
     static constexpr int kScoreRows = 8;  // positions scored per lm_head run (tokenLogProbs)
     std::unique_ptr<Linear> scoreHead_;
-    std::unique_ptr<Pass> tokenLogProb_;
-    std::unique_ptr<TopkOp> topk_;
+    std::unique_ptr<Pass> tokenLogProb_, rowLogSumExp_;
+    std::unique_ptr<TopkOp> topk_, lensTopk_;
     ReadQueue reads_;
     std::int64_t readbackBytes_ = 0;
     GlFence chunkFence_;

@@ -119,17 +119,27 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, b
         for (float& e : hidden) e = activation(e, c.activation);
         const auto mlp = matmul(hidden, mat(h + "mlp.c_proj.weight", I, C), vec(h + "mlp.c_proj.bias", C), T, I, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += mlp[i];
+        result.blockOutputs.push_back(x);
     }
-    const auto lnf = layerNorm(x, T, C, vec("ln_f.weight", C), vec("ln_f.bias", C), c.layerNormEpsilon);
-    const auto head = c.tieWordEmbeddings ? wte : mat("lm_head.weight", V, C);
-    result.logits.assign(std::size_t(T) * V, 0.0f);
+    result.logits = head(source, x, T, roundWeightsToHalf);
+    return result;
+}
+
+std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, bool roundWeightsToHalf) {
+    const ModelConfig& c = source.config();
+    const int C = c.embedDim, V = c.vocabSize;
+    std::vector<float> weights = source.read(c.tieWordEmbeddings ? "wte.weight" : "lm_head.weight", {V, C});
+    if (roundWeightsToHalf)
+        for (float& w : weights) w = roundToHalf(w);
+    const auto lnf = layerNorm(x, T, C, source.read("ln_f.weight", {C}), source.read("ln_f.bias", {C}), c.layerNormEpsilon);
+    std::vector<float> logits(std::size_t(T) * V, 0.0f);
     for (int t = 0; t < T; ++t)
         for (int vocab = 0; vocab < V; ++vocab) {
             double d = 0;
-            for (int i = 0; i < C; ++i) d += double(lnf[std::size_t(t) * C + i]) * head[std::size_t(vocab) * C + i];
-            result.logits[std::size_t(t) * V + vocab] = float(d);
+            for (int i = 0; i < C; ++i) d += double(lnf[std::size_t(t) * C + i]) * weights[std::size_t(vocab) * C + i];
+            logits[std::size_t(t) * V + vocab] = float(d);
         }
-    return result;
+    return logits;
 }
 
 }  // namespace gpt2::reference

@@ -20,12 +20,15 @@ std::vector<float> attention(const std::vector<float>& q, const std::vector<floa
                              int T, int pos0, int C, int heads, float scale, std::vector<float>* probs = nullptr);
 
 struct ForwardResult {
-    std::vector<float> logits;                  // [T, vocab]
-    std::vector<std::vector<float>> attention;  // per layer [heads][T][T]
+    std::vector<float> logits;                     // [T, vocab]
+    std::vector<std::vector<float>> attention;     // per layer [heads][T][T]
+    std::vector<std::vector<float>> blockOutputs;  // per layer, the residual stream after the block [T, C]
 };
 
 // The whole forward for `ids`. `roundWeightsToHalf` rounds every weight matrix (not LayerNorm
 // parameters or biases) through fp16, as the engine's fp16 textures store them.
 ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, bool roundWeightsToHalf = false);
+// lm_head(ln_f(x)) for a residual stream x [T, C]: logits [T, vocab] (the logit lens of a block's output).
+std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, bool roundWeightsToHalf = false);
 
 }  // namespace gpt2::reference

@@ -1,6 +1,8 @@
 // The `gpt2` CLI contract: JSON on stdout; on failure one clear line on stderr and exit code 1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -52,6 +54,25 @@ TEST(Cli, LogitsAttentionAndGenerate) {
     r = runCli("generate " + model + " --max-new-tokens 6 --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(), std::vector<int>(p1.greedy.begin(), p1.greedy.begin() + 6));
+}
+
+// The lens and hidden states as JSON, here over folded layouts (a 256-texel texture limit).
+TEST(Cli, LensAndHiddenStates) {
+    const auto& p1 = testing::tinyPrompts().front();
+    const std::string model = "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) + " --max-texture-size 256 --weights fp32";
+    auto r = runCli("lens " + model + " --top-k 3");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto lens = nlohmann::json::parse(r.out)["lens"];
+    ASSERT_EQ(lens.size(), 2u);
+    ASSERT_EQ(lens[1].size(), p1.ids.size());
+    const auto& last = lens[1][p1.ids.size() - 1];
+    EXPECT_EQ(last["ids"].size(), 3u);
+    EXPECT_EQ(last["ids"][0].get<int>(), int(std::max_element(p1.lastLogits.begin(), p1.lastLogits.end()) - p1.lastLogits.begin()));
+    EXPECT_GT(last["probs"][0].get<float>(), last["probs"][2].get<float>());
+
+    r = runCli("hidden " + model + " --layer 0");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["hidden"].size(), p1.ids.size() * 32u);
 }
 
 TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {

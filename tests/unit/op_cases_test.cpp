@@ -281,18 +281,52 @@ Prepared attention(OpContext& o, AttentionCase kind) {
             [&probs, &d] { return probs.readRows(0, d.T * d.heads); }, byQuery};
 }
 
-// The k best logits, (logit, id) per rank; distinct logits, so the order is unambiguous.
-Prepared topk(OpContext& o) {
+// Rows of logits, distinct within a row so the top-k order is unambiguous; padding ids hold the
+// largest values: they must never win.
+std::vector<float> logitRows(const Dims& d, int rows) {
+    const int vocabRows = (d.vocab + 3) / 4 * 4;
+    std::vector<float> logits(std::size_t(rows) * std::size_t(vocabRows), 100.0f);
+    for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < d.vocab; ++i)
+            logits[std::size_t(r) * vocabRows + std::size_t(i)] = float((i * 7919 + r * 104729) % d.vocab) * 0.01f - 3.0f;
+    return logits;
+}
+
+// The k best logits of each row, (logit, id) per rank: candidates row `rank`, texel `row`.
+Prepared topk(OpContext& o, int rows) {
     const Dims& d = o.d;
     const int k = 8, vocabRows = (d.vocab + 3) / 4 * 4;
-    // Padding ids hold the largest values: they must never win.
-    std::vector<float> logits(static_cast<std::size_t>(vocabRows), 100.0f);
-    for (int i = 0; i < d.vocab; ++i) logits[std::size_t(i)] = float((i * 7919) % d.vocab) * 0.01f - 3.0f;
-    Texture &logitTexture = o.texture(1, vocabRows, logits), &candidates = o.texture(64, 4), &blocks = o.texture(1, topkBlockColumns(vocabRows / 4));
+    const std::vector<float> logits = logitRows(d, rows);
+    Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(64, 4 * rows),
+            &blocks = o.texture(rows, topkBlockColumns(vocabRows / 4));
     auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, d.vocab);
+    std::vector<float> expected(std::size_t(k) * std::size_t(rows) * 4);
+    for (int r = 0; r < rows; ++r) {
+        const auto row = logits.begin() + std::ptrdiff_t(r) * vocabRows;
+        const std::vector<int> best = testing::topK({row, row + d.vocab}, k);
+        for (int rank = 0; rank < k; ++rank) {
+            const std::size_t at = (std::size_t(rank) * rows + std::size_t(r)) * 4;
+            expected[at] = row[best[std::size_t(rank)]];
+            expected[at + 1] = float(best[std::size_t(rank)]);
+        }
+    }
+    return {[=] { op->run(k, rows); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
+}
+
+// log Σ exp of each row's first `vocab` logits (the padding's huge values must not count).
+Prepared rowLogSumExp(OpContext& o) {
+    const Dims& d = o.d;
+    const int rows = 3, vocabRows = (d.vocab + 3) / 4 * 4;
+    const std::vector<float> logits = logitRows(d, rows);
+    Texture& out = o.texture(rows, 1);
+    auto pass = std::make_shared<Pass>(rowLogSumExpPass(o.programs, out, o.texture(rows, vocabRows, logits), d.vocab));
     std::vector<float> expected;
-    for (int id : testing::topK({logits.begin(), logits.begin() + d.vocab}, k)) expected.insert(expected.end(), {logits[std::size_t(id)], float(id), 0.0f, 0.0f});
-    return {[=] { op->run(k); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
+    for (int r = 0; r < rows; ++r) {
+        double sum = 0;
+        for (int i = 0; i < d.vocab; ++i) sum += std::exp(double(logits[std::size_t(r) * vocabRows + std::size_t(i)]));
+        expected.push_back(float(std::log(sum)));
+    }
+    return {[=] { pass->run(0, rows); }, [&out] { return out.readRows(0, rows); }, expected};
 }
 
 Prepared topCandidateToken(OpContext& o) {
@@ -328,7 +362,9 @@ const std::vector<OpCase> kOpCases = {
     {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},
     {"attention_probs", [](OpContext& o) { return attention(o, AttentionCase::Probabilities); }},
     {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},
-    {"topk", topk},
+    {"topk", [](OpContext& o) { return topk(o, 1); }},
+    {"topk_rows", [](OpContext& o) { return topk(o, 3); }},
+    {"row_log_sum_exp", rowLogSumExp},
     {"top_candidate_token", topCandidateToken},
 };
 

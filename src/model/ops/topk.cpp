@@ -26,9 +26,9 @@ TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, con
     : block_(topkBlockPass(programs, blocks, logits, candidates, vocab, topkBlockTexels(logits.layout().texelsPerRow))),
       select_(topkSelectPass(programs, candidates, blocks)) {}
 
-void TopkOp::run(int k) {
+void TopkOp::run(int k, int rows) {
     for (int rank = 0; rank < k; ++rank) {
-        block_.set("u_rank", rank).run(0, 1);
+        block_.set("u_rank", rank).run(0, rows);
         select_.run(rank, rank + 1);
     }
 }

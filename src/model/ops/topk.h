@@ -1,12 +1,13 @@
 #pragma once
-// Top-k of a row of logits on the GPU, one candidate per round (shaders/topk.glsl): the block pass
+// Top-k of rows of logits on the GPU, one candidate per round (shaders/topk.glsl): the block pass
 // finds each block's best logit after candidate `rank - 1`, the select pass writes the best of those
-// as candidate `rank`.
+// as candidate `rank`. Each row of logits is searched on its own.
 #include "gl/pass.h"
 
 namespace gpt2 {
 
-// `blocks` has one row of ceil(logit texels / blockTexels) texels; `candidates` one row per rank.
+// `blocks` has a row of ceil(logit texels / blockTexels) texels per row of logits; `candidates` a row
+// per rank, whose texel j is logits row j's candidate of that rank.
 Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
                    int blockTexels);
 Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks);
@@ -16,11 +17,12 @@ int topkBlockTexels(int logitTexels);
 // Columns of the `blocks` texture for a row of `logitTexels` texels of logits.
 int topkBlockColumns(int logitTexels);
 
-// Both passes: candidates[0, k) = the k largest logits (logit, id), best first, ties to the smaller id.
+// Both passes: candidates[0, k) = the k largest logits (logit, id), best first, ties to the smaller id,
+// of logits rows [0, rows).
 class TopkOp {
 public:
     TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, int vocab);
-    void run(int k);
+    void run(int k, int rows = 1);
 
 private:
     Pass block_, select_;

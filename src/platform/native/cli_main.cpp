@@ -23,6 +23,9 @@ const char* kUsage =
     "usage: gpt2 COMMAND --model PATH [options]   (PATH: a Hugging Face folder or a packed .gpt2 file)\n"
     "  logits     --ids LIST                       last-position logits as JSON\n"
     "  attention  --ids LIST --layer L             attention probabilities (heads x T x T) as JSON\n"
+    "  lens       --ids LIST [--top-k K]           logit lens: per layer, per position, the K (default 5) most likely\n"
+    "             next tokens of softmax(lm_head(ln_f(the residual after the layer)))\n"
+    "  hidden     --ids LIST --layer L             the residual stream after block L (T x n_embd) as JSON\n"
     "  generate   (--ids LIST | --prompt TEXT) [--max-new-tokens N --temperature T --top-k K --top-p P\n"
     "             --repetition-penalty R --seed S --stop STR --slide on|off --json 1]\n"
     "  tokenize   (--text T | --file F)            {\"ids\": [...]}\n"
@@ -108,7 +111,7 @@ int run(int argc, char** argv) {
     const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
     const std::string& command = args.command();
     const std::vector<std::string> commands = {"logits", "attention", "generate", "bench", "tokenize", "detokenize",
-                                               "perplexity"};
+                                               "perplexity", "lens", "hidden"};
     if (std::find(commands.begin(), commands.end(), command) == commands.end())
         fail("unknown command \"", command, "\"; run gpt2 help");
     const std::string modelDir = args.text("--model");
@@ -152,6 +155,20 @@ int run(int argc, char** argv) {
         const PerplexityResult r =
             engine.perplexity(engine.tokenizer().encode(readTextFile(args.text("--text-file"))), args.integer("--window", 0));
         std::cout << nlohmann::json{{"tokens", r.tokens}, {"nll", r.nll}, {"perplexity", r.perplexity}}.dump() << "\n";
+        return 0;
+    }
+    if (command == "lens") {
+        nlohmann::json layers = nlohmann::json::array();
+        for (const auto& cells : engine.lens(args.ids("--ids"), args.integer("--top-k", 0))) {
+            nlohmann::json positions = nlohmann::json::array();
+            for (const auto& cell : cells) positions.push_back({{"ids", cell.ids}, {"probs", cell.probs}});
+            layers.push_back(std::move(positions));
+        }
+        std::cout << nlohmann::json{{"lens", layers}}.dump() << "\n";
+        return 0;
+    }
+    if (command == "hidden") {
+        std::cout << nlohmann::json{{"hidden", engine.hiddenStates(args.ids("--ids"), args.integer("--layer", 0))}}.dump() << "\n";
         return 0;
     }
     if (command == "attention") {

@@ -1,0 +1,169 @@
+// Looking inside the model (issue 19): the logit lens and the residual stream after each block,
+// against the CPU reference (tests/reference) and against Hugging Face transformers' hidden states
+// (tests/fixtures/gpt2-tiny/hidden_states.json, made by make_hidden_states.py beside it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "format/checkpoint.h"
+#include "reference/cpu_reference.h"
+#include "support/fixture.h"
+#include "support/gl_test_environment.h"
+#include "support/model_fixture.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace gpt2 {
+namespace {
+
+// Probabilities within this of each other are a near-tie: either order is right.
+constexpr float kTie = 1e-4f;
+constexpr float kProbTolerance = 1e-4f;
+
+// softmax of each row of `logits` [T, V].
+std::vector<std::vector<double>> softmaxRows(const std::vector<float>& logits, int T, int V) {
+    std::vector<std::vector<double>> out(std::size_t(T), std::vector<double>(std::size_t(V), 0.0));
+    for (int t = 0; t < T; ++t) {
+        const float* row = &logits[std::size_t(t) * std::size_t(V)];
+        const double top = *std::max_element(row, row + V);
+        double sum = 0;
+        for (int v = 0; v < V; ++v) sum += out[std::size_t(t)][std::size_t(v)] = std::exp(double(row[v]) - top);
+        for (double& p : out[std::size_t(t)]) p /= sum;
+    }
+    return out;
+}
+
+// Each lens cell against the reference distribution of its position: every probability the GPU
+// reports is the reference's probability of that id, the ids come in the reference's order except
+// at near-ties, and the top-1 is the reference's most likely id unless the two best are tied.
+void expectCellMatches(const Gpt2Model::LensCell& cell, const std::vector<double>& reference, const std::string& where) {
+    std::vector<int> order(reference.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::partial_sort(order.begin(), order.begin() + 2, order.end(), [&](int a, int b) { return reference[std::size_t(a)] > reference[std::size_t(b)]; });
+    if (reference[std::size_t(order[0])] - reference[std::size_t(order[1])] > kTie) {
+        EXPECT_EQ(cell.ids.front(), order[0]) << where;
+    }
+    for (std::size_t r = 0; r < cell.ids.size(); ++r) {
+        EXPECT_NEAR(cell.probs[r], reference[std::size_t(cell.ids[r])], kProbTolerance) << where << " rank " << r;
+        if (r > 0) {
+            EXPECT_LE(cell.probs[r], cell.probs[r - 1] + kTie) << where << " rank " << r;
+        }
+    }
+}
+
+class LensTest : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { testing::ensureGlContext(); }
+    std::string modelDir() const { return GetParam() == "gpt2-tiny" ? testing::tinyModelDir() : testing::demoModelDir(); }
+};
+
+TEST_P(LensTest, MatchesTheCpuReferenceWithFp32Weights) {
+    const HuggingFaceCheckpoint checkpoint(modelDir());
+    Engine engine(modelDir(), ModelOptions{TexelFormat::Float32});
+    const ModelConfig& c = engine.config();
+    for (const auto& prompt : testing::referencePrompts(GetParam())) {
+        const int T = int(prompt.ids.size());
+        const auto lens = engine.lens(prompt.ids, 5);
+        ASSERT_EQ(lens.size(), std::size_t(c.layers));
+        const auto reference = reference::forward(checkpoint, prompt.ids);
+        for (int l = 0; l < c.layers; ++l) {
+            ASSERT_EQ(lens[std::size_t(l)].size(), std::size_t(T));
+            const auto probs = softmaxRows(reference::head(checkpoint, reference.blockOutputs[std::size_t(l)], T), T, c.vocabSize);
+            for (int t = 0; t < T; ++t) {
+                const auto& cell = lens[std::size_t(l)][std::size_t(t)];
+                ASSERT_EQ(cell.ids.size(), 5u);
+                expectCellMatches(cell, probs[std::size_t(t)], prompt.key + " layer " + std::to_string(l) + " position " + std::to_string(t));
+            }
+        }
+    }
+}
+
+// The last layer's lens is the model's own distribution, and the lens leaves the sequence as
+// prefill does: the next logits are the prompt's.
+TEST_P(LensTest, LastLayerIsTheModelsOutputAndTheSequenceGoesOn) {
+    Engine engine(modelDir(), ModelOptions{TexelFormat::Float32});
+    for (const auto& prompt : testing::referencePrompts(GetParam())) {
+        const auto lens = engine.lens(prompt.ids, 3);
+        const auto logits = engine.logits();
+        EXPECT_LE(testing::maxAbsDiff(logits, prompt.lastLogits), 1e-3f) << prompt.key;
+        const auto& last = lens.back().back();
+        EXPECT_EQ(last.ids.front(), int(std::max_element(logits.begin(), logits.end()) - logits.begin())) << prompt.key;
+        EXPECT_EQ(engine.tokens(), prompt.ids);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, LensTest, ::testing::Values("gpt2-tiny", "brown-demo"));
+
+nlohmann::json huggingFaceHiddenStates() { return nlohmann::json::parse(readTextFile(testing::fixturePath("gpt2-tiny/hidden_states.json"))); }
+
+TEST(HiddenStates, MatchHuggingFaceAfterEveryBlock) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    const nlohmann::json fixture = huggingFaceHiddenStates();
+    float worst = 0;
+    for (const auto& [key, prompt] : fixture["prompts"].items()) {
+        const auto ids = prompt["ids"].get<std::vector<int>>();
+        for (int l = 0; l < engine.config().layers; ++l) {
+            const std::vector<float> states = engine.hiddenStates(ids, l);
+            std::vector<float> expected;
+            for (const auto& row : prompt["block_outputs"][std::size_t(l)]) {
+                const auto values = row.get<std::vector<float>>();
+                expected.insert(expected.end(), values.begin(), values.end());
+            }
+            ASSERT_EQ(states.size(), expected.size()) << key;
+            const float diff = testing::maxAbsDiff(states, expected);
+            EXPECT_LE(diff, 1e-4f) << key << " layer " << l;
+            worst = std::max(worst, diff);
+        }
+    }
+    std::cout << "[ measured ] hidden states against Hugging Face: max |diff| " << worst << "\n";
+}
+
+TEST(HiddenStates, LensAgreesWithHuggingFace) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    const nlohmann::json fixture = huggingFaceHiddenStates();
+    for (const auto& [key, prompt] : fixture["prompts"].items()) {
+        const auto lens = engine.lens(prompt["ids"].get<std::vector<int>>(), 5);
+        for (std::size_t l = 0; l < lens.size(); ++l)
+            for (std::size_t t = 0; t < lens[l].size(); ++t) {
+                const auto& hf = prompt["lens_top5"][l][t];
+                const auto ids = hf["ids"].get<std::vector<int>>();
+                const auto probs = hf["probs"].get<std::vector<float>>();
+                const std::string where = key + " layer " + std::to_string(l) + " position " + std::to_string(t);
+                for (std::size_t r = 0; r < 5; ++r) {
+                    EXPECT_NEAR(lens[l][t].probs[r], probs[r], kProbTolerance) << where;
+                    // Ids may swap only where Hugging Face's own probabilities tie.
+                    const bool tied = (r > 0 && probs[r - 1] - probs[r] <= kTie) || (r < 4 && probs[r] - probs[r + 1] <= kTie);
+                    if (!tied) {
+                        EXPECT_EQ(lens[l][t].ids[r], ids[r]) << where << " rank " << r;
+                    }
+                }
+            }
+    }
+}
+
+TEST(HiddenStates, RefuseLayersAndTopKOutsideTheirRange) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    const std::vector<int> ids = {1, 2, 3};
+    auto expectError = [](auto&& f, const std::string& fragment) {
+        try {
+            f();
+            ADD_FAILURE() << "no error; expected \"" << fragment << "\"";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        }
+    };
+    expectError([&] { engine.hiddenStates(ids, 2); }, "hiddenStates: layer 2 outside [0, 2)");
+    expectError([&] { engine.hiddenStates(ids, -1); }, "hiddenStates: layer -1 outside [0, 2)");
+    expectError([&] { engine.lens(ids, 65); }, "lens: top-k must be in [1, 64], got 65");
+    expectError([&] { engine.lens({}, 5); }, "lens: the prompt has no tokens");
+    EXPECT_EQ(engine.lens(ids, 0).front().front().ids.size(), std::size_t(Gpt2Model::kDefaultLensTopK));
+}
+
+}  // namespace
+}  // namespace gpt2
