@@ -260,6 +260,14 @@ export class Engine {
     return this._exclusive(async () => this._model.perplexity(input, window));
   }
 
+  lens(input, topK) {
+    return this._exclusive(async () => this._model.lens(input, topK));
+  }
+
+  hiddenStates(input, layer) {
+    return this._exclusive(async () => this._model.hiddenStates(input, layer));
+  }
+
   // Counters only: allowed while a generation runs.
   async stats() {
     this._check();

@@ -111,6 +111,8 @@ export class RemoteEngine {
   logits(ids) { return this._request('logits', [Array.from(ids)]); }
   attention(layer) { return this._request('attention', [layer]); }
   perplexity(input, window) { return this._request('perplexity', [input, window]); }
+  lens(input, topK) { return this._request('lens', [input, topK]); }
+  hiddenStates(input, layer) { return this._request('hiddenStates', [input, layer]); }
   stats() { return this._request('stats'); }
   benchmark(options) { return this._request('benchmark', [options]); }
   simulateContextLoss() { return this._request('simulateContextLoss'); }

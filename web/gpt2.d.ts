@@ -145,6 +145,16 @@ export interface Attention {
   data: Float32Array;
 }
 
+export interface Lens {
+  layers: number;
+  tokens: number;
+  topK: number;
+  /** The topK most likely next tokens of each layer and position, best first: ids[(l * tokens + t) * topK + rank]. */
+  ids: Int32Array;
+  /** Their probabilities, indexed as ids. */
+  probs: Float32Array;
+}
+
 export interface ModelStats {
   /** Bytes of every texture of this model (weights, KV cache, activations). */
   gpuBytes: number;
@@ -183,6 +193,14 @@ export declare class GPT2 {
    * current sequence; blocks the engine's thread (the worker, by default) while it reads back.
    */
   perplexity(text: string | ArrayLike<number>, options?: { window?: number }): Promise<Perplexity>;
+  /**
+   * The logit lens of `text` (a string or token ids), which becomes the current sequence: for each
+   * layer l and position t, the `topK` (default 5) most likely next tokens of
+   * softmax(lm_head(ln_f(the residual stream after block l))). The last layer's is the model's own.
+   */
+  lens(text: string | ArrayLike<number>, options?: { topK?: number }): Promise<Lens>;
+  /** The residual stream after block `layer` (0-based) for `text`: tokens x n_embd. Ends the current sequence. */
+  hiddenStates(text: string | ArrayLike<number>, options: { layer: number }): Promise<Float32Array>;
   stats(): Promise<ModelStats>;
   /**
    * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps;

@@ -149,6 +149,31 @@ export class GPT2 {
     return this._backend.perplexity(typeof text === 'string' ? text : Array.from(text), window ?? 0);
   }
 
+  /**
+   * The logit lens of `text` (a string or token ids), which becomes the current sequence as after a
+   * prompt: for each layer l and position t, the `topK` (default 5) most likely next tokens of
+   * softmax(lm_head(ln_f(the residual stream after block l)))), best first. Returns
+   * { layers, tokens, topK, ids: Int32Array, probs: Float32Array }, ids and probs indexed
+   * [(l * tokens + t) * topK + rank]; the last layer's is the model's own prediction. Only the top-k
+   * is read back, blocking the thread the engine runs on while it does.
+   */
+  async lens(text, { topK } = {}) {
+    this._check();
+    if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
+      throw new TypeError(`lens: topK must be a positive integer (or left out for 5), got ${topK}`);
+    return this._backend.lens(typeof text === 'string' ? text : Array.from(text), topK ?? 0);
+  }
+
+  /**
+   * The residual stream after block `layer` (0-based) for `text` (a string or token ids): a
+   * Float32Array of tokens x n_embd. It ends the current sequence.
+   */
+  async hiddenStates(text, { layer } = {}) {
+    this._check();
+    if (!Number.isInteger(layer)) throw new TypeError(`hiddenStates: layer must be an integer, got ${layer}`);
+    return this._backend.hiddenStates(typeof text === 'string' ? text : Array.from(text), layer);
+  }
+
   /** GPU bytes allocated, bytes read back so far, the renderer. */
   async stats() {
     this._check();

@@ -1,6 +1,6 @@
 // Typed use of gpt2.d.ts, checked by `tsc --noEmit` (tests/tools/types.test.mjs): every call a
 // user makes compiles, and the mistakes marked @ts-expect-error do not.
-import GPT2Default, { GPT2, type Attention, type GenerateOptions, type LoadOptions, type ModelStats, type Perplexity } from '../../web/gpt2.js';
+import GPT2Default, { GPT2, type Attention, type GenerateOptions, type Lens, type LoadOptions, type ModelStats, type Perplexity } from '../../web/gpt2.js';
 
 export async function typedUse(output: HTMLElement): Promise<void> {
   const controller = new AbortController();
@@ -37,7 +37,10 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const scored: Perplexity = await model.perplexity('Some text.', { window: 64 });
   const nll: number = (await model.perplexity([464, 318, 257])).nll;
   const quantized = await GPT2.load('/m/', { weights: 'int8' });
-  void [logits, heads, renderer, result, live, layers, scored, nll, quantized];
+  const lens: Lens = await model.lens('The cat', { topK: 3 });
+  const firstId: number = lens.ids[0];
+  const states: Float32Array = await model.hiddenStates(ids, { layer: 1 });
+  void [logits, heads, renderer, result, live, layers, scored, nll, quantized, firstId, states, await model.lens(ids)];
   await model.dispose();
 
   // @ts-expect-error: weights are fp16, fp32 or int8
@@ -49,6 +52,8 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   model.generate('x', { maxTokens: 3 });
   // @ts-expect-error: a window is a number of tokens
   model.perplexity('x', { window: '64' });
+  // @ts-expect-error: hiddenStates needs a layer
+  model.hiddenStates('x');
   // @ts-expect-error: the config is read-only
   model.config.n_layer = 3;
 }

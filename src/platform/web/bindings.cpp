@@ -237,11 +237,41 @@ public:
         return out;
     }
 
+    // The logit lens of `input` (text or token ids), which becomes the sequence:
+    // {layers, tokens, topK, ids, probs}, ids and probs [layer][position][rank] (Gpt2Model::lens).
+    val lens(val input, int k) {
+        Engine& e = engine();
+        const auto cells = e.lens(idsOf(input), k);
+        checkStillThere();
+        std::vector<int> ids;
+        std::vector<float> probs;
+        for (const auto& layer : cells)
+            for (const auto& cell : layer) {
+                ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
+                probs.insert(probs.end(), cell.probs.begin(), cell.probs.end());
+            }
+        val out = val::object();
+        out.set("layers", int(cells.size()));
+        out.set("tokens", int(cells.front().size()));
+        out.set("topK", int(cells.front().front().ids.size()));
+        out.set("ids", typedArray(ids));
+        out.set("probs", typedArray(probs));
+        return out;
+    }
+
+    // The residual stream after block `layer` for `input` (text or token ids): T x n_embd floats.
+    val hiddenStates(val input, int layer) {
+        Engine& e = engine();
+        const std::vector<float> states = e.hiddenStates(idsOf(input), layer);
+        checkStillThere();
+        return typedArray(states);
+    }
+
     // Perplexity of `input` (text or token ids) in windows of `window` tokens (0: the context), as
     // {tokens, nll, perplexity} (engine/perplexity.h). Reads back as it goes, blocking this thread.
     val perplexity(val input, int window) {
         Engine& e = engine();
-        const std::vector<int> ids = input.isString() ? e.tokenizer().encode(input.as<std::string>()) : idsFrom(input);
+        const std::vector<int> ids = idsOf(input);
         const PerplexityResult r = e.perplexity(ids, window);
         checkStillThere();
         val out = val::object();
@@ -297,6 +327,11 @@ private:
         current();
         if (!engine_) fail("the model is still loading");
         return *engine_;
+    }
+
+    // A call's input: text (encoded with the model's tokenizer) or token ids.
+    std::vector<int> idsOf(const val& input) {
+        return input.isString() ? engine().tokenizer().encode(input.as<std::string>()) : idsFrom(input);
     }
 
     // A context lost in the middle of a call makes GL calls do nothing and reads return zeros: the
@@ -382,6 +417,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("takeLogits", &safe<&WebModel::takeLogits>)
         .function("attention", &safe<&WebModel::attention, int>)
         .function("perplexity", &safe<&WebModel::perplexity, val, int>)
+        .function("lens", &safe<&WebModel::lens, val, int>)
+        .function("hiddenStates", &safe<&WebModel::hiddenStates, val, int>)
         .function("stats", &safe<&WebModel::stats>)
         .function("bench", &safe<&WebModel::bench, int, int, bool>)
         .function("contextLost", &WebModel::contextLost)
