@@ -1,5 +1,5 @@
-// Attention probabilities for readback: softmax of each scores row, 0 for masked keys. Output row
-// q * heads + h covers the whole sequence; the scores hold the chunk of queries from u_pos0.
+// Attention probabilities for readback: softmax of each scores row, 0 for masked keys. Output rows
+// are the scores rows: (query - u_pos0) * heads + h for the chunk of queries from u_pos0.
 #include "common.glsl"
 #include "attention.glsl"
 // Input (declared by the pass): u_scores.
@@ -8,7 +8,7 @@ out vec4 o_probs;
 
 void main() {
     ivec2 c = outputCoord();
-    int row = c.x - u_pos0 * HEADS;
+    int row = c.x;
     int queryPos = queryPosition(row);
     float m = rowMax(u_scores, u_scores_layout, row, queryPos);
     float total = 0.0;

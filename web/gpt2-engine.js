@@ -205,7 +205,7 @@ export class Engine {
     return this._model.decode(Array.from(ids));
   }
 
-  // Streams { id, text } for `prompt` (text or ids) with the generate options resolved against
+  // Streams { id, text[, captured] } for `prompt` (text or ids) with the generate options resolved against
   // options.json. An abort ends the iteration with the signal's reason before the next token or
   // prefill chunk.
   async *generate(prompt, options, signal) {
@@ -231,7 +231,7 @@ export class Engine {
           active = false;
           return;
         }
-        yield { id: step.id, text: step.text };
+        yield step.captured ? { id: step.id, text: step.text, captured: step.captured } : { id: step.id, text: step.text };
       }
     } finally {
       if (active && this._model && !this.contextLost) this._model.cancelGeneration();

@@ -104,14 +104,39 @@ export interface GenerateOptions {
    * @default true
    */
   slideWindow?: boolean;
+  /**
+   * Live logit lens: each token comes with the lens's lensTopK most likely tokens at every layer for each position run since the token before (0: off).
+   * @default 0
+   */
+  lensTopK?: number;
+  /**
+   * Live attention: each token comes with this layer's attention probabilities for each position run since the token before (-1: off).
+   * @default -1
+   */
+  attentionLayer?: number;
   /** Aborting stops generation before the next token or prefill chunk; the iteration throws an AbortError. */
   signal?: AbortSignal;
+}
+
+/** What one position captured for the live views (GenerateOptions.lensTopK, attentionLayer). */
+export interface CapturedPosition {
+  /** The position in the sequence (after a sliding window: in the window kept). */
+  position: number;
+  /** The logit lens at this position: ids and probabilities [layer * lensTopK + rank]. */
+  lens?: { ids: Int32Array; probs: Float32Array };
+  /** attentionLayer's probabilities of this query over keys 0..position: [head * (position + 1) + key]. */
+  attention?: Float32Array;
 }
 
 export interface GeneratedToken {
   id: number;
   /** Complete UTF-8 text this token adds (may be empty while a character is unfinished). */
   text: string;
+  /**
+   * With live views: the positions run since the token before, which led to this one (the whole
+   * prompt for the first token, then the one position that predicted it).
+   */
+  captured?: CapturedPosition[];
 }
 
 export interface GPT2Config {

@@ -202,6 +202,7 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
     if (!options.stop.empty() && !engine.hasTokenizer()) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
     if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
+    engine.model().setCapture(options.capture);
     done_ = options.maxNewTokens == 0;
     if (!done_) engine.beginPrefill(kept);
 }
@@ -250,15 +251,17 @@ void Generation::speculate() {
 std::optional<GeneratedToken> Generation::emit(int id) {
     const int endOfText = engine_.hasTokenizer() ? engine_.tokenizer().endOfTextId() : 50256;
     auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
+    // This token goes at the end of the committed sequence; a step run ahead of it captured later.
+    std::vector<Gpt2Model::CapturedPosition> captured = engine_.model().takeCaptured(int(engine_.tokens().size()));
     if (options_.stopAtEndOfText && id == endOfText) {
         done_ = true;
         reason_ = StopReason::EndOfText;
-        GeneratedToken token{id, heldBack()};
+        GeneratedToken token{id, heldBack(), std::move(captured)};
         if (token.text.empty()) return std::nullopt;
         return token;
     }
     ids_.push_back(id);
-    GeneratedToken token{id, decoder_ ? stops_.push(decoder_->push(id)) : std::string()};
+    GeneratedToken token{id, decoder_ ? stops_.push(decoder_->push(id)) : std::string(), std::move(captured)};
     if (stops_.stopped()) {
         done_ = true;
         reason_ = StopReason::StopString;

@@ -23,11 +23,17 @@ struct GenerateOptions {
     // Context policy: when the next token would not fit in n_positions, keep the last
     // n_positions / 2 tokens, prefill them again and go on. Off: such a request is an error.
     bool slideWindow = defaults::slideWindow;
+    // Live views (Gpt2Model::setCapture): captured while the prompt and each step run, and handed
+    // out with the token they lead to. A generation sets them for the model until the next one.
+    Gpt2Model::Capture capture{defaults::lensTopK, defaults::attentionLayer};
 };
 
 struct GeneratedToken {
     int id;
     std::string text;  // complete UTF-8 text this token adds (may be empty)
+    // With live views: what the positions run since the token before captured (the whole prompt
+    // for the first token; after a sliding window, the window kept), each leading to this token.
+    std::vector<Gpt2Model::CapturedPosition> captured = {};
 };
 
 enum class StopReason { MaxTokens, EndOfText, StopString, Cancelled };

@@ -126,15 +126,18 @@ void Gpt2Model::runBlocks(int blocks, int pos0, int count) {
 
 void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
     blocks_[std::size_t(layer)].qkv.run(pos0, count);
-    blocks_[std::size_t(layer)].attention.runScores(pos0, count);
+    runScores(layer, pos0, count);
 }
+
+void Gpt2Model::runScores(int layer, int pos0, int count) { blocks_[std::size_t(layer)].attention.runScores(pos0, count); }
 
 bool Gpt2Model::runChunk() {
     if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
     const int pos0 = chunkNext_, count = std::min(tuning_.prefillChunk, chunkEnd_ - pos0);
     embed_->run(pos0, pos0 + count);
-    for (Block& b : blocks_) {
-        runBlock(b, pos0, count);
+    for (int l = 0; l < config_.layers; ++l) {
+        runLayer(l, pos0, count);
+        if (capture_.lensTopK > 0 || capture_.attentionLayer >= 0) captureLayer(l, pos0, count);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
         // interleave with the page's frames; as one piece it stalls the page (docs/benchmarks.md).
         if (count > 1) glFlush();
@@ -182,12 +185,14 @@ void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     chunkNext_ = chunkEnd_ = 0;
     reads_.dropAll();
     uploadIds(ids, pos0);
+    captured_.erase(captured_.lower_bound(pos0), captured_.end());
     chunkNext_ = pos0;
     chunkEnd_ = pos0 + int(ids.size());
 }
 
 void Gpt2Model::forwardTopCandidate(int pos) {
     checkPositions(1, pos);
+    captured_.erase(captured_.lower_bound(pos), captured_.end());
     topCandidateToken_->run(pos, pos + 1);
     chunkNext_ = pos;
     chunkEnd_ = pos + 1;

@@ -4,6 +4,7 @@
 // forward run only uploads token ids and draws. Activations live at absolute positions: row p of the
 // residual stream, Q, K/V caches, ... belongs to token position p, so prefill (many rows) and decode
 // (one row) are the same passes over different row ranges.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,8 +94,28 @@ public:
     };
     std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k);
 
+    // Live views: what every forward captures from now on at each position it runs, block by block,
+    // without running anything twice: the logit lens (lensTopK > 0) and the attention probabilities
+    // of one layer (attentionLayer >= 0). Each block of a capturing forward waits for its readback.
+    struct Capture {
+        int lensTopK = 0;
+        int attentionLayer = -1;
+    };
+    struct CapturedPosition {
+        int position = 0;
+        std::vector<LensCell> lens;    // per layer
+        std::vector<float> attention;  // heads x (position + 1): each head's probabilities over keys 0..position
+    };
+    void setCapture(const Capture& capture);
+    const Capture& capture() const { return capture_; }
+    // The positions captured before `end`, in order; they are handed out once. A forward from
+    // position p drops what was captured at p and later (those positions run again).
+    std::vector<CapturedPosition> takeCaptured(int end);
+
     // Bytes of every texture this model owns: the weights and every declared activation.
-    std::int64_t gpuBytes() const { return weights_.bytes() + activations_.bytes(); }
+    std::int64_t gpuBytes() const {
+        return weights_.bytes() + activations_.bytes() + (captureProbs_ ? captureProbs_->bytes() : 0);
+    }
 
 private:
     struct Block;  // the ops of one transformer block, declared with the graph (gpt2_model.cpp)
@@ -102,11 +123,14 @@ private:
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     void runBlock(Block& b, int pos0, int count);
-    // For the readouts (gpt2_readouts.cpp): block `layer`, the first `blocks` blocks, or one layer's
-    // Q/K/V and scores.
+    // For the readouts (gpt2_readouts.cpp): block `layer`, the first `blocks` blocks, one layer's
+    // Q/K/V and scores, or the scores from the Q/K/V it holds.
     void runLayer(int layer, int pos0, int count);
     void runBlocks(int blocks, int pos0, int count);
     void runAttentionScores(int layer, int pos0, int count);
+    void runScores(int layer, int pos0, int count);
+    // Captures block `layer`'s output rows [pos0, pos0 + count) (and its attention) as capture_ asks.
+    void captureLayer(int layer, int pos0, int count);
 
     ModelConfig config_;
     Tuning tuning_;
@@ -123,6 +147,10 @@ private:
     std::unique_ptr<Linear> scoreHead_;
     std::unique_ptr<Pass> tokenLogProb_, rowLogSumExp_;
     std::unique_ptr<TopkOp> topk_, lensTopk_;
+    Capture capture_;
+    std::map<int, CapturedPosition> captured_;
+    std::unique_ptr<Texture> captureProbs_;  // [chunk * heads, context], while attention is captured
+    std::unique_ptr<Pass> captureProbsPass_;
     ReadQueue reads_;
     std::int64_t readbackBytes_ = 0;
     GlFence chunkFence_;

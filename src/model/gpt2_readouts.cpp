@@ -12,25 +12,26 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
     chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
     uploadIds(ids, 0);
-    const int count = int(ids.size()), heads = config_.heads;
-    // Rows are (query, head); a chunk's scores become its rows of the probabilities.
-    Texture probs(TensorLayout::make(count * heads, count, tuning_.caps.limits, "attention probabilities"),
-                  TexelFormat::Float32, "attention probabilities");
+    const int count = int(ids.size()), heads = config_.heads, chunk = std::min(tuning_.prefillChunk, count);
+    // Rows are (query, head) of a chunk, as the scores'.
+    Texture probs(TensorLayout::make(chunk * heads, count, tuning_.caps.limits, "attention probabilities"), TexelFormat::Float32,
+                  "attention probabilities");
     Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
+    std::vector<float> out(std::size_t(heads) * count * count);  // heads x T x T
     for (int start = 0; start < count; start += tuning_.prefillChunk) {
         const int n = std::min(tuning_.prefillChunk, count - start);
         embed_->run(start, start + n);
         runBlocks(layer, start, n);
         runAttentionScores(layer, start, n);
         setAttentionPosition(probsPass, start);
-        probsPass.run(start * heads, (start + n) * heads);
+        probsPass.run(0, n * heads);
+        const std::vector<float> rows = probs.readRows(0, n * heads);
+        readbackBytes_ += std::int64_t(rows.size()) * 4;
+        for (int q = 0; q < n; ++q)
+            for (int h = 0; h < heads; ++h)
+                std::copy_n(rows.begin() + (std::int64_t(q) * heads + h) * count, count,
+                            out.begin() + (std::int64_t(h) * count + start + q) * count);
     }
-    const std::vector<float> rows = probs.readRows(0, count * heads);
-    readbackBytes_ += std::int64_t(rows.size()) * 4;
-    std::vector<float> out(rows.size());  // heads x T x T
-    for (int q = 0; q < count; ++q)
-        for (int h = 0; h < heads; ++h)
-            std::copy_n(rows.begin() + (std::int64_t(q) * heads + h) * count, count, out.begin() + (std::int64_t(h) * count + q) * count);
     return out;
 }
 
@@ -79,39 +80,92 @@ std::vector<float> Gpt2Model::hiddenStates(const std::vector<int>& ids, int laye
 
 std::vector<std::vector<Gpt2Model::LensCell>> Gpt2Model::lens(const std::vector<int>& ids, int k) {
     if (k == 0) k = kDefaultLensTopK;
-    if (k < 1 || k > kMaxCandidates || k > config_.vocabSize)
-        fail("lens: top-k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
-    beginForward(ids, 0);
-    const int count = int(ids.size());
-    std::vector<std::vector<LensCell>> out(std::size_t(config_.layers), std::vector<LensCell>(std::size_t(count)));
-    for (int start = 0; start < count; start += tuning_.prefillChunk) {
-        const int n = std::min(tuning_.prefillChunk, count - start);
-        embed_->run(start, start + n);
-        for (int l = 0; l < config_.layers; ++l) {
-            runLayer(l, start, n);
-            for (int row = start; row < start + n; row += kScoreRows) {
-                const int rows = std::min(kScoreRows, start + n - row);
-                scoreHead_->run(0, row, rows);
-                lensTopk_->run(k, rows);
-                rowLogSumExp_->run(0, rows);
-                const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][kScoreRows (logit, id)]
-                const std::vector<float> logSumExp = lensLogSumExp_->readRows(0, rows);
-                readbackBytes_ += std::int64_t(k) * kScoreRows * 16 + std::int64_t(rows) * 16;
-                for (int r = 0; r < rows; ++r) {
-                    LensCell& cell = out[std::size_t(l)][std::size_t(row + r)];
-                    for (int rank = 0; rank < k; ++rank) {
-                        const float* c = &candidates[(std::size_t(rank) * kScoreRows + std::size_t(r)) * 4];
-                        cell.ids.push_back(int(c[1]));
-                        cell.probs.push_back(std::exp(c[0] - logSumExp[std::size_t(r)]));
-                    }
-                }
+    // The lens is a forward that captures it; the live views' own capture resumes afterwards.
+    const Capture live = capture_;
+    setCapture({k, -1});
+    std::vector<CapturedPosition> positions;
+    try {
+        forward(ids, 0);
+        positions = takeCaptured(int(ids.size()));
+    } catch (...) {
+        setCapture(live);
+        throw;
+    }
+    setCapture(live);
+    std::vector<std::vector<LensCell>> out(std::size_t(config_.layers));
+    for (CapturedPosition& p : positions)
+        for (int l = 0; l < config_.layers; ++l) out[std::size_t(l)].push_back(std::move(p.lens[std::size_t(l)]));
+    return out;
+}
+
+void Gpt2Model::setCapture(const Capture& capture) {
+    if (capture.lensTopK < 0 || capture.lensTopK > kMaxCandidates || capture.lensTopK > config_.vocabSize)
+        fail("lens: top-k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", capture.lensTopK);
+    if (capture.attentionLayer < -1 || capture.attentionLayer >= config_.layers)
+        fail("capture: attention layer ", capture.attentionLayer, " outside [0, ", config_.layers, ")");
+    capture_ = capture;
+    captured_.clear();
+    if (capture.attentionLayer < 0) {
+        captureProbsPass_.reset();
+        captureProbs_.reset();
+    } else if (!captureProbs_) {
+        const char* name = "captured attention probabilities";
+        captureProbs_ = std::make_unique<Texture>(
+            TensorLayout::make(tuning_.prefillChunk * config_.heads, config_.contextLength, tuning_.caps.limits, name), TexelFormat::Float32,
+            name);
+        captureProbsPass_ = std::make_unique<Pass>(attentionProbsPass(programs_, *captureProbs_, *scores_, shape_));
+    }
+}
+
+std::vector<Gpt2Model::CapturedPosition> Gpt2Model::takeCaptured(int end) {
+    std::vector<CapturedPosition> out;
+    const auto last = captured_.lower_bound(end);
+    for (auto it = captured_.begin(); it != last; ++it) out.push_back(std::move(it->second));
+    captured_.erase(captured_.begin(), last);
+    return out;
+}
+
+void Gpt2Model::captureLayer(int layer, int pos0, int count) {
+    for (int p = pos0; p < pos0 + count; ++p) {
+        CapturedPosition& c = captured_[p];
+        c.position = p;
+        if (capture_.lensTopK > 0) c.lens.resize(std::size_t(config_.layers));
+    }
+    if (layer == capture_.attentionLayer) {
+        // The layer's Q rows and K cache are still there; its scores, with blocks of keys, may not be.
+        runScores(layer, pos0, count);
+        setAttentionPosition(*captureProbsPass_, pos0);
+        captureProbsPass_->run(0, count * config_.heads);
+        const std::vector<float> rows = captureProbs_->readRows(0, count * config_.heads);
+        const int keys = config_.contextLength;
+        for (int q = 0; q < count; ++q) {
+            std::vector<float>& probs = captured_[pos0 + q].attention;
+            for (int h = 0; h < config_.heads; ++h) {
+                const auto row = rows.begin() + (std::int64_t(q) * config_.heads + h) * keys;
+                probs.insert(probs.end(), row, row + pos0 + q + 1);
+                readbackBytes_ += std::int64_t(keys) * 4;
             }
         }
     }
-    lmHead_->run(0, count - 1, 1);
-    lastPosition_ = count - 1;
-    chunkNext_ = chunkEnd_ = 0;
-    return out;
+    const int k = capture_.lensTopK;
+    if (k == 0) return;
+    for (int row = pos0; row < pos0 + count; row += kScoreRows) {
+        const int rows = std::min(kScoreRows, pos0 + count - row);
+        scoreHead_->run(0, row, rows);
+        lensTopk_->run(k, rows);
+        rowLogSumExp_->run(0, rows);
+        const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][kScoreRows (logit, id)]
+        const std::vector<float> logSumExp = lensLogSumExp_->readRows(0, rows);
+        readbackBytes_ += std::int64_t(k) * kScoreRows * 16 + std::int64_t(rows) * 16;
+        for (int r = 0; r < rows; ++r) {
+            LensCell& cell = captured_[row + r].lens[std::size_t(layer)];
+            for (int rank = 0; rank < k; ++rank) {
+                const float* c = &candidates[(std::size_t(rank) * kScoreRows + std::size_t(r)) * 4];
+                cell.ids.push_back(int(c[1]));
+                cell.probs.push_back(std::exp(c[0] - logSumExp[std::size_t(r)]));
+            }
+        }
+    }
 }
 
 }  // namespace gpt2

@@ -357,3 +357,45 @@ for (const { worker, name } of modes) test(`${name}: lens() and hiddenStates() m
   assert.equal(r.attentionTokens, 1);
   assert.match(r.refused, /hiddenStates: layer 2 outside \[0, 2\)/);
 });
+
+// Live views: tokens carry what their positions captured while generating; it equals the lens and
+// attention of the whole sequence computed afterwards.
+for (const { worker, name } of modes) test(`${name}: generate() with live views hands out the lens and attention of each position once`, async () => {
+  const r = await page.evaluate(async ({ p, worker }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
+    const sequence = [...p.ids];
+    const captured = [];
+    const out = { positions: [], lensDiff: 0, idsDiffer: 0, attentionDiff: 0 };
+    for await (const token of model.generate(p.ids, { maxNewTokens: 8, stopAtEndOfText: false, lensTopK: 4, attentionLayer: 1 })) {
+      out.positions.push(token.captured.map((c) => c.position));
+      captured.push(...token.captured);
+      sequence.push(token.id);
+    }
+    sequence.pop();
+    const lens = await model.lens(sequence, { topK: 4 });
+    const attention = await model.attention(1);
+    const T = sequence.length;
+    for (const c of captured) {
+      for (let l = 0; l < lens.layers; l += 1)
+        for (let rank = 0; rank < 4; rank += 1) {
+          const at = (l * T + c.position) * 4 + rank;
+          if (c.lens.ids[l * 4 + rank] !== lens.ids[at]) out.idsDiffer += 1;
+          out.lensDiff = Math.max(out.lensDiff, Math.abs(c.lens.probs[l * 4 + rank] - lens.probs[at]));
+        }
+      for (let h = 0; h < attention.heads; h += 1)
+        for (let k = 0; k <= c.position; k += 1)
+          out.attentionDiff = Math.max(out.attentionDiff, Math.abs(c.attention[h * (c.position + 1) + k] - attention.data[(h * T + c.position) * T + k]));
+    }
+    const plain = [];
+    for await (const token of model.generate(p.ids, { maxNewTokens: 2 })) plain.push('captured' in token);
+    out.plain = plain;
+    await model.dispose();
+    return out;
+  }, { p: prompts[0], worker });
+  const P = prompts[0].ids.length;
+  assert.deepEqual(r.positions, [[...Array(P).keys()], ...Array.from({ length: 7 }, (_, i) => [P + i])]);
+  assert.equal(r.idsDiffer, 0);
+  assert.ok(r.lensDiff <= 1e-5 && r.attentionDiff <= 1e-5, JSON.stringify(r));
+  assert.deepEqual(r.plain, [false, false]);
+});

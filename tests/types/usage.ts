@@ -40,6 +40,8 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const lens: Lens = await model.lens('The cat', { topK: 3 });
   const firstId: number = lens.ids[0];
   const states: Float32Array = await model.hiddenStates(ids, { layer: 1 });
+  for await (const { captured } of model.generate('The', { lensTopK: 3, attentionLayer: 0 }))
+    for (const { position, lens: live, attention: row } of captured ?? []) void [position, live?.ids[0], row?.[0]];
   void [logits, heads, renderer, result, live, layers, scored, nll, quantized, firstId, states, await model.lens(ids)];
   await model.dispose();
 

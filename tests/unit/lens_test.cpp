@@ -167,3 +167,77 @@ TEST(HiddenStates, RefuseLayersAndTopKOutsideTheirRange) {
 
 }  // namespace
 }  // namespace gpt2
+
+namespace gpt2 {
+namespace {
+
+// Live views: a generation that captures the lens and one layer's attention hands out, with each
+// token, what the positions run for it captured: the prompt's positions with the first token, then
+// one position per token (the one that predicted it). They equal the lens and attention of the whole
+// sequence computed afterwards, so nothing had to run twice.
+TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    const auto& prompt = testing::tinyPrompts()[1];
+    const int P = int(prompt.ids.size()), heads = engine.config().heads;
+    for (const bool greedy : {true, false}) {
+        GenerateOptions options;
+        options.maxNewTokens = 10;
+        options.stopAtEndOfText = false;
+        options.capture = {5, 1};
+        if (!greedy) {
+            options.sampling.temperature = 0.8f;
+            options.sampling.seed = 7;
+        }
+        Generation generation(engine, prompt.ids, options);
+        std::vector<int> sequence = prompt.ids;
+        std::vector<Gpt2Model::CapturedPosition> captured;
+        while (auto token = generation.next()) {
+            const int first = token->captured.empty() ? -1 : token->captured.front().position;
+            EXPECT_EQ(first, captured.empty() ? 0 : int(sequence.size()) - 1);
+            EXPECT_EQ(token->captured.back().position, int(sequence.size()) - 1) << "the position that predicted the token";
+            for (auto& c : token->captured) captured.push_back(std::move(c));
+            sequence.push_back(token->id);
+        }
+        sequence.pop_back();  // the last token never ran
+        ASSERT_EQ(captured.size(), sequence.size());
+        const auto lens = engine.lens(sequence, 5);
+        const auto attention = engine.attention(1);
+        const int T = int(sequence.size());
+        for (int p = 0; p < T; ++p) {
+            const auto& c = captured[std::size_t(p)];
+            ASSERT_EQ(c.position, p);
+            for (std::size_t l = 0; l < lens.size(); ++l) {
+                EXPECT_EQ(c.lens[l].ids, lens[l][std::size_t(p)].ids) << "position " << p << " layer " << l;
+                EXPECT_LE(testing::maxAbsDiff(c.lens[l].probs, lens[l][std::size_t(p)].probs), 1e-5f) << "position " << p;
+            }
+            ASSERT_EQ(c.attention.size(), std::size_t(heads) * (p + 1));
+            for (int h = 0; h < heads; ++h) {
+                const auto row = attention.begin() + (std::int64_t(h) * T + p) * T;
+                const std::vector<float> expected(row, row + p + 1);
+                const std::vector<float> got(c.attention.begin() + std::int64_t(h) * (p + 1), c.attention.begin() + std::int64_t(h + 1) * (p + 1));
+                EXPECT_LE(testing::maxAbsDiff(got, expected), 1e-5f) << "position " << p << " head " << h;
+            }
+        }
+        EXPECT_GE(T, P + 9);
+    }
+}
+
+TEST(LiveViews, OffByDefaultAndRefusedOutsideTheModel) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    GenerateOptions options;
+    options.maxNewTokens = 3;
+    Generation plain(engine, {1, 2, 3}, options);
+    while (auto token = plain.next()) EXPECT_TRUE(token->captured.empty());
+    options.capture = {0, 2};
+    try {
+        Generation generation(engine, {1, 2, 3}, options);
+        ADD_FAILURE() << "attention of layer 2 of 2 captured";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("capture: attention layer 2 outside [0, 2)"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace gpt2

@@ -19,7 +19,8 @@ Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture&
 // out[q] = softmax(scores) . V over keys 0..q, for queries from u_pos0.
 Pass attentionApplyPass(ProgramCache& programs, Texture& out, const Texture& scores, const Texture& vCache,
                         const AttentionShape& shape);
-// Probabilities of the scores rows, zero for masked keys (for readback).
+// Probabilities of the scores rows (row for row: the chunk of queries from u_pos0), zero for masked
+// keys (for readback).
 Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& scores, const AttentionShape& shape);
 
 void setAttentionPosition(Pass& pass, int pos0);

@@ -41,13 +41,17 @@ struct WebGenerateOptions {
     val stop = val::array();
     bool stopAtEndOfText = true;
     bool slideWindow = true;
+    int lensTopK = 0;
+    int attentionLayer = -1;
 };
 
-// One poll of a generation: kind "pending" (call again after yielding), "token" or "done".
+// One poll of a generation: kind "pending" (call again after yielding), "token" or "done"; a token
+// of a generation with live views carries what it captured (an array, else undefined).
 struct WebStep {
     std::string kind;
     int id = -1;
     std::string text;
+    val captured = val::undefined();
 };
 
 [[noreturn]] void throwJsError(const char* message) { val::global("Error").new_(val(message)).throw_(); }
@@ -69,6 +73,30 @@ std::vector<int> idsFrom(const val& ids) { return emscripten::convertJSArrayToNu
 template <typename T>
 val typedArray(const std::vector<T>& values) {
     return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
+// [{position, lens: {ids, probs} ([layer][rank]) or undefined, attention ([head][key]) or undefined}]
+val capturedToJs(const std::vector<Gpt2Model::CapturedPosition>& captured) {
+    val out = val::array();
+    for (const auto& c : captured) {
+        val position = val::object();
+        position.set("position", c.position);
+        if (!c.lens.empty()) {
+            std::vector<int> ids;
+            std::vector<float> probs;
+            for (const auto& cell : c.lens) {
+                ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
+                probs.insert(probs.end(), cell.probs.begin(), cell.probs.end());
+            }
+            val lens = val::object();
+            lens.set("ids", typedArray(ids));
+            lens.set("probs", typedArray(probs));
+            position.set("lens", lens);
+        }
+        if (!c.attention.empty()) position.set("attention", typedArray(c.attention));
+        out.call<void>("push", position);
+    }
+    return out;
 }
 
 val parseJson(const std::string& text) { return val::global("JSON").call<val>("parse", text); }
@@ -170,6 +198,7 @@ public:
         options.stop = emscripten::vecFromJSArray<std::string>(o.stop);
         options.stopAtEndOfText = o.stopAtEndOfText;
         options.slideWindow = o.slideWindow;
+        options.capture = {o.lensTopK, o.attentionLayer};
         logits_.reset();
         generation_.reset();
         generation_ = std::make_unique<Generation>(e, idsFrom(ids), options);
@@ -185,6 +214,7 @@ public:
                 step.kind = "token";
                 step.id = token->id;
                 step.text = token->text;
+                if (!token->captured.empty()) step.captured = capturedToJs(token->captured);
                 return step;
             }
         } catch (...) {
@@ -396,11 +426,14 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("seed", &WebGenerateOptions::seed)
         .field("stop", &WebGenerateOptions::stop)
         .field("stopAtEndOfText", &WebGenerateOptions::stopAtEndOfText)
-        .field("slideWindow", &WebGenerateOptions::slideWindow);
+        .field("slideWindow", &WebGenerateOptions::slideWindow)
+        .field("lensTopK", &WebGenerateOptions::lensTopK)
+        .field("attentionLayer", &WebGenerateOptions::attentionLayer);
     value_object<WebStep>("Step")
         .field("kind", &WebStep::kind)
         .field("id", &WebStep::id)
-        .field("text", &WebStep::text);
+        .field("text", &WebStep::text)
+        .field("captured", &WebStep::captured);
     class_<WebModel>("Model")
         .function("beginFile", &safe<&WebModel::beginFile, std::uintptr_t, int, double, std::string>)
         .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
