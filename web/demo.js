@@ -1,7 +1,10 @@
-// The demo page: load a model with progress, stream tokens with tokens/s, draw attention heatmaps.
-// The model runs in the module's Worker (the default), so typing stays smooth while it generates.
-// All generated or model-provided text goes into the page as text (textContent), never as HTML.
+// The demo page: load a model with progress, stream tokens with tokens/s, and look inside the model
+// (demo-views.js): the logit lens and attention follow generation live, and hovering a generated
+// token shows its probability and the alternatives. The model runs in the module's Worker (the
+// default), so typing stays smooth while it generates. All generated or model-provided text goes
+// into the page as text (textContent), never as HTML.
 import { GPT2 } from './gpt2.js';
+import { AttentionMap, LensGrid } from './demo-views.js';
 
 // The model picker: the bundled model (the default; served with the page, so it works offline) and
 // the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors).
@@ -15,11 +18,21 @@ const MODELS = [
 const HUB = 'https://huggingface.co';
 const $ = (id) => document.getElementById(id);
 
+const LENS_TOP_K = 5;  // alternatives the live lens keeps per layer and position
+
 let model = null;
 let controller = null;
-let sequence = [];  // ids of the last prompt + generation, for the heatmap labels
-let attention = null;
-let labels = [];  // the decoded text of each id of `sequence`, for the heatmap's tooltips
+let sequence = [];  // ids of the last prompt + generation
+const tokenTexts = new Map();  // id -> text, per model
+const lensGrid = new LensGrid($('lens-grid'), tokenText, (text) => { $('lens-info').textContent = text; });
+const attentionMap = new AttentionMap($('heatmap'), (text) => { $('heatmap-tooltip').textContent = text; });
+let tokenInfo = [];  // per generated token: { id, ids, probs } of the model's own top-k where it was chosen
+let drawPending = false;
+
+async function tokenText(id) {
+  if (!tokenTexts.has(id)) tokenTexts.set(id, await model.decode([id]));
+  return tokenTexts.get(id);
+}
 
 function showError(error) {
   const box = $('error');
@@ -33,6 +46,8 @@ function setBusy(busy) {
   $('stop').disabled = !busy;
   $('load').disabled = busy;
   $('show-attention').disabled = busy || !model || sequence.length === 0;
+  $('live-views').disabled = busy;
+  $('layer').disabled = busy;
 }
 
 // The URL the module caches a picker entry's files under.
@@ -100,6 +115,7 @@ async function loadModel(event) {
     fillSelect($('layer'), c.n_layer, 'layer');
     fillSelect($('head'), c.n_head, 'head');
     sequence = [];
+    tokenTexts.clear();
     await fillPicker();
   } catch (error) {
     $('model-status').textContent = 'No model loaded.';
@@ -119,12 +135,56 @@ function numberField(id, { integer = false, optional = false } = {}) {
   return value;
 }
 
+// Feeds the views what a token's positions captured: the positions are those of the window that
+// ends with the token before this one (the whole prompt first; after a slide, the window kept).
+async function showCaptured(captured, token) {
+  const last = captured[captured.length - 1].position;
+  const window = sequence.slice(sequence.length - (last + 1));
+  if (captured[0].position === 0) {
+    lensGrid.reset(model.config.n_layer, LENS_TOP_K);
+    attentionMap.reset(model.config.n_head);
+  }
+  for (const c of captured) {
+    const input = await tokenText(window[c.position]);
+    await lensGrid.add(c.position, c.lens, input);
+    attentionMap.setRow(c.position, c.attention, input);
+  }
+  const own = (model.config.n_layer - 1) * LENS_TOP_K;  // the last layer's lens is the model's prediction
+  const lens = captured[captured.length - 1].lens;
+  tokenInfo.push({ id: token.id, ids: lens.ids.slice(own, own + LENS_TOP_K), probs: lens.probs.slice(own, own + LENS_TOP_K) });
+  if (!drawPending) {
+    drawPending = true;
+    requestAnimationFrame(() => {
+      drawPending = false;
+      attentionMap.draw(Number($('head').value));
+    });
+  }
+}
+
+function appendToken(output, token, index) {
+  const span = document.createElement('span');
+  span.textContent = token.text;
+  span.dataset.index = String(index);
+  output.append(span);
+}
+
+async function describeToken(span) {
+  const info = tokenInfo[Number(span?.dataset.index)];
+  if (!info) return;
+  const rank = info.ids.indexOf(info.id);
+  const chosen = JSON.stringify(await tokenText(info.id));
+  const p = rank >= 0 ? `p = ${info.probs[rank].toFixed(3)}` : `p < ${info.probs[LENS_TOP_K - 1].toFixed(3)} (not in the top ${LENS_TOP_K})`;
+  const alternatives = await Promise.all(Array.from(info.ids, async (id, r) => `${JSON.stringify(await tokenText(id))} ${info.probs[r].toFixed(3)}`));
+  $('token-info').textContent = `${chosen}: ${p}. Top ${LENS_TOP_K}: ${alternatives.join(', ')}`;
+}
+
 async function generate(event) {
   event.preventDefault();
   showError(null);
   const output = $('output');
   try {
     const topK = numberField('top-k', { integer: true });
+    const live = $('live-views').checked;
     const options = {
       maxNewTokens: numberField('max-new-tokens', { integer: true }),
       temperature: numberField('temperature'),
@@ -132,18 +192,23 @@ async function generate(event) {
       topP: numberField('top-p'),
       repetitionPenalty: numberField('repetition-penalty'),
       seed: numberField('seed', { integer: true, optional: true }),
+      lensTopK: live ? LENS_TOP_K : 0,
+      attentionLayer: live ? Number($('layer').value) : -1,
     };
     const prompt = $('prompt').value;
     const promptIds = await model.tokenize(prompt);
     controller = new AbortController();
     setBusy(true);
     output.textContent = prompt;
+    $('token-info').textContent = live ? 'Hover a generated token for its probability and the alternatives.' : '';
     sequence = promptIds.slice();
+    tokenInfo = [];
     let count = 0;
     const start = performance.now();
     try {
       for await (const token of model.generate(promptIds, { ...options, signal: controller.signal })) {
-        output.textContent += token.text;
+        if (token.captured) await showCaptured(token.captured, token);
+        appendToken(output, token, count);
         sequence.push(token.id);
         count += 1;
         const seconds = (performance.now() - start) / 1000;
@@ -154,7 +219,7 @@ async function generate(event) {
       $('speed').textContent += ' (stopped)';
     }
     sequence = sequence.slice(-model.config.n_positions);
-    await showAttention();
+    if (!live) await showAttention();
   } catch (error) {
     showError(error);
   } finally {
@@ -163,44 +228,16 @@ async function generate(event) {
   }
 }
 
-
-function drawHeatmap() {
-  const canvas = $('heatmap');
-  const ctx = canvas.getContext('2d');
-  const { tokens: T, data } = attention;
-  const head = Number($('head').value);
-  const cell = canvas.width / T;
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
-  for (let q = 0; q < T; q += 1) {
-    for (let k = 0; k <= q; k += 1) {
-      const p = data[(head * T + q) * T + k];
-      ctx.fillStyle = `rgb(${Math.round(255 * (1 - p))}, ${Math.round(255 * (1 - 0.6 * p))}, 255)`;
-      ctx.fillRect(k * cell, q * cell, Math.ceil(cell), Math.ceil(cell));
-    }
-  }
-  canvas.dataset.drawn = 'true';
-}
-
+// Attention of the chosen layer over the whole sequence, read back (after a generation without live
+// views, or for another layer).
 async function showAttention() {
   if (!model || sequence.length === 0) return;
   const layer = Number($('layer').value);
-  attention = await model.attention(layer);
-  labels = await Promise.all(sequence.slice(-attention.tokens).map(async (id) => JSON.stringify(await model.decode([id]))));
-  drawHeatmap();
+  const attention = await model.attention(layer);
+  const labels = await Promise.all(sequence.slice(-attention.tokens).map(tokenText));
+  attentionMap.setAll(attention, labels);
+  attentionMap.draw(Number($('head').value));
   $('heatmap-tooltip').textContent = `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
-}
-
-function describeCell(event) {
-  if (!attention) return;
-  const canvas = $('heatmap');
-  const rect = canvas.getBoundingClientRect();
-  const T = attention.tokens;
-  const k = Math.floor(((event.clientX - rect.left) / rect.width) * T);
-  const q = Math.floor(((event.clientY - rect.top) / rect.height) * T);
-  if (q < 0 || k < 0 || q >= T || k >= T) return;
-  const head = Number($('head').value);
-  const p = k <= q ? attention.data[(head * T + q) * T + k] : 0;
-  $('heatmap-tooltip').textContent = `query ${q} ${labels[q]} → key ${k} ${labels[k]}: ${p.toFixed(4)}`;
 }
 
 $('model-source').addEventListener('change', () => {
@@ -211,9 +248,9 @@ $('clear-cache').addEventListener('click', () => GPT2.clearCache().then(fillPick
 $('generate-form').addEventListener('submit', generate);
 $('stop').addEventListener('click', () => controller?.abort());
 $('layer').addEventListener('change', () => showAttention().catch(showError));
-$('head').addEventListener('change', () => attention && drawHeatmap());
+$('head').addEventListener('change', () => attentionMap.tokens && attentionMap.draw(Number($('head').value)));
 $('show-attention').addEventListener('click', () => showAttention().catch(showError));
-$('heatmap').addEventListener('mousemove', describeCell);
+$('output').addEventListener('mouseover', (event) => describeToken(event.target.closest('span')).catch(showError));
 window.addEventListener('error', (event) => showError(event.error ?? event.message));
 window.addEventListener('unhandledrejection', (event) => showError(event.reason));
 

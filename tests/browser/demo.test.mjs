@@ -33,7 +33,9 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
   await page.fill('#max-new-tokens', '24');
   await page.fill('#seed', '7');
   await page.click('#generate');
-  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, { timeout: 60000 });
+  // With live views (the default) the heatmap is drawn from the first token on: wait for the end.
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true' &&
+    !document.getElementById('generate').disabled, null, { timeout: 60000 });
   const output = await page.locator('#output').textContent();
   assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
   assert.match(await page.locator('#speed').textContent(), /24 tokens, [\d.]+ tokens\/s/);
@@ -50,6 +52,70 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
   await page.locator('#heatmap').hover({ position: { x: box.width * 0.2, y: box.height * 0.8 } });
   assert.match(await page.locator('#heatmap-tooltip').textContent(), /query \d+ ".*" → key \d+ ".*": \d\.\d{4}/);
   await page.screenshot({ path: join(artifactsDir, 'demo.png'), fullPage: true });
+  await page.close();
+});
+
+test('live views: the logit lens and attention follow generation, and a generated token shows its probability', async () => {
+  const page = await site.page('');
+  await page.setViewportSize({ width: 1100, height: 1400 });
+  await waitForModel(page);
+  assert.equal(await page.locator('#live-views').isChecked(), true, 'live views are on by default');
+  await page.fill('#prompt', 'The jury said that');
+  await page.fill('#max-new-tokens', '12');
+  await page.fill('#seed', '3');
+  await page.selectOption('#layer', '2');
+  await page.click('#generate');
+  await page.waitForFunction(() => /12 tokens/.test(document.getElementById('speed').textContent), null, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('generate').disabled === false);
+  const prompt = 4;  // "The jury said that"
+  const grid = await page.evaluate(() => {
+    const rows = [...document.querySelectorAll('#lens-grid tr')];
+    return { rows: rows.length, header: [...rows[0].cells].map((c) => c.textContent), cells: rows.slice(1).map((r) => r.querySelectorAll('td').length),
+      filled: [...document.querySelectorAll('#lens-grid td')].every((td) => td.textContent.length > 0 && td.style.background) };
+  });
+  // 6 layers by the prompt's positions and one per generated token but the last (it never ran).
+  assert.equal(grid.rows, 7);
+  assert.deepEqual(grid.cells, Array(6).fill(prompt + 11));
+  assert.deepEqual(grid.header.slice(1, 5), ['The', '␣jury', '␣said', '␣that']);
+  assert.ok(grid.filled);
+  assert.equal(await page.locator('#heatmap').getAttribute('data-tokens'), String(prompt + 11));
+  await page.locator('#lens-grid tr:nth-child(2) td:nth-of-type(3)').hover();
+  assert.match(await page.locator('#lens-info').textContent(), /^Layer 5, position 2: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/);
+  await page.locator('#output span').nth(3).hover();
+  assert.match(await page.locator('#token-info').textContent(), /^".*": p [=<] 0\.\d{3}.*\. Top 5: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/);
+  // The heatmap carries the tokens on both axes (labels next to 16 px cells) and is not blank.
+  const heatmap = await page.evaluate(() => {
+    const c = document.getElementById('heatmap');
+    const data = c.getContext('2d').getImageData(0, 0, 72, c.height).data;
+    let ink = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) ink += 1;
+    return { width: c.width, ink };
+  });
+  assert.ok(heatmap.width > 480 && heatmap.ink > 200, JSON.stringify(heatmap));
+  await page.locator('#lens-heading').locator('..').screenshot({ path: join(artifactsDir, 'demo-lens.png') });
+  await page.locator('#attention-heading').locator('..').screenshot({ path: join(artifactsDir, 'demo-attention.png') });
+  await page.locator('#generate-heading').locator('..').screenshot({ path: join(artifactsDir, 'demo-token-info.png') });
+  await page.close();
+});
+
+test('live views of a long context scroll instead of shrinking cells', async () => {
+  const page = await site.page('');
+  await page.setViewportSize({ width: 600, height: 900 });
+  await waitForModel(page);
+  await page.fill('#prompt', 'The jury said that the election was conducted. '.repeat(16));
+  await page.fill('#max-new-tokens', '2');
+  await page.click('#generate');
+  await page.waitForFunction(() => /2 tokens/.test(document.getElementById('speed').textContent), null, { timeout: 120000 });
+  await page.waitForFunction(() => document.getElementById('generate').disabled === false);
+  const r = await page.evaluate(() => {
+    const c = document.getElementById('heatmap');
+    const wrap = c.parentElement, lens = document.querySelector('.lens-wrap');
+    return { tokens: Number(c.dataset.tokens), width: c.width, shown: c.getBoundingClientRect().width, wrapScrolls: wrap.scrollWidth > wrap.clientWidth,
+      lensScrolls: lens.scrollWidth > lens.clientWidth, cellWidth: document.querySelector('#lens-grid td').getBoundingClientRect().width };
+  });
+  assert.ok(r.tokens > 120, JSON.stringify(r));
+  assert.ok(r.width >= 4 * r.tokens && r.shown >= r.width, `cells of at least 4 px, not scaled down: ${JSON.stringify(r)}`);
+  assert.ok(r.wrapScrolls && r.lensScrolls && r.cellWidth > 20, JSON.stringify(r));
   await page.close();
 });
 
@@ -94,7 +160,8 @@ test('the demo works from the keyboard on a phone-width screen', async () => {
   await page.fill('#max-new-tokens', '8');
   await page.focus('#generate');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true' &&
+    !document.getElementById('generate').disabled, null, { timeout: 60000 });
   assert.match(await page.locator('#speed').textContent(), /8 tokens/);
   await page.screenshot({ path: join(artifactsDir, 'demo-phone.png'), fullPage: true });
   await page.close();
