@@ -96,11 +96,13 @@ void Gpt2Model::declareGraph() {
     scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
     logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
     tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, *rows.outputs[0], *ids_, c.vocabSize));
-    // lens: the top-k of each of those rows, and its log Σ exp (probabilities of the k best tokens)
-    lensCandidates_ = &t.add("lens candidates", kMaxCandidates, kScoreRows * 4);  // [k, kScoreRows (logit, id)]
+    // lens: the top-k of each of those rows and its log Σ exp (the probabilities of the k best tokens),
+    // for every layer and position of a chunk, read back once the chunk has run
+    const int lensCells = c.layers * tuning_.prefillChunk;
+    lensCandidates_ = &t.add("lens candidates", kMaxCandidates, lensCells * 4);  // [k, layers * chunk (logit, id)]
     Texture& lensWinners = t.add("lens block winners", kScoreRows, topkBlockColumns(rows.outputs[0]->layout().texelsPerRow));
     lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, lensWinners, *rows.outputs[0], c.vocabSize);
-    lensLogSumExp_ = &t.add("lens log-sum-exp", kScoreRows, 1);  // [kScoreRows, 1]
+    lensLogSumExp_ = &t.add("lens log-sum-exp", lensCells, 1);  // [layers * chunk, 1]
     rowLogSumExp_ = std::make_unique<Pass>(rowLogSumExpPass(programs_, *lensLogSumExp_, *rows.outputs[0], c.vocabSize));
     plan.finish();
     // candidates = top-k(logits); ids[next] = candidates[0].id
@@ -126,10 +128,8 @@ void Gpt2Model::runBlocks(int blocks, int pos0, int count) {
 
 void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
     blocks_[std::size_t(layer)].qkv.run(pos0, count);
-    runScores(layer, pos0, count);
+    blocks_[std::size_t(layer)].attention.runScores(pos0, count);
 }
-
-void Gpt2Model::runScores(int layer, int pos0, int count) { blocks_[std::size_t(layer)].attention.runScores(pos0, count); }
 
 bool Gpt2Model::runChunk() {
     if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
@@ -137,11 +137,12 @@ bool Gpt2Model::runChunk() {
     embed_->run(pos0, pos0 + count);
     for (int l = 0; l < config_.layers; ++l) {
         runLayer(l, pos0, count);
-        if (capture_.lensTopK > 0 || capture_.attentionLayer >= 0) captureLayer(l, pos0, count);
+        if (capturing()) captureLayer(l, pos0, count);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
         // interleave with the page's frames; as one piece it stalls the page (docs/benchmarks.md).
         if (count > 1) glFlush();
     }
+    if (capturing()) readCaptured(pos0, count);
     chunkNext_ = pos0 + count;
     if (chunkNext_ < chunkEnd_) {
         chunkFence_ = GlFence::insert();

@@ -123,14 +123,16 @@ private:
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     void runBlock(Block& b, int pos0, int count);
-    // For the readouts (gpt2_readouts.cpp): block `layer`, the first `blocks` blocks, one layer's
-    // Q/K/V and scores, or the scores from the Q/K/V it holds.
+    // For the readouts (gpt2_readouts.cpp): block `layer`, the first `blocks` blocks, or one layer's
+    // Q/K/V and scores.
     void runLayer(int layer, int pos0, int count);
     void runBlocks(int blocks, int pos0, int count);
     void runAttentionScores(int layer, int pos0, int count);
-    void runScores(int layer, int pos0, int count);
-    // Captures block `layer`'s output rows [pos0, pos0 + count) (and its attention) as capture_ asks.
+    // Live views: after block `layer`, the lens of its output rows [pos0, pos0 + count) (and that
+    // layer's attention) as capture_ asks, into textures that readCaptured reads once the chunk ran.
+    bool capturing() const { return capture_.lensTopK > 0 || capture_.attentionLayer >= 0; }
     void captureLayer(int layer, int pos0, int count);
+    void readCaptured(int pos0, int count);
 
     ModelConfig config_;
     Tuning tuning_;

@@ -126,46 +126,52 @@ std::vector<Gpt2Model::CapturedPosition> Gpt2Model::takeCaptured(int end) {
 }
 
 void Gpt2Model::captureLayer(int layer, int pos0, int count) {
-    for (int p = pos0; p < pos0 + count; ++p) {
-        CapturedPosition& c = captured_[p];
-        c.position = p;
-        if (capture_.lensTopK > 0) c.lens.resize(std::size_t(config_.layers));
-    }
     if (layer == capture_.attentionLayer) {
-        // The layer's Q rows and K cache are still there; its scores, with blocks of keys, may not be.
-        runScores(layer, pos0, count);
+        // The scores texture still holds this layer's scores of the chunk: its attention computed them.
         setAttentionPosition(*captureProbsPass_, pos0);
         captureProbsPass_->run(0, count * config_.heads);
+    }
+    if (capture_.lensTopK == 0) return;
+    // Cell (layer, position) of the lens textures: column / row layer * chunk + position - pos0.
+    for (int row = pos0; row < pos0 + count; row += kScoreRows) {
+        const int rows = std::min(kScoreRows, pos0 + count - row), cell = layer * tuning_.prefillChunk + row - pos0;
+        scoreHead_->run(0, row, rows);
+        lensTopk_->run(capture_.lensTopK, rows, cell);
+        rowLogSumExp_->set("u_first_row", cell).run(cell, cell + rows);
+    }
+}
+
+void Gpt2Model::readCaptured(int pos0, int count) {
+    for (int p = pos0; p < pos0 + count; ++p) captured_[p] = {p, {}, {}};
+    if (capture_.attentionLayer >= 0) {
         const std::vector<float> rows = captureProbs_->readRows(0, count * config_.heads);
+        readbackBytes_ += std::int64_t(rows.size()) * 4;
         const int keys = config_.contextLength;
         for (int q = 0; q < count; ++q) {
             std::vector<float>& probs = captured_[pos0 + q].attention;
             for (int h = 0; h < config_.heads; ++h) {
                 const auto row = rows.begin() + (std::int64_t(q) * config_.heads + h) * keys;
                 probs.insert(probs.end(), row, row + pos0 + q + 1);
-                readbackBytes_ += std::int64_t(keys) * 4;
             }
         }
     }
-    const int k = capture_.lensTopK;
+    const int k = capture_.lensTopK, chunk = tuning_.prefillChunk;
     if (k == 0) return;
-    for (int row = pos0; row < pos0 + count; row += kScoreRows) {
-        const int rows = std::min(kScoreRows, pos0 + count - row);
-        scoreHead_->run(0, row, rows);
-        lensTopk_->run(k, rows);
-        rowLogSumExp_->run(0, rows);
-        const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][kScoreRows (logit, id)]
-        const std::vector<float> logSumExp = lensLogSumExp_->readRows(0, rows);
-        readbackBytes_ += std::int64_t(k) * kScoreRows * 16 + std::int64_t(rows) * 16;
-        for (int r = 0; r < rows; ++r) {
-            LensCell& cell = captured_[row + r].lens[std::size_t(layer)];
+    const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][layers * chunk (logit, id)]
+    const std::vector<float> logSumExp = lensLogSumExp_->readRows(0, config_.layers * chunk);
+    readbackBytes_ += std::int64_t(candidates.size() + logSumExp.size()) * 4;
+    const std::size_t columns = std::size_t(config_.layers) * std::size_t(chunk);
+    for (int q = 0; q < count; ++q) {
+        std::vector<LensCell>& lens = captured_[pos0 + q].lens;
+        lens.resize(std::size_t(config_.layers));
+        for (int l = 0; l < config_.layers; ++l) {
+            const std::size_t cell = std::size_t(l) * std::size_t(chunk) + std::size_t(q);
             for (int rank = 0; rank < k; ++rank) {
-                const float* c = &candidates[(std::size_t(rank) * kScoreRows + std::size_t(r)) * 4];
-                cell.ids.push_back(int(c[1]));
-                cell.probs.push_back(std::exp(c[0] - logSumExp[std::size_t(r)]));
+                const float* c = &candidates[(std::size_t(rank) * columns + cell) * 4];
+                lens[std::size_t(l)].ids.push_back(int(c[1]));
+                lens[std::size_t(l)].probs.push_back(std::exp(c[0] - logSumExp[cell]));
             }
         }
     }
 }
-
 }  // namespace gpt2

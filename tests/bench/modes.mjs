@@ -1,7 +1,7 @@
-// node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R]
+// node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R] [--live 0,1]
 // Worker mode against same-thread mode in headless Chromium (Debian's, WebGL2 over SwiftShader),
 // measured through the public API by tests/bench/page/bench.js: one JSON line per measurement and a
-// summary line of medians. PATH (a packed .gpt2 file or a Hugging Face folder) is served from
+// summary line of medians. --live 0,1 measures generations without and with the live views. PATH (a packed .gpt2 file or a Hugging Face folder) is served from
 // localhost beside build/site. On the GPU machine the same page runs through ../shared/gpubrowser
 // (tests/bench/gpu/README.md).
 import { cpSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { benchArgs, serveModel } from './bench_args.mjs';
 import { root, startSite } from '../browser/harness.mjs';
 
-const { flag, model } = benchArgs('node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R]');
+const { flag, model } = benchArgs('node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R] [--live 0,1]');
 const served = serveModel(model, 'bench');
 cpSync(join(root, 'tests/bench/page'), served.dir, { recursive: true });
 const source = served.source;
@@ -20,12 +20,12 @@ try {
   const page = await site.page('bench/bench.html');
   const result = await page.evaluate(async (params) => (await import('/bench/bench.js')).runBench(params), {
     model: source, weights: flag('--weights', 'fp16'), prompts: flag('--prompts', '32,256').split(',').map(Number),
-    tokens: Number(flag('--tokens', 16)), rounds: Number(flag('--rounds', 3)),
+    tokens: Number(flag('--tokens', 16)), rounds: Number(flag('--rounds', 3)), live: flag('--live', '0').split(',').map((v) => v === '1'),
   });
   for (const row of result.rows) console.log(JSON.stringify(row));
   const summary = {};
   for (const row of result.rows.filter((r) => r.kind === 'generate')) {
-    const key = `${row.worker ? 'worker' : 'same_thread'}_P${row.prompt_tokens}`;
+    const key = `${row.worker ? 'worker' : 'same_thread'}_P${row.prompt_tokens}${row.live ? '_live' : ''}`;
     (summary[key] ??= { prefill_ms: [], decode_ms_per_token: [] });
     summary[key].prefill_ms.push(row.prefill_ms);
     summary[key].decode_ms_per_token.push(row.decode_ms_per_token);

@@ -174,13 +174,18 @@ namespace {
 // Live views: a generation that captures the lens and one layer's attention hands out, with each
 // token, what the positions run for it captured: the prompt's positions with the first token, then
 // one position per token (the one that predicted it). They equal the lens and attention of the whole
-// sequence computed afterwards, so nothing had to run twice.
+// sequence computed afterwards, so nothing had to run twice. Decode steps over blocks of 8 keys
+// (flash-decoding, as GPUs run long contexts) capture the same attention.
 TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
     testing::ensureGlContext();
-    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
-    const auto& prompt = testing::tinyPrompts()[1];
-    const int P = int(prompt.ids.size()), heads = engine.config().heads;
-    for (const bool greedy : {true, false}) {
+    ModelOptions blocksOfKeys{TexelFormat::Float32};
+    blocksOfKeys.attentionBlockKeys = 8;
+    const std::vector<std::pair<ModelOptions, bool>> cases = {
+        {ModelOptions{TexelFormat::Float32}, true}, {ModelOptions{TexelFormat::Float32}, false}, {blocksOfKeys, true}, {blocksOfKeys, false}};
+    for (const auto& [modelOptions, greedy] : cases) {
+        Engine engine(testing::tinyModelDir(), modelOptions);
+        const auto& prompt = testing::tinyPrompts()[1];
+        const int P = int(prompt.ids.size()), heads = engine.config().heads;
         GenerateOptions options;
         options.maxNewTokens = 10;
         options.stopAtEndOfText = false;

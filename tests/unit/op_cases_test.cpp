@@ -292,33 +292,37 @@ std::vector<float> logitRows(const Dims& d, int rows) {
     return logits;
 }
 
-// The k best logits of each row, (logit, id) per rank: candidates row `rank`, texel `row`.
-Prepared topk(OpContext& o, int rows) {
+// The k best logits of each row, (logit, id) per rank: candidates row `rank`, texel `first + row`;
+// the texels around them (first before, 2 after) keep what they held.
+Prepared topk(OpContext& o, int rows, int first) {
     const Dims& d = o.d;
-    const int k = 8, vocabRows = (d.vocab + 3) / 4 * 4;
+    const int k = 8, vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
     const std::vector<float> logits = logitRows(d, rows);
-    Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(64, 4 * rows),
+    std::vector<float> expected(std::size_t(64) * std::size_t(columns) * 4, 7.0f);
+    Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(64, 4 * columns, expected),
             &blocks = o.texture(rows, topkBlockColumns(vocabRows / 4));
     auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, d.vocab);
-    std::vector<float> expected(std::size_t(k) * std::size_t(rows) * 4);
+    expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         const auto row = logits.begin() + std::ptrdiff_t(r) * vocabRows;
         const std::vector<int> best = testing::topK({row, row + d.vocab}, k);
         for (int rank = 0; rank < k; ++rank) {
-            const std::size_t at = (std::size_t(rank) * rows + std::size_t(r)) * 4;
+            const std::size_t at = (std::size_t(rank) * columns + std::size_t(first + r)) * 4;
             expected[at] = row[best[std::size_t(rank)]];
             expected[at + 1] = float(best[std::size_t(rank)]);
+            expected[at + 2] = expected[at + 3] = 0.0f;
         }
     }
-    return {[=] { op->run(k, rows); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
+    return {[=] { op->run(k, rows, first); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
 }
 
-// log Σ exp of each row's first `vocab` logits (the padding's huge values must not count).
+// log Σ exp of each row's first `vocab` logits (the padding's huge values must not count), written
+// from output row 2 on.
 Prepared rowLogSumExp(OpContext& o) {
     const Dims& d = o.d;
-    const int rows = 3, vocabRows = (d.vocab + 3) / 4 * 4;
+    const int rows = 3, first = 2, vocabRows = (d.vocab + 3) / 4 * 4;
     const std::vector<float> logits = logitRows(d, rows);
-    Texture& out = o.texture(rows, 1);
+    Texture& out = o.texture(first + rows, 1);
     auto pass = std::make_shared<Pass>(rowLogSumExpPass(o.programs, out, o.texture(rows, vocabRows, logits), d.vocab));
     std::vector<float> expected;
     for (int r = 0; r < rows; ++r) {
@@ -326,7 +330,7 @@ Prepared rowLogSumExp(OpContext& o) {
         for (int i = 0; i < d.vocab; ++i) sum += std::exp(double(logits[std::size_t(r) * vocabRows + std::size_t(i)]));
         expected.push_back(float(std::log(sum)));
     }
-    return {[=] { pass->run(0, rows); }, [&out] { return out.readRows(0, rows); }, expected};
+    return {[=] { pass->set("u_first_row", first).run(first, first + rows); }, [&out] { return out.readRows(first, rows); }, expected};
 }
 
 Prepared topCandidateToken(OpContext& o) {
@@ -362,8 +366,8 @@ const std::vector<OpCase> kOpCases = {
     {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},
     {"attention_probs", [](OpContext& o) { return attention(o, AttentionCase::Probabilities); }},
     {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},
-    {"topk", [](OpContext& o) { return topk(o, 1); }},
-    {"topk_rows", [](OpContext& o) { return topk(o, 3); }},
+    {"topk", [](OpContext& o) { return topk(o, 1, 0); }},
+    {"topk_rows", [](OpContext& o) { return topk(o, 3, 2); }},
     {"row_log_sum_exp", rowLogSumExp},
     {"top_candidate_token", topCandidateToken},
 };

@@ -19,10 +19,10 @@ inline Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Te
     return Pass(programs, "top_candidate_token.frag", "", {&ids}, {{"u_candidates", &candidates}});
 }
 
-// out[r] = log Σ exp of the first `vocab` logits of row r.
+// out[u_first_row + r] = log Σ exp of the first `vocab` logits of row r (set u_first_row per run).
 inline Pass rowLogSumExpPass(ProgramCache& programs, Texture& out, const Texture& logits, int vocab) {
     Pass pass(programs, "row_log_sum_exp.frag", "", {&out}, {{"u_logits", &logits}});
-    pass.set("u_vocab", vocab);
+    pass.set("u_vocab", vocab).set("u_first_row", 0);
     return pass;
 }
 

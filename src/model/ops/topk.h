@@ -18,11 +18,11 @@ int topkBlockTexels(int logitTexels);
 int topkBlockColumns(int logitTexels);
 
 // Both passes: candidates[0, k) = the k largest logits (logit, id), best first, ties to the smaller id,
-// of logits rows [0, rows).
+// of logits rows [0, rows), into candidate texels [firstColumn, firstColumn + rows).
 class TopkOp {
 public:
     TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, int vocab);
-    void run(int k, int rows = 1);
+    void run(int k, int rows = 1, int firstColumn = 0);
 
 private:
     Pass block_, select_;

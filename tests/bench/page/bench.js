@@ -4,16 +4,19 @@
 // Query: model (URL), weights, prompts (comma-separated P), tokens (new tokens), rounds, post
 // (1: POST each result to /result, as ../../shared/gpubrowser collects them), module (the module's
 // URL, default /gpt2.js: another build of it for an A/B run; one without worker mode runs both
-// rounds on the page's thread).
+// rounds on the page's thread), live (comma-separated 0/1: generations without and with the live
+// views, the logit lens's top 5 and layer 0's attention captured at every position).
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function measure(model, prompt, newTokens) {
+const LIVE_VIEWS = { lensTopK: 5, attentionLayer: 0 };
+
+async function measure(model, prompt, newTokens, live = false) {
   const start = performance.now();
   const times = [];
-  for await (const t of model.generate(prompt, { maxNewTokens: newTokens, stopAtEndOfText: false })) {
+  for await (const t of model.generate(prompt, { maxNewTokens: newTokens, stopAtEndOfText: false, ...(live ? LIVE_VIEWS : {}) })) {
     void t;
     times.push(performance.now());
   }
@@ -21,7 +24,7 @@ async function measure(model, prompt, newTokens) {
   return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps) };
 }
 
-export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, report = () => {} }) {
+export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], report = () => {} }) {
   const models = {};
   const rows = [];
   for (const worker of [true, false]) {
@@ -33,14 +36,18 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
   const vocab = models[true].config.vocab_size;
   for (const P of prompts) {
     const prompt = Array.from({ length: P }, (_, i) => (i * 7919 + 13) % vocab);
-    await measure(models[true], prompt, 2);  // warm-up: every program has run once
-    await measure(models[false], prompt, 2);
+    for (const views of live) {  // warm-up: every program has run once
+      await measure(models[true], prompt, 2, views);
+      await measure(models[false], prompt, 2, views);
+    }
     for (let round = 0; round < rounds; round += 1) {
       for (const worker of [true, false]) {
-        const row = { kind: 'generate', worker, prompt_tokens: P, new_tokens: tokens, round, module: query.get('module') ?? '/gpt2.js',
-          ...(await measure(models[worker], prompt, tokens)) };
-        rows.push(row);
-        await report(row);
+        for (const views of live) {
+          const row = { kind: 'generate', worker, live: views, prompt_tokens: P, new_tokens: tokens, round, module: query.get('module') ?? '/gpt2.js',
+            ...(await measure(models[worker], prompt, tokens, views)) };
+          rows.push(row);
+          await report(row);
+        }
       }
     }
   }
@@ -57,6 +64,7 @@ if (query.get('post') === '1') {
       prompts: (query.get('prompts') ?? '32,256').split(',').map(Number),
       tokens: Number(query.get('tokens') ?? 16),
       rounds: Number(query.get('rounds') ?? 3),
+      live: (query.get('live') ?? '0').split(',').map((v) => v === '1'),
       report: (row) => post('row', row),
     });
     await post('summary', result);
