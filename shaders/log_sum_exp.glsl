@@ -1,10 +1,10 @@
-// log Σ exp over the first u_vocab logits of row r of u_logits, in one pass: an online log-sum-exp
-// per lane (the running max m and the sum of exp(logit - m)), the four lanes combined at the end.
-// Needs u_logits (declared by the pass) and u_vocab.
+// (max m, Σ exp(logit - m)) over texels [first, last) of row r of u_logits, counting only the first
+// u_vocab logits: an online log-sum-exp per lane, the four lanes combined at the end. log Σ exp is
+// m + log(sum). Needs u_logits (declared by the pass) and u_vocab.
 
-float rowLogSumExp(int r) {
+vec2 logSumExpPartial(int r, int first, int last) {
     vec4 m = vec4(-1.0e30), s = vec4(0.0);
-    for (int t = 0; t < u_logits_layout.x; ++t) {
+    for (int t = first; t < last; ++t) {
         // A boolean mix selects; a float mix computes x + (y - x) * a, which SwiftShader does, and
         // which turns every logit into 0 next to -1e30.
         bvec4 valid = lessThan(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(u_vocab));
@@ -14,5 +14,5 @@ float rowLogSumExp(int r) {
         m = larger;
     }
     float top = max(max(m.x, m.y), max(m.z, m.w));
-    return top + log(dot(s * exp(m - top), vec4(1.0)));
+    return vec2(top, dot(s * exp(m - top), vec4(1.0)));
 }

@@ -17,5 +17,6 @@ void main() {
     int r = outputCoord().x;
     int next = int(fetch(u_ids, u_ids_layout, min(u_first + r + 1, u_last_position), 0).x);
     float logit = fetch(u_logits, u_logits_layout, r, next / 4)[next - next / 4 * 4];
-    o_log_prob = vec4(logit - rowLogSumExp(r), 0.0, 0.0, 0.0);
+    vec2 total = logSumExpPartial(r, 0, u_logits_layout.x);
+    o_log_prob = vec4(logit - total.x - log(total.y), 0.0, 0.0, 0.0);
 }

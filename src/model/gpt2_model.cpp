@@ -103,7 +103,8 @@ void Gpt2Model::declareGraph() {
     Texture& lensWinners = t.add("lens block winners", kScoreRows, topkBlockColumns(rows.outputs[0]->layout().texelsPerRow));
     lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, lensWinners, *rows.outputs[0], c.vocabSize);
     lensLogSumExp_ = &t.add("lens log-sum-exp", lensCells, 1);  // [layers * chunk, 1]
-    rowLogSumExp_ = std::make_unique<Pass>(rowLogSumExpPass(programs_, *lensLogSumExp_, *rows.outputs[0], c.vocabSize));
+    Texture& lensPartials = t.add("lens log-sum-exp blocks", kScoreRows, topkBlockColumns(rows.outputs[0]->layout().texelsPerRow));
+    lensLse_ = std::make_unique<LogSumExpOp>(programs_, *lensLogSumExp_, lensPartials, *rows.outputs[0], c.vocabSize);
     plan.finish();
     // candidates = top-k(logits); ids[next] = candidates[0].id
     Texture& winners = t.add("top-k block winners", 1, topkBlockColumns(logits_->layout().texelsPerRow));

@@ -147,8 +147,9 @@ private:
     std::unique_ptr<Linear> lmHead_;
     static constexpr int kScoreRows = 8;  // positions scored per lm_head run (tokenLogProbs)
     std::unique_ptr<Linear> scoreHead_;
-    std::unique_ptr<Pass> tokenLogProb_, rowLogSumExp_;
+    std::unique_ptr<Pass> tokenLogProb_;
     std::unique_ptr<TopkOp> topk_, lensTopk_;
+    std::unique_ptr<LogSumExpOp> lensLse_;
     Capture capture_;
     std::map<int, CapturedPosition> captured_;
     std::unique_ptr<Texture> captureProbs_;  // [chunk * heads, context], while attention is captured

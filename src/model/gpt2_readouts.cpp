@@ -137,7 +137,7 @@ void Gpt2Model::captureLayer(int layer, int pos0, int count) {
         const int rows = std::min(kScoreRows, pos0 + count - row), cell = layer * tuning_.prefillChunk + row - pos0;
         scoreHead_->run(0, row, rows);
         lensTopk_->run(capture_.lensTopK, rows, cell);
-        rowLogSumExp_->set("u_first_row", cell).run(cell, cell + rows);
+        lensLse_->run(rows, cell);
     }
 }
 

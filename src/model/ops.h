@@ -3,6 +3,7 @@
 // table of op cases (tests/unit/op_cases_test.cpp).
 #include "model/ops/attention.h"
 #include "model/ops/layer_norm.h"
+#include "model/ops/log_sum_exp.h"
 #include "model/ops/matmul.h"
 #include "model/ops/pointwise.h"
 #include "model/ops/topk.h"

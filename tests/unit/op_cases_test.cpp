@@ -318,19 +318,20 @@ Prepared topk(OpContext& o, int rows, int first) {
 
 // log Σ exp of each row's first `vocab` logits (the padding's huge values must not count), written
 // from output row 2 on.
-Prepared rowLogSumExp(OpContext& o) {
+Prepared logSumExp(OpContext& o) {
     const Dims& d = o.d;
     const int rows = 3, first = 2, vocabRows = (d.vocab + 3) / 4 * 4;
     const std::vector<float> logits = logitRows(d, rows);
     Texture& out = o.texture(first + rows, 1);
-    auto pass = std::make_shared<Pass>(rowLogSumExpPass(o.programs, out, o.texture(rows, vocabRows, logits), d.vocab));
+    auto op = std::make_shared<LogSumExpOp>(o.programs, out, o.texture(rows, topkBlockColumns(vocabRows / 4)),
+                                            o.texture(rows, vocabRows, logits), d.vocab);
     std::vector<float> expected;
     for (int r = 0; r < rows; ++r) {
         double sum = 0;
         for (int i = 0; i < d.vocab; ++i) sum += std::exp(double(logits[std::size_t(r) * vocabRows + std::size_t(i)]));
         expected.push_back(float(std::log(sum)));
     }
-    return {[=] { pass->set("u_first_row", first).run(first, first + rows); }, [&out] { return out.readRows(first, rows); }, expected};
+    return {[=] { op->run(rows, first); }, [&out] { return out.readRows(first, rows); }, expected};
 }
 
 Prepared topCandidateToken(OpContext& o) {
@@ -368,7 +369,7 @@ const std::vector<OpCase> kOpCases = {
     {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},
     {"topk", [](OpContext& o) { return topk(o, 1, 0); }},
     {"topk_rows", [](OpContext& o) { return topk(o, 3, 2); }},
-    {"row_log_sum_exp", rowLogSumExp},
+    {"log_sum_exp", logSumExp},
     {"top_candidate_token", topCandidateToken},
 };
 

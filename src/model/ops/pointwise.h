@@ -19,13 +19,6 @@ inline Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Te
     return Pass(programs, "top_candidate_token.frag", "", {&ids}, {{"u_candidates", &candidates}});
 }
 
-// out[u_first_row + r] = log Σ exp of the first `vocab` logits of row r (set u_first_row per run).
-inline Pass rowLogSumExpPass(ProgramCache& programs, Texture& out, const Texture& logits, int vocab) {
-    Pass pass(programs, "row_log_sum_exp.frag", "", {&out}, {{"u_logits", &logits}});
-    pass.set("u_vocab", vocab).set("u_first_row", 0);
-    return pass;
-}
-
 // out[r] = log p(ids[first + r + 1] | logits row r), the first `vocab` logits of each row (set
 // u_first per run; ids past u_last_position are clamped to it).
 inline Pass tokenLogProbPass(ProgramCache& programs, Texture& out, const Texture& logits, const Texture& ids, int vocab) {
