@@ -96,7 +96,7 @@ public:
 
     // Live views: what every forward captures from now on at each position it runs, block by block,
     // without running anything twice: the logit lens (lensTopK > 0) and the attention probabilities
-    // of one layer (attentionLayer >= 0). Each block of a capturing forward waits for its readback.
+    // of one layer (attentionLayer >= 0). Each chunk of a capturing forward ends with one readback.
     struct Capture {
         int lensTopK = 0;
         int attentionLayer = -1;
