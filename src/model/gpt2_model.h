@@ -4,6 +4,7 @@
 // forward run only uploads token ids and draws. Activations live at absolute positions: row p of the
 // residual stream, Q, K/V caches, ... belongs to token position p, so prefill (many rows) and decode
 // (one row) are the same passes over different row ranges.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -123,11 +124,14 @@ private:
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     void runBlock(Block& b, int pos0, int count);
-    // For the readouts (gpt2_readouts.cpp): block `layer`, the first `blocks` blocks, or one layer's
-    // Q/K/V and scores.
+    // Block `layer` (the forward, and the readouts of gpt2_readouts.cpp), the first `blocks` blocks,
+    // or one layer's Q/K/V and scores.
     void runLayer(int layer, int pos0, int count);
     void runBlocks(int blocks, int pos0, int count);
     void runAttentionScores(int layer, int pos0, int count);
+    // Readouts run their own sequence of `count` ids (uploaded from position 0) a chunk at a time:
+    // each chunk through the first `blocks` blocks, then `after(start, n)`.
+    void runChunks(int count, int blocks, const std::function<void(int start, int n)>& after);
     // Live views: after block `layer`, the lens of its output rows [pos0, pos0 + count) (and that
     // layer's attention) as capture_ asks, into textures that readCaptured reads once the chunk ran.
     bool capturing() const { return capture_.lensTopK > 0 || capture_.attentionLayer >= 0; }

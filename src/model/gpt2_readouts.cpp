@@ -2,11 +2,21 @@
 // the log-probability of each position's next token, the residual stream and the logit lens.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "model/gpt2_model.h"
 #include "util/error.h"
 
 namespace gpt2 {
+
+void Gpt2Model::runChunks(int count, int blocks, const std::function<void(int start, int n)>& after) {
+    for (int start = 0; start < count; start += tuning_.prefillChunk) {
+        const int n = std::min(tuning_.prefillChunk, count - start);
+        embed_->run(start, start + n);
+        runBlocks(blocks, start, n);
+        after(start, n);
+    }
+}
 
 std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) {
     if (layer < 0 || layer >= config_.layers) fail("attention: layer ", layer, " outside [0, ", config_.layers, ")");
@@ -18,10 +28,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
                   "attention probabilities");
     Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
     std::vector<float> out(std::size_t(heads) * count * count);  // heads x T x T
-    for (int start = 0; start < count; start += tuning_.prefillChunk) {
-        const int n = std::min(tuning_.prefillChunk, count - start);
-        embed_->run(start, start + n);
-        runBlocks(layer, start, n);
+    runChunks(count, layer, [&](int start, int n) {
         runAttentionScores(layer, start, n);
         setAttentionPosition(probsPass, start);
         probsPass.run(0, n * heads);
@@ -31,7 +38,7 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
             for (int h = 0; h < heads; ++h)
                 std::copy_n(rows.begin() + (std::int64_t(q) * heads + h) * count, count,
                             out.begin() + (std::int64_t(h) * count + start + q) * count);
-    }
+    });
     return out;
 }
 
@@ -40,10 +47,7 @@ std::vector<float> Gpt2Model::tokenLogProbs(const std::vector<int>& ids) {
     beginForward(ids, 0);
     const int count = int(ids.size());
     std::vector<float> out;
-    for (int start = 0; start < count; start += tuning_.prefillChunk) {
-        const int n = std::min(tuning_.prefillChunk, count - start);
-        embed_->run(start, start + n);
-        runBlocks(config_.layers, start, n);
+    runChunks(count, config_.layers, [&](int start, int n) {
         // Rows of this chunk only (the later ones have not run yet), and no last position: it has no next token.
         const int end = std::min(start + n, count - 1);
         for (int row = start; row < end; row += kScoreRows) {
@@ -54,7 +58,7 @@ std::vector<float> Gpt2Model::tokenLogProbs(const std::vector<int>& ids) {
             readbackBytes_ += std::int64_t(rows) * 16;
             out.insert(out.end(), values.begin(), values.end());
         }
-    }
+    });
     chunkNext_ = chunkEnd_ = 0;
     lastPosition_ = -1;  // no position's logits are in the logits texture
     return out;
@@ -65,14 +69,11 @@ std::vector<float> Gpt2Model::hiddenStates(const std::vector<int>& ids, int laye
     beginForward(ids, 0);
     const int count = int(ids.size());
     std::vector<float> out;
-    for (int start = 0; start < count; start += tuning_.prefillChunk) {
-        const int n = std::min(tuning_.prefillChunk, count - start);
-        embed_->run(start, start + n);
-        runBlocks(layer + 1, start, n);
+    runChunks(count, layer + 1, [&](int start, int n) {
         const std::vector<float> rows = residual_->readRows(start, n);
         readbackBytes_ += std::int64_t(rows.size()) * 4;
         out.insert(out.end(), rows.begin(), rows.end());
-    }
+    });
     chunkNext_ = chunkEnd_ = 0;
     lastPosition_ = -1;  // the later blocks did not run: no logits, and the cache holds no sequence
     return out;
