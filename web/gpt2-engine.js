@@ -54,6 +54,17 @@ class Surface {
       onLost?.();
     };
     this.canvas.addEventListener('webglcontextlost', this.onLost);
+    // A context the browser refuses comes with its reason in this event (Firefox: "AllowWebgl2:false
+    // restricts context creation on this system"), not in the failed getContext call.
+    this.refusal = '';
+    this.onRefused = (event) => { this.refusal = (event.statusMessage ?? '').replace(/\s+/g, ' ').trim(); };
+    this.canvas.addEventListener('webglcontextcreationerror', this.onRefused);
+  }
+  // The error of a failed load, with the browser's own reason when it refused the context.
+  explain(error) {
+    if (this.refusal && error instanceof Error && /WebGL2 is not available/.test(error.message))
+      error.message += `. The browser said: "${this.refusal}"`;
+    return error;
   }
   loseContext() {
     const lose = this.canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context');
@@ -62,6 +73,7 @@ class Surface {
   }
   release() {
     this.canvas.removeEventListener('webglcontextlost', this.onLost);
+    this.canvas.removeEventListener('webglcontextcreationerror', this.onRefused);
     delete this.M.specialHTMLTargets[this.target];
     if (this.owned && this.canvas.remove) this.canvas.remove();
   }
@@ -155,7 +167,7 @@ export class Engine {
     } catch (error) {
       model?.delete();
       surface.release();
-      throw error;
+      throw surface.explain(error);
     }
   }
 

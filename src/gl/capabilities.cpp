@@ -9,8 +9,9 @@
 #include <emscripten.h>
 #include <cstdlib>
 
-// Browsers report GL_RENDERER as "WebKit WebGL"; WEBGL_debug_renderer_info, where offered, names
-// the real one ("ANGLE (..., SwiftShader Device ...)").
+// Chromium masks GL_RENDERER as "WebKit WebGL"; there WEBGL_debug_renderer_info names the real one
+// ("ANGLE (..., SwiftShader Device ...)"). Firefox reports its renderer through GL_RENDERER and
+// deprecates the extension, so the extension is asked only for the masked value.
 EM_JS(char*, gpt2UnmaskedRenderer, (), {
     const gl = GL.currentContext && GL.currentContext.GLctx;
     const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
@@ -44,7 +45,7 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
     caps.renderer = glString(GL_RENDERER);
     if (caps.version.empty()) fail("no current GL context (was the WebGL2/EGL context created?)");
 #ifdef __EMSCRIPTEN__
-    if (char* unmasked = gpt2UnmaskedRenderer()) {
+    if (char* unmasked = caps.renderer == "WebKit WebGL" ? gpt2UnmaskedRenderer() : nullptr) {
         if (*unmasked) caps.renderer = unmasked;
         std::free(unmasked);
     }

@@ -34,7 +34,26 @@ Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string nam
     glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format).internalFormat, layout.width, layout.height, layout.pages);
     checkGlError(("allocating texture " + name_).c_str());
     framebuffers_.resize(std::size_t(layout.pages));
+    clearToZero();
     g_textureBytes += bytes();
+}
+
+void Texture::clearToZero() {
+    const GLfloat zeros[4] = {0, 0, 0, 0};
+    const GLuint zeroUints[4] = {0, 0, 0, 0};
+    const GLint zeroInts[4] = {0, 0, 0, 0};
+    for (int page = 0; page < layout_.pages; ++page) {
+        const Framebuffer target({texture_.get()}, page, name_.c_str());  // weights need none after this
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
+        if (format_ == TexelFormat::HalfPairs)
+            glClearBufferuiv(GL_COLOR, 0, zeroUints);
+        else if (format_ == TexelFormat::Int8Quads)
+            glClearBufferiv(GL_COLOR, 0, zeroInts);
+        else
+            glClearBufferfv(GL_COLOR, 0, zeros);
+    }
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    checkGlError(("clearing texture " + name_).c_str());
 }
 
 Texture::~Texture() {

@@ -74,6 +74,8 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         fail(label, ": packed tensor ", info.name, " has shape ", shapeText(info.shape), ", expected ", shapeText(shape));
     const int paddedCols = int(shape[1]);
     if (info.dtype == DType::I8) return uploadPackedInt8(s, reinterpret_cast<const std::int8_t*>(bytes), paddedCols, label);
+    if (!s.pendingScales.empty())
+        fail(label, ": tensor ", info.name, " is ", dtypeName(info.dtype), " but int8 scales came before it; only I8 matrices have scales");
     const bool half = info.dtype == DType::F16;
     auto valueAt = [&](std::int64_t i) {
         if (half) return halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));

@@ -198,9 +198,14 @@ test('bad model sources show a clear error on the page', async () => {
 // worker script is served with the same patch in front (a worker that has no WebGL2).
 test('a browser without WebGL2 gets a clear error on the page', async () => {
   const page = await site.browser.newPage();
+  // Refused as a browser refuses: getContext gives null and a webglcontextcreationerror says why.
   const noWebgl2 = `for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas].filter(Boolean)) {
     const original = C.prototype.getContext;
-    C.prototype.getContext = function getContext(type, ...rest) { return type === 'webgl2' ? null : original.call(this, type, ...rest); };
+    C.prototype.getContext = function getContext(type, ...rest) {
+      if (type !== 'webgl2') return original.call(this, type, ...rest);
+      this.dispatchEvent(Object.assign(new Event('webglcontextcreationerror'), { statusMessage: 'simulated:\\n  no GPU here' }));
+      return null;
+    };
   }\n`;
   await page.addInitScript(noWebgl2);
   await page.route('**/gpt2-worker.js', async (route) => {
@@ -209,7 +214,7 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
   });
   await page.goto(site.url);
   await page.waitForFunction(() => !document.getElementById('error').hidden, null, { timeout: 60000 });
-  assert.match(await page.locator('#error').textContent(), /WebGL2 is not available/);
+  assert.match(await page.locator('#error').textContent(), /WebGL2 is not available .*\. The browser said: "simulated: no GPU here"$/);
   await page.close();
 });
 

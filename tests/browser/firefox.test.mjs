@@ -1,0 +1,129 @@
+// The module and the demo in Firefox ESR (tests/browser/firefox.mjs): Hugging Face parity, generation
+// and abort in both modes, the demo page, no WebGL warnings, and Firefox's own reason when it refuses
+// a context. Chromium runs the same kinds of checks in the other files of this folder.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactsDir, root } from './harness.mjs';
+import { firefoxPath, hasFirefox, startFirefox } from './firefox.mjs';
+
+const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
+const prompts = Object.values(reference.prompts);
+let firefox;
+
+before(async () => {
+  assert.ok(hasFirefox, `${firefoxPath} not found: tests/run-all.sh installs firefox-esr`);
+  firefox = await startFirefox();
+});
+after(() => firefox?.close());
+
+const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
+
+for (const { worker, name } of modes) test(`Firefox, ${name}: fp32 logits and greedy tokens match Hugging Face`, async () => {
+  const page = await firefox.page();
+  const r = await page.evaluate(async ({ prompts, worker }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
+    const out = { logitDiff: 0, greedyEqual: true, renderer: (await model.stats()).renderer };
+    for (const p of prompts) {
+      const logits = await model.logits(p.ids);
+      p.last_logits.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i])); });
+      const ids = [];
+      for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false })) ids.push(t.id);
+      if (ids.join() !== p.greedy.join()) out.greedyEqual = false;
+    }
+    await model.dispose();
+    return out;
+  }, { prompts, worker });
+  console.log(`[ measured ] Firefox ${name} (${r.renderer}): max |dlogit| against Hugging Face ${r.logitDiff}`);
+  assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
+  assert.ok(r.greedyEqual);
+  await page.close();
+});
+
+for (const { worker, name } of modes) test(`Firefox, ${name}: generation streams text and an abort ends it`, async () => {
+  const page = await firefox.page();
+  const r = await page.evaluate(async (worker) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const model = await GPT2.load('/models/default/', { worker });
+    let text = '';
+    for await (const t of model.generate('The jury said that', { maxNewTokens: 12, seed: 5, temperature: 0.8 })) text += t.text;
+    const controller = new AbortController();
+    let count = 0;
+    let error = null;
+    try {
+      for await (const t of model.generate('The jury said that', { maxNewTokens: 200, signal: controller.signal })) {
+        void t;
+        count += 1;
+        if (count === 3) controller.abort();
+      }
+    } catch (e) {
+      error = e.name;
+    }
+    await model.dispose();
+    return { text, count, error };
+  }, worker);
+  assert.ok(r.text.length > 10, r.text);
+  assert.equal(r.error, 'AbortError');
+  assert.equal(r.count, 3);
+  await page.close();
+});
+
+test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either mode', async () => {
+  const page = await firefox.page();
+  const from = firefox.mark();
+  const tokens = await page.evaluate(async () => {
+    const { GPT2 } = await import('/gpt2.js');
+    let count = 0;
+    for (const worker of [true, false]) {
+      const model = await GPT2.load('/models/default/', { worker });
+      for await (const t of model.generate('The jury said that', { maxNewTokens: 50, stopAtEndOfText: false, lensTopK: 5, attentionLayer: 0 })) count += t.id >= 0;
+      await model.attention(1);
+      await model.dispose();
+    }
+    return count;
+  });
+  await page.close();
+  await new Promise((ok) => setTimeout(ok, 500));  // Firefox's output is written asynchronously
+  const warnings = firefox.log(from).split('\n').filter((line) => /WebGL warning|WEBGL_debug_renderer_info/.test(line));
+  assert.equal(tokens, 100);
+  assert.deepEqual(warnings, []);
+});
+
+test('Firefox: the demo page loads the bundled model and generates with its live views', async () => {
+  const page = await firefox.page('');
+  await page.setViewport({ width: 1000, height: 1400 });
+  await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
+    !document.getElementById('error').hidden, { timeout: 60000 });
+  assert.equal(await page.$eval('#error', (e) => e.hidden), true, await page.$eval('#error', (e) => e.textContent));
+  await page.$eval('#max-new-tokens', (e) => { e.value = '10'; });
+  await page.click('#generate');
+  await page.waitForFunction(() => /10 tokens/.test(document.getElementById('speed').textContent) &&
+    !document.getElementById('generate').disabled, { timeout: 60000 });
+  const cells = await page.$$eval('#lens-grid td', (tds) => tds.length);
+  assert.equal(cells % 6, 0);
+  assert.ok(cells >= 6 * 12, `${cells} lens cells`);
+  assert.equal(await page.$eval('#heatmap', (c) => c.dataset.drawn), 'true');
+  await page.screenshot({ path: join(artifactsDir, 'demo-firefox.png'), fullPage: true });
+  await page.close();
+});
+
+test('Firefox without its WebGL settings: the load error carries Firefox\'s own reason', async () => {
+  const bare = await startFirefox({ webgl: false });
+  try {
+    const page = await bare.page();
+    const message = await page.evaluate(async () => {
+      const { GPT2 } = await import('/gpt2.js');
+      try {
+        await GPT2.load('/models/gpt2-tiny/', { worker: false });
+        return 'loaded';
+      } catch (e) {
+        return e.message;
+      }
+    });
+    assert.match(message, /^WebGL2 is not available .*\. The browser said: ".*AllowWebgl2:false restricts context creation on this system.*"$/);
+  } finally {
+    await bare.close();
+  }
+});
