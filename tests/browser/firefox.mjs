@@ -6,7 +6,7 @@
 import puppeteer from 'puppeteer-core';
 import { existsSync } from 'node:fs';
 import { serve } from '../../web/serve.mjs';
-import { siteDir } from './harness.mjs';
+import { session, siteDir } from './harness.mjs';
 
 export const firefoxPath = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 export const hasFirefox = existsSync(firefoxPath);
@@ -24,21 +24,9 @@ export async function startFirefox({ webgl = true } = {}) {
   });
   const output = [];
   for (const stream of [browser.process()?.stdout, browser.process()?.stderr]) stream?.on('data', (chunk) => output.push(String(chunk)));
-  return {
-    url,
-    browser,
+  return session(server, url, browser, {
     // Firefox's output since `from` (an index into it: mark()).
     log: (from = 0) => output.slice(from).join(''),
     mark: () => output.length,
-    async page(path = 'examples/blank.html') {
-      const page = await browser.newPage();
-      page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
-      await page.goto(url + path);
-      return page;
-    },
-    async close() {
-      await browser.close();
-      await new Promise((ok) => server.close(ok));
-    },
-  };
+  });
 }

@@ -19,6 +19,12 @@ export async function startSite() {
     args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu-sandbox', '--js-flags=--expose-gc'],
   });
+  return session(server, url, browser);
+}
+
+// A browser on the served site, Playwright's or puppeteer's (the same calls): `page(path)` opens a
+// page of the site, `close()` ends the browser and the server. `extra` joins the result.
+export function session(server, url, browser, extra = {}) {
   return {
     url,
     browser,
@@ -32,5 +38,6 @@ export async function startSite() {
       await browser.close();
       await new Promise((ok) => server.close(ok));
     },
+    ...extra,
   };
 }
