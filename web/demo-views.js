@@ -56,6 +56,9 @@ export class LensGrid {
 
   // Appends the column of `position`, whose input token is `inputText`.
   async add(position, lens, inputText) {
+    // Follow the newest column only when the reader is at the right edge; never scroll the page.
+    const wrap = this._table.parentElement;
+    const follow = wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 2;
     this.truncate(position);
     this._cells[position] = lens;
     const header = document.createElement('th');
@@ -73,7 +76,7 @@ export class LensGrid {
       td.tabIndex = -1;
       this._table.rows[i + 1].append(td);
     }
-    header.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+    if (follow) wrap.scrollLeft = wrap.scrollWidth;
   }
 
   async _hover(td) {

@@ -67,6 +67,10 @@ void Engine::startSequence(const std::vector<int>& ids, const char* what) {
     if (ids.empty()) fail(what, ": the prompt has no tokens");
     if (int(ids.size()) > config().contextLength)
         fail(what, ": the prompt has ", ids.size(), " tokens, the model's context is ", config().contextLength);
+    endSequence();
+}
+
+void Engine::endSequence() {
     tokens_.clear();
     prefilling_.clear();
     speculative_ = 0;
@@ -119,9 +123,7 @@ std::vector<float> Engine::logits() {
 }
 
 PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
-    tokens_.clear();
-    prefilling_.clear();
-    speculative_ = 0;
+    endSequence();
     return scorePerplexity(*model_, ids, window);
 }
 

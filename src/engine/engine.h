@@ -165,6 +165,7 @@ private:
     bool append(int id, bool slideWindow);
     // Checks a new sequence's ids (`what` names the caller in errors) and ends the current one.
     void startSequence(const std::vector<int>& ids, const char* what);
+    void endSequence();
 
     std::unique_ptr<Gpt2Model> model_;
     std::optional<Tokenizer> tokenizer_;

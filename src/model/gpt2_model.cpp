@@ -89,22 +89,24 @@ void Gpt2Model::declareGraph() {
     head.transposedWeight = true;  // [V, C], as wte
     head.oneRowOnly = true;
     lmHead_ = std::make_unique<Linear>(plan.linear(head));
-    // logProbs[r] = log_softmax(ln_f(x[p + r]) @ wte^T)[ids[p + r + 1]], kScoreRows positions at a time
+    // scored = ln_f(x[p .. p + kScoreRows)) @ wte^T, and lse[r] = log Σ exp scored[r] (the readouts':
+    // perplexity at rows [0, kScoreRows), the lens at cell layer * chunk + position of its chunk)
     LinearDecl rows = head;
-    rows.outputs = {&t.add("scored logits", kScoreRows, d.vocabRows)};  // [kScoreRows, V]
+    Texture& scored = t.add("scored logits", kScoreRows, d.vocabRows);  // [kScoreRows, V]
+    rows.outputs = {&scored};
     rows.oneRowOnly = false;
     scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
+    const int lensCells = c.layers * tuning_.prefillChunk, blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
+    logSumExp_ = &t.add("scored log-sum-exp", lensCells, 1);  // [layers * chunk, 1]
+    scoredLse_ = std::make_unique<LogSumExpOp>(programs_, *logSumExp_, t.add("scored log-sum-exp blocks", kScoreRows, blockColumns),
+                                               scored, c.vocabSize);
+    // logProbs[r] = scored[r][ids[p + r + 1]] - lse[r]
     logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
-    tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, *rows.outputs[0], *ids_, c.vocabSize));
-    // lens: the top-k of each of those rows and its log Σ exp (the probabilities of the k best tokens),
-    // for every layer and position of a chunk, read back once the chunk has run
-    const int lensCells = c.layers * tuning_.prefillChunk;
+    tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, scored, *logSumExp_, *ids_));
+    // lens: the top-k of each scored row, for every layer and position of a chunk, read back once the chunk has run
     lensCandidates_ = &t.add("lens candidates", kMaxCandidates, lensCells * 4);  // [k, layers * chunk (logit, id)]
-    Texture& lensWinners = t.add("lens block winners", kScoreRows, topkBlockColumns(rows.outputs[0]->layout().texelsPerRow));
-    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, lensWinners, *rows.outputs[0], c.vocabSize);
-    lensLogSumExp_ = &t.add("lens log-sum-exp", lensCells, 1);  // [layers * chunk, 1]
-    Texture& lensPartials = t.add("lens log-sum-exp blocks", kScoreRows, topkBlockColumns(rows.outputs[0]->layout().texelsPerRow));
-    lensLse_ = std::make_unique<LogSumExpOp>(programs_, *lensLogSumExp_, lensPartials, *rows.outputs[0], c.vocabSize);
+    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, t.add("lens block winners", kScoreRows, blockColumns), scored,
+                                         c.vocabSize);
     plan.finish();
     // candidates = top-k(logits); ids[next] = candidates[0].id
     Texture& winners = t.add("top-k block winners", 1, topkBlockColumns(logits_->layout().texelsPerRow));

@@ -144,7 +144,7 @@ private:
     ModelWeights weights_;
     Activations activations_;
     Texture *ids_ = nullptr, *residual_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr,
-            *logProbs_ = nullptr, *lensCandidates_ = nullptr, *lensLogSumExp_ = nullptr;
+            *logProbs_ = nullptr, *logSumExp_ = nullptr, *lensCandidates_ = nullptr;
     AttentionShape shape_;
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;
@@ -153,7 +153,7 @@ private:
     std::unique_ptr<Linear> scoreHead_;
     std::unique_ptr<Pass> tokenLogProb_;
     std::unique_ptr<TopkOp> topk_, lensTopk_;
-    std::unique_ptr<LogSumExpOp> lensLse_;
+    std::unique_ptr<LogSumExpOp> scoredLse_;
     Capture capture_;
     std::map<int, CapturedPosition> captured_;
     std::unique_ptr<Texture> captureProbs_;  // [chunk * heads, context], while attention is captured

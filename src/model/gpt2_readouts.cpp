@@ -53,6 +53,7 @@ std::vector<float> Gpt2Model::tokenLogProbs(const std::vector<int>& ids) {
         for (int row = start; row < end; row += kScoreRows) {
             const int rows = std::min(kScoreRows, end - row);
             scoreHead_->run(0, row, rows);
+            scoredLse_->run(rows);
             tokenLogProb_->set("u_first", row).run(0, rows);
             const std::vector<float> values = logProbs_->readRows(0, rows);
             readbackBytes_ += std::int64_t(rows) * 16;
@@ -138,7 +139,7 @@ void Gpt2Model::captureLayer(int layer, int pos0, int count) {
         const int rows = std::min(kScoreRows, pos0 + count - row), cell = layer * tuning_.prefillChunk + row - pos0;
         scoreHead_->run(0, row, rows);
         lensTopk_->run(capture_.lensTopK, rows, cell);
-        lensLse_->run(rows, cell);
+        scoredLse_->run(rows, cell);
     }
 }
 
@@ -159,7 +160,7 @@ void Gpt2Model::readCaptured(int pos0, int count) {
     const int k = capture_.lensTopK, chunk = tuning_.prefillChunk;
     if (k == 0) return;
     const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][layers * chunk (logit, id)]
-    const std::vector<float> logSumExp = lensLogSumExp_->readRows(0, config_.layers * chunk);
+    const std::vector<float> logSumExp = logSumExp_->readRows(0, config_.layers * chunk);
     readbackBytes_ += std::int64_t(candidates.size() + logSumExp.size()) * 4;
     const std::size_t columns = std::size_t(config_.layers) * std::size_t(chunk);
     for (int q = 0; q < count; ++q) {

@@ -19,11 +19,11 @@ inline Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Te
     return Pass(programs, "top_candidate_token.frag", "", {&ids}, {{"u_candidates", &candidates}});
 }
 
-// out[r] = log p(ids[first + r + 1] | logits row r), the first `vocab` logits of each row (set
+// out[r] = log p(ids[first + r + 1] | logits row r) = that logit - logSumExp[r] (LogSumExpOp; set
 // u_first per run; ids past u_last_position are clamped to it).
-inline Pass tokenLogProbPass(ProgramCache& programs, Texture& out, const Texture& logits, const Texture& ids, int vocab) {
-    Pass pass(programs, "token_log_prob.frag", "", {&out}, {{"u_logits", &logits}, {"u_ids", &ids}});
-    pass.set("u_vocab", vocab).set("u_first", 0).set("u_last_position", ids.rows() - 1);
+inline Pass tokenLogProbPass(ProgramCache& programs, Texture& out, const Texture& logits, const Texture& logSumExp, const Texture& ids) {
+    Pass pass(programs, "token_log_prob.frag", "", {&out}, {{"u_logits", &logits}, {"u_log_sum_exp", &logSumExp}, {"u_ids", &ids}});
+    pass.set("u_first", 0).set("u_last_position", ids.rows() - 1);
     return pass;
 }
 

@@ -75,6 +75,20 @@ val typedArray(const std::vector<T>& values) {
     return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
 }
 
+// Lens cells back to back, as JS sees them: `ids` (Int32Array) and `probs` (Float32Array).
+struct LensArrays {
+    std::vector<int> ids;
+    std::vector<float> probs;
+    void add(const Gpt2Model::LensCell& cell) {
+        ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
+        probs.insert(probs.end(), cell.probs.begin(), cell.probs.end());
+    }
+    void setOn(val& object) const {
+        object.set("ids", typedArray(ids));
+        object.set("probs", typedArray(probs));
+    }
+};
+
 // [{position, lens: {ids, probs} ([layer][rank]) or undefined, attention ([head][key]) or undefined}]
 val capturedToJs(const std::vector<Gpt2Model::CapturedPosition>& captured) {
     val out = val::array();
@@ -82,15 +96,10 @@ val capturedToJs(const std::vector<Gpt2Model::CapturedPosition>& captured) {
         val position = val::object();
         position.set("position", c.position);
         if (!c.lens.empty()) {
-            std::vector<int> ids;
-            std::vector<float> probs;
-            for (const auto& cell : c.lens) {
-                ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
-                probs.insert(probs.end(), cell.probs.begin(), cell.probs.end());
-            }
+            LensArrays arrays;
+            for (const auto& cell : c.lens) arrays.add(cell);
             val lens = val::object();
-            lens.set("ids", typedArray(ids));
-            lens.set("probs", typedArray(probs));
+            arrays.setOn(lens);
             position.set("lens", lens);
         }
         if (!c.attention.empty()) position.set("attention", typedArray(c.attention));
@@ -273,19 +282,14 @@ public:
         Engine& e = engine();
         const auto cells = e.lens(idsOf(input), k);
         checkStillThere();
-        std::vector<int> ids;
-        std::vector<float> probs;
+        LensArrays arrays;
         for (const auto& layer : cells)
-            for (const auto& cell : layer) {
-                ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
-                probs.insert(probs.end(), cell.probs.begin(), cell.probs.end());
-            }
+            for (const auto& cell : layer) arrays.add(cell);
         val out = val::object();
         out.set("layers", int(cells.size()));
         out.set("tokens", int(cells.front().size()));
         out.set("topK", int(cells.front().front().ids.size()));
-        out.set("ids", typedArray(ids));
-        out.set("probs", typedArray(probs));
+        arrays.setOn(out);
         return out;
     }
 
