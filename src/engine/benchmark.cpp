@@ -52,13 +52,14 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
     r.gpuBytes = model.gpuBytes();
     r.renderer = model.capabilities().renderer;
     if (profile) {
-        engine.prefill(prompt);
-        next = model.topCandidates(1).front().id;
-        takePassProfile();
         // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
         // queries reported seconds per token for a 5 ms step.
         const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
+        takePassProfile();
         setPassProfiling(timers ? PassProfiling::GpuTimers : PassProfiling::WallClock);
+        engine.prefill(prompt);
+        next = model.topCandidates(1).front().id;
+        r.profilePrefillMs = takePassProfile();
         for (int i = 0; i < newTokens; ++i) {
             engine.step(next);
             next = model.topCandidates(1).front().id;
@@ -87,6 +88,10 @@ std::string benchmarkJson(const BenchmarkResult& r) {
         for (const auto& [pass, ms] : r.profileMsPerToken) total += ms;
         json["profile_ms_per_token"] = r.profileMsPerToken;
         json["profile_total_ms_per_token"] = total;
+        double prefillTotal = 0;
+        for (const auto& [pass, ms] : r.profilePrefillMs) prefillTotal += ms;
+        json["profile_prefill_ms"] = r.profilePrefillMs;
+        json["profile_prefill_total_ms"] = prefillTotal;
         json["profile_source"] = r.profileSource;
     }
     return json.dump();

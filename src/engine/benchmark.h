@@ -26,12 +26,13 @@ struct BenchmarkResult {
     // how they were measured: "gpu timer queries" on hardware GPUs in native builds, else "wall
     // clock, each pass waiting for its result" (then their sum exceeds a plain step).
     std::map<std::string, double> profileMsPerToken;
+    std::map<std::string, double> profilePrefillMs;  // the same for the profiled run's prompt, ms in all
     std::string profileSource;
 };
 
 // Runs a prompt of `promptTokens` fixed ids, then `newTokens` greedy decode steps (each: one token's
 // forward plus the GPU argmax and its 16-byte readback). `profile` adds a second, profiled run of
-// the decode steps (setPassProfiling); the timings above come from the plain run.
+// the prompt and the decode steps (setPassProfiling); the timings above come from the plain run.
 BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile = false);
 std::string benchmarkJson(const BenchmarkResult& result);
 

@@ -116,6 +116,7 @@ for (const { worker, name } of modes) test(`${name}: benchmark() reports draws a
   const entries = Object.entries(r.profile_ms_per_token);
   assert.ok(entries.length >= 8, JSON.stringify(r.profile_ms_per_token));
   for (const [pass, ms] of entries) assert.ok(ms > 0, `${pass}: ${ms} ms`);
+  assert.ok(r.profile_prefill_ms['attention_apply.frag -> attention output'] > 0, JSON.stringify(r.profile_prefill_ms));
 });
 
 for (const { worker, name } of modes) test(`${name}: a packed model file loads with its tokenizer and the same logits; a corrupted one is refused`, async () => {

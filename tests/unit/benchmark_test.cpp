@@ -52,6 +52,11 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
             total += ms;
         }
         EXPECT_LT(total, 50 * r.decodeMsPerToken);
+        // The prompt runs the same shaders (a prompt of 5 tokens, so no decode-only one-row variants
+        // where split), and only the final position reaches lm_head.
+        for (const char* pass : {"embedding.frag -> residual A", "attention_scores.frag -> attention scores",
+                                 "attention_apply.frag -> attention output", "topk_select.frag -> top-k candidates"})
+            EXPECT_GT(r.profilePrefillMs.count(pass) ? r.profilePrefillMs.at(pass) : 0.0, 0) << pass;
         const bool software = engine.model().capabilities().softwareRenderer;
         EXPECT_EQ(r.profileSource, std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
                                                                                    : "gpu timer queries"));
