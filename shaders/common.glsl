@@ -6,12 +6,16 @@ uniform ivec4 u_out_layout;
 uniform int u_out_page;
 uniform ivec2 u_rows;  // the output rows [begin, end) this draw renders
 
-// The logical (row, texel) this fragment writes. Lines can hold rows outside the range being
-// rendered (folded layouts); those fragments are discarded so their texels keep their contents.
+// The logical (row, texel) this fragment writes (on page u_out_page; with interleaved rows, a pass
+// that writes a group of rows through several render targets gets the first). Lines can hold rows
+// outside the range being rendered (folded layouts); those fragments are discarded so their texels
+// keep their contents.
 ivec2 outputCoord() {
     ivec2 p = ivec2(gl_FragCoord.xy);
-    int linear = (u_out_page * u_out_layout.z + p.y) * u_out_layout.y + p.x;
-    int row = linear / u_out_layout.x;
+    int k = interleaveShift(u_out_layout);
+    int linear = ((u_out_page >> k) * u_out_layout.z + p.y) * u_out_layout.y + p.x;
+    int groupRow = linear / u_out_layout.x;
+    int row = (groupRow << k) + (u_out_page & ((1 << k) - 1));
     if (row < u_rows.x || row >= u_rows.y) discard;
-    return ivec2(row, linear - row * u_out_layout.x);
+    return ivec2(row, linear - groupRow * u_out_layout.x);
 }

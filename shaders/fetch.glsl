@@ -9,12 +9,17 @@ precision highp isampler2DArray;
 // Every input is declared by its Pass (src/gl/pass.cpp) before this file: a sampler NAME
 // (`sampler2DArray`, or `usampler2DArray` for fp16 row pairs) and its layout compiled in as the
 // constant NAME_layout = (texelsPerRow, width, height, mode): mode 1 unfolded, -s one page of width
-// 2^s, 32 + s one row per line in pages of 2^s lines, 0 anything else (src/gl/tensor_layout.h).
-// As constants, `fetch` folds to the arithmetic of that one mode: software renderers run every
-// branch of a uniform-dependent `if`, and divide lane by lane.
+// 2^s, 32 + s one row per line in pages of 2^s lines, 0 anything else, plus 128 k for rows
+// interleaved over groups of 2^k pages (src/gl/tensor_layout.h). As constants, `fetch` folds to the
+// arithmetic of that one mode: software renderers run every branch of a uniform-dependent `if`, and
+// divide lane by lane.
 
-// Where texel `texel` of row `row` lies: (x, y, page).
-ivec3 texelAddress(ivec4 L, int row, int texel) {
+// k of rows interleaved over groups of 2^k pages (TensorLayout::interleave), and the mode without it.
+int interleaveShift(ivec4 L) { return (L.w + 64) >> 7; }
+ivec4 groupLayout(ivec4 L) { return ivec4(L.xyz, L.w - (interleaveShift(L) << 7)); }
+
+// Where texel `texel` of row `row` lies in the layout of one page group: (x, y, page).
+ivec3 groupAddress(ivec4 L, int row, int texel) {
     if (L.w == 1) return ivec3(texel, row, 0);
     int linear = row * L.x + texel;
     if (L.w < 0) return ivec3(linear & (L.y - 1), linear >> -L.w, 0);
@@ -24,6 +29,13 @@ ivec3 texelAddress(ivec4 L, int row, int texel) {
     int inPage = linear - page * pageTexels;
     int y = inPage / L.y;
     return ivec3(inPage - y * L.y, y, page);
+}
+
+// Where texel `texel` of row `row` lies: (x, y, page).
+ivec3 texelAddress(ivec4 L, int row, int texel) {
+    int k = interleaveShift(L);
+    ivec3 a = groupAddress(groupLayout(L), row >> k, texel);
+    return ivec3(a.xy, (a.z << k) + (row & ((1 << k) - 1)));
 }
 
 vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) { return texelFetch(t, texelAddress(L, row, texel), 0); }

@@ -4,12 +4,13 @@
 
 namespace gpt2 {
 
-Framebuffer::Framebuffer(const std::vector<GLuint>& textures, int page, const char* what)
-    : framebuffer_(GlObject::framebuffer()), attachments_(int(textures.size())) {
+Framebuffer::Framebuffer(const std::vector<Attachment>& attachments, const char* what)
+    : framebuffer_(GlObject::framebuffer()), attachments_(int(attachments.size())) {
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_.get());
     std::vector<GLenum> buffers;
-    for (std::size_t i = 0; i < textures.size(); ++i) {
-        glFramebufferTextureLayer(GL_FRAMEBUFFER, GLenum(GL_COLOR_ATTACHMENT0 + i), textures[i], 0, page);
+    for (std::size_t i = 0; i < attachments.size(); ++i) {
+        glFramebufferTextureLayer(GL_FRAMEBUFFER, GLenum(GL_COLOR_ATTACHMENT0 + i), attachments[i].texture, 0,
+                                  attachments[i].layer);
         buffers.push_back(GLenum(GL_COLOR_ATTACHMENT0 + i));
     }
     glDrawBuffers(GLsizei(buffers.size()), buffers.data());

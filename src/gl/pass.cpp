@@ -80,7 +80,7 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
             fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
         if (t->format() != TexelFormat::Float32) fail("pass ", shader, ": output ", t->name(), " must be RGBA32F");
     }
-    if (outputs_.size() > 1) framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
+    framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
     // Inputs are declared here, where their formats are known: the shaders use them by name.
     for (const auto& [name, texture] : inputs) {
         const glm::ivec4 l = texture->layout().uniform();
@@ -129,16 +129,29 @@ Pass& Pass::set(const std::string& name, glm::ivec2 value) {
     return *this;
 }
 
-const Framebuffer& Pass::framebuffer(int page) {
-    if (outputs_.size() == 1) return outputs_[0]->framebuffer(page);
-    Framebuffer& fb = framebuffers_[std::size_t(page)];
+void Pass::writeRowGroups(int rows) {
+    const int interleave = outputs_[0]->layout().interleave;
+    if (rows < 1 || interleave % rows != 0)
+        fail("pass ", program_->label(), ": groups of ", rows, " rows need outputs with rows interleaved over a multiple of ",
+             rows, " pages; ", outputs_[0]->name(), " interleaves ", interleave);
+    groupRows_ = rows;
+}
+
+const Framebuffer& Pass::framebuffer(int layer) {
+    if (outputs_.size() == 1 && groupRows_ == 1) return outputs_[0]->framebuffer(layer);
+    Framebuffer& fb = framebuffers_[std::size_t(layer)];
     if (!fb.valid()) {
-        std::vector<GLuint> ids;
-        for (const Texture* t : outputs_) ids.push_back(t->id());
-        fb = Framebuffer(ids, page, program_->label().c_str());
+        std::vector<Framebuffer::Attachment> targets;
+        for (const Texture* t : outputs_)
+            for (int s = 0; s < groupRows_; ++s) targets.push_back({t->id(), layer + s});
+        fb = Framebuffer(targets, program_->label().c_str());
     }
     return fb;
 }
+
+namespace {
+int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+}  // namespace
 
 void Pass::run(int rowBegin, int rowEnd) {
     const TensorLayout& out = outputs_[0]->layout();
@@ -146,6 +159,8 @@ void Pass::run(int rowBegin, int rowEnd) {
         fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
     if (maxRowsPerRun_ > 0 && rowEnd - rowBegin > maxRowsPerRun_)
         fail("pass ", program_->label(), ": runs at most ", maxRowsPerRun_, " rows at a time, asked for ", rowEnd - rowBegin);
+    if (rowBegin % groupRows_ != 0 || rowEnd % groupRows_ != 0)
+        fail("pass ", program_->label(), ": writes groups of ", groupRows_, " rows, asked for rows [", rowBegin, ", ", rowEnd, ")");
     const auto start = std::chrono::steady_clock::now();
     GlObject query;
     if (g_profiling == PassProfiling::GpuTimers) {
@@ -170,31 +185,41 @@ void Pass::run(int rowBegin, int rowEnd) {
     program.setIvec4(outLayoutLocation_, layout.x, layout.y, layout.z, layout.w);
     program.setIvec2(rowsLocation_, rowBegin, rowEnd);
 
-    // The physical lines that hold the requested rows; fragments outside them are never run, and
-    // the shader discards the few on those lines that belong to other rows.
-    const std::int64_t first = std::int64_t(rowBegin) * out.texelsPerRow;
-    const std::int64_t last = std::int64_t(rowEnd) * out.texelsPerRow - 1;
-    const int firstLine = int(first / out.width), lastLine = int(last / out.width);
+    // Row r is row r / R of its page group's layout, on the group's page `r % R` (R = interleave; 1
+    // when rows are not interleaved). A draw covers one page and the pages after it that its row
+    // groups fill: the physical lines that hold the requested rows of that page, whose fragments
+    // the shader discards where they belong to other rows.
+    const int R = out.interleave;
+    int lastLayer = 0;
     glEnable(GL_SCISSOR_TEST);
-    for (int page = firstLine / out.height; page <= lastLine / out.height; ++page) {
-        const int y0 = std::max(firstLine - page * out.height, 0);
-        const int y1 = std::min(lastLine - page * out.height, out.height - 1);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer(page).id());
-        glViewport(0, 0, out.width, out.height);
-        glScissor(0, y0, out.width, y1 - y0 + 1);
-        program.setInt(pageLocation_, page);
-        if (instances_ == 1) {
-            glDrawArrays(GL_TRIANGLES, 0, 3);
-        } else {
-            // Rows are whole lines, so the scissored clear touches exactly the rows drawn.
-            const float zero[4] = {0, 0, 0, 0};
-            for (std::size_t i = 0; i < outputs_.size(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
-            glEnable(GL_BLEND);
-            glBlendFunc(GL_ONE, GL_ONE);
-            glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
-            glDisable(GL_BLEND);
+    for (int phase = 0; phase < R; phase += groupRows_) {
+        const int g0 = -floorDiv(phase - rowBegin, R), g1 = floorDiv(rowEnd - 1 - phase, R);  // rows g * R + phase
+        if (g0 > g1) continue;
+        const int firstLine = int(std::int64_t(g0) * out.texelsPerRow / out.width);
+        const int lastLine = int((std::int64_t(g1 + 1) * out.texelsPerRow - 1) / out.width);
+        for (int page = firstLine / out.height; page <= lastLine / out.height; ++page) {
+            const int y0 = std::max(firstLine - page * out.height, 0);
+            const int y1 = std::min(lastLine - page * out.height, out.height - 1);
+            const int layer = page * R + phase;
+            const Framebuffer& target = framebuffer(layer);
+            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
+            glViewport(0, 0, out.width, out.height);
+            glScissor(0, y0, out.width, y1 - y0 + 1);
+            program.setInt(pageLocation_, layer);
+            if (instances_ == 1) {
+                glDrawArrays(GL_TRIANGLES, 0, 3);
+            } else {
+                // Rows are whole lines, so the scissored clear touches exactly the rows drawn.
+                const float zero[4] = {0, 0, 0, 0};
+                for (int i = 0; i < target.attachments(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
+                glEnable(GL_BLEND);
+                glBlendFunc(GL_ONE, GL_ONE);
+                glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
+                glDisable(GL_BLEND);
+            }
+            lastLayer = layer;
+            ++g_draws;
         }
-        ++g_draws;
     }
     glDisable(GL_SCISSOR_TEST);
     const std::string key = g_profiling != PassProfiling::Off ? program.label() + " -> " + outputs_[0]->name() : "";
@@ -203,7 +228,7 @@ void Pass::run(int rowBegin, int rowEnd) {
         g_pending.push_back({key, std::move(query)});
     } else if (g_profiling == PassProfiling::WallClock) {
         float texel[4];
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(firstLine / out.height).id());
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
         glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         g_profile[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -56,6 +56,11 @@ public:
 
     // Runs of more rows than this fail (shaders that read the first row's inputs once per draw).
     void limitRowsPerRun(int rows) { maxRowsPerRun_ = rows; }
+    // Each fragment writes `rows` consecutive rows of every output, through that many render targets
+    // per output (output p's row first + s to target p * rows + s; `first` from outputCoord). The
+    // outputs' rows must be interleaved over a multiple of `rows` pages, and each run must start and
+    // end on a multiple of `rows`.
+    void writeRowGroups(int rows);
 
     // Renders logical rows [rowBegin, rowEnd) of the outputs; other rows keep their contents.
     void run(int rowBegin, int rowEnd);
@@ -72,18 +77,20 @@ private:
     };
     Uniform& slot(const std::string& name, int kind);
     void bind();
-    const Framebuffer& framebuffer(int page);
+    // The render targets of a draw into `layer` of the outputs (and the next ones for row groups).
+    const Framebuffer& framebuffer(int layer);
 
     Program* program_;
     GLint outLayoutLocation_ = -1, rowsLocation_ = -1, pageLocation_ = -1;  // of common.glsl's uniforms, set every run
     int instances_;
     int maxRowsPerRun_ = 0;  // 0: any
+    int groupRows_ = 1;      // rows written per fragment (writeRowGroups)
     std::vector<Texture*> outputs_;
     PassInputs declaredInputs_;                            // until bound
     std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)
     bool bound_ = false;
     std::vector<Uniform> uniforms_;
-    std::vector<Framebuffer> framebuffers_;  // multiple-render-target passes only
+    std::vector<Framebuffer> framebuffers_;  // by layer, for multiple render targets only
 };
 
 }  // namespace gpt2

@@ -6,22 +6,28 @@
 
 namespace gpt2 {
 
+namespace {
+int log2(int powerOfTwo) {
+    int shift = 0;
+    while ((1 << shift) < powerOfTwo) ++shift;
+    return shift;
+}
+
+bool powerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
+}  // namespace
+
 glm::ivec4 TensorLayout::uniform() const {
-    auto log2 = [](int powerOfTwo) {
-        int shift = 0;
-        while ((1 << shift) < powerOfTwo) ++shift;
-        return shift;
-    };
-    auto powerOfTwo = [](int v) { return (v & (v - 1)) == 0; };
+    // The mode of one group's layout (its own pages), then the interleave on top.
+    const int groupPages = pages / interleave;
     int mode = 0;
-    if (unfolded()) {
+    if (groupPages == 1 && width == texelsPerRow) {
         mode = 1;
-    } else if (pages == 1 && powerOfTwo(width)) {
+    } else if (groupPages == 1 && powerOfTwo(width)) {
         mode = -log2(width);
     } else if (width == texelsPerRow && powerOfTwo(height)) {
         mode = kPagedRowsMode + log2(height);
     }
-    return {texelsPerRow, width, height, mode};
+    return {texelsPerRow, width, height, mode + kInterleaveMode * log2(interleave)};
 }
 
 namespace {
@@ -39,8 +45,20 @@ int pagedRowsHeight(int rows, int max, int maxLayers) {
 }
 }  // namespace
 
-TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits, const char* what, int lineWidth) {
+TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits, const char* what, int lineWidth,
+                                int interleave) {
     if (rows <= 0 || cols <= 0) fail(what, ": cannot lay out a ", rows, " x ", cols, " matrix");
+    if (!powerOfTwo(interleave)) fail(what, ": rows interleaved over ", interleave, " pages; that must be a power of two");
+    if (interleave > 1) {
+        TensorLayout l = make((rows + interleave - 1) / interleave, cols, limits, what, lineWidth);
+        l.rows = rows;
+        l.pages *= interleave;
+        l.interleave = interleave;
+        if (l.pages > limits.maxArrayLayers)
+            fail(what, ": a ", rows, " x ", cols, " matrix with rows interleaved over ", interleave, " pages needs ", l.pages,
+                 " texture layers, the GPU allows ", limits.maxArrayLayers);
+        return l;
+    }
     const int max = limits.maxTextureSize;
     TensorLayout l;
     l.rows = rows;
@@ -76,7 +94,7 @@ TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits,
     } else {
         l.width = max;
     }
-    const std::int64_t lines = (l.texelCount() + l.width - 1) / l.width;
+    const std::int64_t lines = (std::int64_t(rows) * l.texelsPerRow + l.width - 1) / l.width;
     l.height = int(std::min<std::int64_t>(lines, max));
     l.pages = int((lines + l.height - 1) / l.height);
     // Equal pages: the last one is then at most pages - 1 lines short instead of up to a page.

@@ -43,7 +43,7 @@ void Texture::clearToZero() {
     const GLuint zeroUints[4] = {0, 0, 0, 0};
     const GLint zeroInts[4] = {0, 0, 0, 0};
     for (int page = 0; page < layout_.pages; ++page) {
-        const Framebuffer target({texture_.get()}, page, name_.c_str());  // weights need none after this
+        const Framebuffer target({{texture_.get(), page}}, name_.c_str());  // weights need none after this
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
         if (format_ == TexelFormat::HalfPairs)
             glClearBufferuiv(GL_COLOR, 0, zeroUints);
@@ -62,11 +62,11 @@ Texture::~Texture() {
 
 std::int64_t Texture::bytes() const { return layout_.pageTexels() * layout_.pages * texelBytes(format_); }
 
-void Texture::writeTexels(std::int64_t begin, std::int64_t count, const void* data) {
+void Texture::writeTexels(int row0, int rowCount, const void* data) {
     const TexelFormatInfo& info = formatInfo(format_);
     glBindTexture(GL_TEXTURE_2D_ARRAY, texture_.get());
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    forEachTexelRect(begin, count, layout_.width, layout_.height, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
+    layout_.forEachRowRect(row0, rowCount, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
         glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, x, y, page, w, h, 1, info.uploadFormat, info.uploadType,
                         static_cast<const std::uint8_t*>(data) + offset * texelBytes(format_));
     });
@@ -89,7 +89,7 @@ void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
                                          : std::size_t(r) * paddedCols + c;
             out[at] = halfAt(r, c);
         }
-    writeTexels(std::int64_t(pairs ? row0 / 2 : row0) * texels, std::int64_t(lines) * texels, out.data());
+    writeTexels(pairs ? row0 / 2 : row0, lines, out.data());
 }
 
 void Texture::uploadInt8(const std::int8_t* values) {
@@ -101,7 +101,7 @@ void Texture::uploadInt8(const std::int8_t* values) {
         for (int col = 0; col < paddedCols; ++col)
             out[(std::size_t(r / 4) * texels + col / 4) * 4 + r % 4] |=
                 std::uint32_t(std::uint8_t(values[std::int64_t(r) * paddedCols + col])) << (8 * (col % 4));
-    writeTexels(0, std::int64_t(layout_.rows) * texels, out.data());
+    writeTexels(0, layout_.rows, out.data());
 }
 
 void Texture::uploadRows(int row0, int rowCount, const float* values) {
@@ -116,7 +116,7 @@ void Texture::uploadRows(int row0, int rowCount, const float* values) {
     std::vector<float> packed(std::size_t(rowCount) * paddedCols, 0.0f);
     for (int r = 0; r < rowCount; ++r)
         std::copy(values + std::int64_t(r) * cols, values + std::int64_t(r + 1) * cols, packed.begin() + std::int64_t(r) * paddedCols);
-    writeTexels(std::int64_t(row0) * layout_.texelsPerRow, std::int64_t(rowCount) * layout_.texelsPerRow, packed.data());
+    writeTexels(row0, rowCount, packed.data());
 }
 
 void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
@@ -127,7 +127,7 @@ void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
     const std::int64_t n = std::int64_t(rowCount) * paddedCols;
     const bool textureHalf = format_ != TexelFormat::Float32;
     // Streams already in the texture's texel format go up as they are.
-    if (half == textureHalf && format_ != TexelFormat::HalfPairs) return writeTexels(0, n / 4, values);
+    if (half == textureHalf && format_ != TexelFormat::HalfPairs) return writeTexels(0, rowCount, values);
     if (textureHalf) {
         auto at = [&](int r, int c) { return std::int64_t(r) * paddedCols + c; };
         if (half) return writeHalfRows(0, rowCount, [&](int r, int c) { return static_cast<const std::uint16_t*>(values)[at(r, c)]; });
@@ -136,12 +136,12 @@ void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
     std::vector<float> wide(static_cast<std::size_t>(n));
     const auto* in = static_cast<const std::uint16_t*>(values);
     for (std::int64_t i = 0; i < n; ++i) wide[std::size_t(i)] = halfToFloat(in[i]);
-    writeTexels(0, n / 4, wide.data());
+    writeTexels(0, rowCount, wide.data());
 }
 
 const Framebuffer& Texture::framebuffer(int page) {
     Framebuffer& fb = framebuffers_.at(std::size_t(page));
-    if (!fb.valid()) fb = Framebuffer({texture_.get()}, page, name_.c_str());
+    if (!fb.valid()) fb = Framebuffer({{texture_.get(), page}}, name_.c_str());
     return fb;
 }
 
@@ -149,13 +149,11 @@ void Texture::packRows(int row0, int rowCount, float* destination) {
     if (format_ != TexelFormat::Float32) fail("texture ", name_, ": only RGBA32F textures can be read back");
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > layout_.rows)
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") outside its ", layout_.rows, " rows");
-    forEachTexelRect(std::int64_t(row0) * layout_.texelsPerRow, std::int64_t(rowCount) * layout_.texelsPerRow, layout_.width,
-                     layout_.height, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
-                         void* at = destination ? static_cast<void*>(destination + offset * 4)
-                                                : reinterpret_cast<void*>(std::uintptr_t(offset * 16));
-                         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
-                         glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, at);
-                     });
+    layout_.forEachRowRect(row0, rowCount, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
+        void* at = destination ? static_cast<void*>(destination + offset * 4) : reinterpret_cast<void*>(std::uintptr_t(offset * 16));
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
+        glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, at);
+    });
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 }
 

@@ -79,7 +79,8 @@ private:
     // Every texel starts at zero, written by the GPU: WebGL would otherwise clear the texture lazily
     // before its first partial upload or read (and Firefox warns that this may be slow).
     void clearToZero();
-    void writeTexels(std::int64_t begin, std::int64_t count, const void* data);
+    // Writes rows [row0, row0 + rowCount) of the stored layout (row pairs, quads) from their texels.
+    void writeTexels(int row0, int rowCount, const void* data);
     // Uploads rows [row0, row0 + rowCount) of a Float16 or HalfPairs texture, arranged for its format
     // in one buffer: halfAt(r, c) is the fp16 bit pattern of column c < texelsPerRow * 4 of row r.
     template <typename HalfAt>

@@ -46,6 +46,9 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
     if (spec.inputFromVertex && !canTakeInputFromVertex(spec))
         fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K of 1 to 14 input texels "
              "per instance (15 varying vectors), got splitTexels ", spec.splitTexels);
+    if (spec.rowsPerFragment < 1 || outputs.size() * spec.rowsPerFragment > 8 || (spec.inputFromVertex && spec.rowsPerFragment > 1))
+        fail("matmul into ", outputs[0]->name(), ": ", spec.rowsPerFragment, " rows per fragment for ", outputs.size(),
+             " outputs; at most 8 render targets in all, and one row with input from the vertex shader");
     if (spec.splitTexels > 0 && spec.activation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(), ": a split-K matmul cannot apply an activation to its sums; "
              "apply it as the consumer's inputActivation");
@@ -74,6 +77,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
         spec.inputFromVertex ? composed({transform, "matmul_row.vert"}) : ProgramCache::kFullscreenVertex;
 
     std::string defines = "#define PARTS " + std::to_string(outputs.size()) + "\n";
+    defines += "#define ROWS " + std::to_string(spec.rowsPerFragment) + "\n";
     defines += "#define ACTIVATION " + std::to_string(int(spec.activation)) + "\n";
     defines += "#define INPUT_ACTIVATION " + std::to_string(int(spec.inputActivation)) + "\n";
     if (spec.splitTexels > 0) defines += "#define SPLIT_TEXELS " + std::to_string(instanceTexels) + "\n";
@@ -90,6 +94,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
     if (const auto& ln = spec.inputLayerNorm) pass.set("u_cols", ln->cols).set("u_eps", ln->eps);
     if (spec.inputFromVertex) pass.limitRowsPerRun(1);
+    if (spec.rowsPerFragment > 1) pass.writeRowGroups(spec.rowsPerFragment);
     return pass;
 }
 

@@ -32,6 +32,10 @@ struct MatmulSpec {
     // texels (Pass instances); 0: one loop.
     int splitTexels = 0;
     const Texture* weightScale = nullptr;   // [1, N]: per output channel, for Int8Quads weights (and only them)
+    // > 1: each fragment computes this many consecutive rows (register tiling: one weight fetch serves
+    // them all) into as many render targets per output (Pass::writeRowGroups): outputs with rows
+    // interleaved over a multiple of it, runs of whole groups, at most 8 targets in all.
+    int rowsPerFragment = 1;
 };
 
 // The input texels per split-K instance: the largest divisor of `texels` up to `splitTexels`, so that
