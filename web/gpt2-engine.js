@@ -107,7 +107,7 @@ export class Engine {
     const surface = new Surface(M, canvas, onContextLost);
     const native = { weights: options.weights, maxTextureSize: options.maxTextureSize,
       halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
-      splitTexels: options.tuning.splitTexels ?? -1 };
+      splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1 };
     let model = null;
     // Marks a failure while reading a file that came from the cache, which load() then fetches again.
     const reading = async (url, work) => {

@@ -58,9 +58,12 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
              "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");
     caps.floatBlend = hasGlExtension("EXT_float_blend");
     caps.parallelShaderCompile = hasGlExtension("KHR_parallel_shader_compile");
-    GLint size = 0, layers = 0;
+    GLint size = 0, layers = 0, drawBuffers = 0, attachments = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
+    glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
+    glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &attachments);
+    caps.renderTargets = std::min(drawBuffers, attachments);
     caps.limits.maxTextureSize = maxTextureSizeOverride > 0 ? std::min<int>(size, maxTextureSizeOverride) : size;
     caps.limits.maxArrayLayers = layers;
     caps.limits.pagedRows = caps.softwareRenderer;

@@ -16,6 +16,7 @@ struct GlCapabilities {
     bool slowHalfUnpacking = false;
     bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
     bool parallelShaderCompile = false;  // KHR_parallel_shader_compile: links can be polled (Program::linked)
+    int renderTargets = 4;          // colour attachments one draw can write (MAX_DRAW_BUFFERS, at least 4)
 };
 
 // Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).

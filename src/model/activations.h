@@ -17,6 +17,9 @@ public:
     explicit Activations(const Tuning& tuning) : tuning_(tuning) {}
     // A rows x cols matrix named `name` (in errors and profiles), owned by the store.
     Texture& add(const std::string& name, int rows, int cols);
+    // The same for a matrix of one row per position that row-tiled matmuls write: its rows are
+    // interleaved over groups of Tuning::rowsPerFragment pages.
+    Texture& addPerPosition(const std::string& name, int positions, int cols);
     std::int64_t bytes() const;
 
 private:

@@ -53,12 +53,12 @@ void Gpt2Model::declareGraph() {
     auto ln = [&](const std::string& prefix) { return LayerNormWeights{w(prefix + "weight"), w(prefix + "bias")}; };
     Activations& t = activations_;
     ids_ = &t.add("token ids", P, 1);                                      // [P, 1]
-    Texture& x = *(residual_ = &t.add("residual A", P, c.embedDim));        // [P, C]
-    Texture& x1 = t.add("residual B", P, c.embedDim);                      // [P, C] x within a block
-    Texture& q = t.add("queries", P, Cq);                                  // [P, Cq]
+    Texture& x = *(residual_ = &t.addPerPosition("residual A", P, c.embedDim));        // [P, C]
+    Texture& x1 = t.addPerPosition("residual B", P, c.embedDim);                     // [P, C] x within a block
+    Texture& q = t.addPerPosition("queries", P, Cq);                          // [P, Cq]
     scores_ = &t.add("attention scores", tuning_.prefillChunk * c.heads, P);  // [chunk * H, P]
     Texture& attended = t.add("attention output", P, Cq);                  // [P, Cq]
-    Texture& hidden = t.add("mlp hidden", P, c.innerDim);                  // [P, F]
+    Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);          // [P, F]
     logits_ = &t.add("logits", 1, d.vocabRows);                            // [1, V] the last position's
     candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);           // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
@@ -70,8 +70,8 @@ void Gpt2Model::declareGraph() {
         embeddingPass(programs_, x, *ids_, *w("wte.weight"), *w("wpe.weight"), weights_.scales("wte.weight")));
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        Texture& k = t.add(h + "k cache", P, Cq);  // [P, Cq]
-        Texture& v = t.add(h + "v cache", P, Cq);  // [P, Cq]
+        Texture& k = t.addPerPosition(h + "k cache", P, Cq);  // [P, Cq]
+        Texture& v = t.addPerPosition(h + "v cache", P, Cq);  // [P, Cq]
         blocks_.push_back(Block{
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
             plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), W(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),

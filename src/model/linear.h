@@ -1,9 +1,10 @@
 #pragma once
 // A linear layer as the graph declares it, out = residual + act(LN(x) @ W + b), and the passes the
 // tuning makes of it. The graph names the math (LinearDecl); LinearPlanner decides how it runs:
-// split-K, a one-row variant for decode steps, the LayerNorm in a pass of its own or folded into the
-// one-row matmul from row moments, and whether the activation is applied to the sums or by the
-// consumer on fetch.
+// split-K, a one-row variant for decode steps, a row-tiled variant for the whole row groups of a
+// prompt chunk, the LayerNorm in a pass of its own or folded into the one-row matmul from row
+// moments, and whether the activation is applied to the sums or by the consumer (on fetch in a
+// decode step, in a pass of its own over a prompt chunk).
 #include <map>
 #include <optional>
 #include <utility>
@@ -47,9 +48,16 @@ public:
 
 private:
     friend class LinearPlanner;
+    // The many-row passes over output rows [begin, end): tiled_ over the whole row groups, rows_ over
+    // the rest.
+    void runRows(int begin, int end);
+
     std::optional<LayerNormOp> norm_;
-    std::optional<Pass> rows_;    // any rows (prefill chunks)
-    std::optional<Pass> row_;     // one row (decode steps), where split
+    std::optional<Pass> activate_;  // the input's activation, into a chunk's rows, before rows_ and tiled_
+    std::optional<Pass> rows_;      // any rows (prefill chunks)
+    std::optional<Pass> tiled_;     // whole groups of tileRows_ rows (prefill chunks), where tiled
+    std::optional<Pass> row_;       // one row (decode steps), where split
+    int tileRows_ = 1;
 };
 
 class LinearPlanner {
@@ -67,9 +75,9 @@ private:
     const Tuning& tuning_;
     Activations& activations_;
     float eps_;
-    // LayerNorm outputs (one chunk's rows, read by the next matmul only) and row moments (rows as
-    // x's), by x's (rows, cols), shared by every LayerNorm of such an x.
-    std::map<std::pair<int, int>, Texture*> normed_, moments_;
+    // LayerNorm and activation outputs (one chunk's rows, read by the next matmul only) and row
+    // moments (rows as x's), by x's (rows, cols), shared by every LayerNorm or activation of such an x.
+    std::map<std::pair<int, int>, Texture*> normed_, activated_, moments_;
     std::map<const Texture*, Epilogue> deferred_;  // outputs whose activation their consumer applies
 };
 

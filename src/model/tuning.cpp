@@ -34,6 +34,15 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     t.attentionBlockKeys = options.attentionBlockKeys >= 0 ? options.attentionBlockKeys
                            : caps.softwareRenderer         ? 0
                                                            : Tuning::kGpuAttentionBlockKeys;
+    if (options.rowsPerFragment >= 0) {
+        const int rows = options.rowsPerFragment;
+        if (rows < 1 || rows > Tuning::kMaxRowsPerFragment || (rows & (rows - 1)) != 0 || rows > caps.renderTargets)
+            fail("rowsPerFragment must be 1, 2, 4 or 8 and at most the ", caps.renderTargets,
+                 " render targets this GPU draws to at once, got ", rows);
+        t.rowsPerFragment = rows;
+    } else if (!caps.softwareRenderer) {
+        while (t.rowsPerFragment * 2 <= std::min(caps.renderTargets, Tuning::kMaxRowsPerFragment)) t.rowsPerFragment *= 2;
+    }
     if (t.attentionBlockKeys % 4 != 0)
         fail("attentionBlockKeys must be a multiple of 4 (whole texels of scores), got ", t.attentionBlockKeys);
     return t;
@@ -45,6 +54,12 @@ int Tuning::lineWidth(int rows, int texels) const {
     for (int width = kActivationLineWidth; width >= 8; width /= 2)
         if (texels % width == 0) return width;
     return caps.softwareRenderer ? kActivationLineWidth : 0;
+}
+
+int Tuning::rowsPerFragmentFor(int outputs) const {
+    int rows = rowsPerFragment;
+    while (rows > 1 && rows * outputs > caps.renderTargets) rows /= 2;
+    return rows;
 }
 
 int Tuning::splitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? splitTexels : 0; }

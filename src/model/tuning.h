@@ -34,6 +34,8 @@ struct ModelOptions {
     // Decode steps over more keys than this split attention over blocks of this many keys (a multiple
     // of 4; flash-decoding, KeyBlocks): 0 never.
     int attentionBlockKeys = -1;
+    // Rows per fragment of the matmuls over prompt chunks (a power of two; 1 off).
+    int rowsPerFragment = -1;
 };
 
 struct Tuning {
@@ -49,6 +51,15 @@ struct Tuning {
     // Decode attention over blocks of this many keys once the context is longer (0: one pass): GPUs
     // run a long context's keys in parallel blocks; a CPU gains nothing from more fragments.
     int attentionBlockKeys = 0;
+    // Register tiling of prompt chunks: each fragment of a many-row matmul computes this many rows,
+    // which share every weight fetch; the one-row-per-position activations interleave their rows over
+    // groups of this many pages (TensorLayout::interleave) so that one fragment writes them all.
+    // GPUs run these passes bound by texture fetches (docs/benchmarks.md); 1 on software renderers.
+    int rowsPerFragment = 1;
+
+    // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
+    // targets (outputs x rows) would exceed what a draw can write.
+    int rowsPerFragmentFor(int outputs) const;
 
     // Texels per line for an activation of `rows` x `texels`: lines of up to kActivationLineWidth
     // texels that hold whole rows (the largest power of two, at least 8, dividing the row); else whole
@@ -62,6 +73,7 @@ struct Tuning {
     static constexpr int kActivationLineWidth = 32;
     static constexpr int kGpuSplitTexels = 8;
     static constexpr int kGpuAttentionBlockKeys = 64;
+    static constexpr int kMaxRowsPerFragment = 8;
 };
 
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).

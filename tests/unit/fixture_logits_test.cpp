@@ -34,6 +34,7 @@ struct Variant {
     int pagedRows = -1;    // ModelOptions::pagedRows; -1 is on for the software renderers tests use
     int halfPairs = 1;     // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
     int lineWidth = -1;    // ModelOptions::activationLineWidth; -1 is 32 on software renderers
+    int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 1 on software renderers
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
@@ -42,6 +43,7 @@ std::ostream& operator<<(std::ostream& out, const Variant& v) {
     if (v.pagedRows == 0) out << "_rows_per_line";
     if (v.weights == TexelFormat::Float16) out << (v.halfPairs == 0 ? "_rgba16f" : "_pairs");
     if (v.lineWidth >= 0) out << "_line" << v.lineWidth;
+    if (v.rowsPerFragment > 0) out << "_tiles" << v.rowsPerFragment;
     return out;
 }
 
@@ -50,7 +52,8 @@ protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
         return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, v.lineWidth,
-                                                                              v.splitTexels, v.pagedRows, v.halfPairs});
+                                                                              v.splitTexels, v.pagedRows, v.halfPairs, -1,
+                                                                              v.rowsPerFragment});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -134,7 +137,13 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            // As on GPUs: split-K and whole embedding rows per line (7 pages).
                                            Variant{TexelFormat::Float32, 256, 3, 0},
                                            // Split-K into activation rows folded over whole lines.
-                                           Variant{TexelFormat::Float16, 256, 3, 0, -1, 4}),
+                                           Variant{TexelFormat::Float16, 256, 3, 0, -1, 4},
+                                           // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per
+                                           // fragment, split-K, the MLP activation in a pass of its own.
+                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8},
+                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4},
+                                           // Tiled without split-K (one loop, activation in c_fc's epilogue).
+                                           Variant{TexelFormat::Float32, 256, 0, -1, 1, -1, 2}),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;

@@ -29,6 +29,7 @@ struct SyntheticCase {
     int lineWidth = -1;
     int splitTexels = -1;
     TexelFormat weights = TexelFormat::Float32;
+    int rowsPerFragment = -1;
 };
 
 std::vector<SyntheticCase> cases() {
@@ -47,7 +48,13 @@ std::vector<SyntheticCase> cases() {
             {"embd40_headdim5_erf_unscaled_split1", c, 0, 32, 0, 1},
             // fp16 row pairs, split-K into rows folded over whole lines of 4 texels.
             {"embd120_heads5_layers3_fp16_split5_line4", a, 0, 32, 4, 5, TexelFormat::Float16},
-            {"embd30_headdim6_untied_relu_fp16_max16", b, 16, 32, -1, -1, TexelFormat::Float16}};
+            {"embd30_headdim6_untied_relu_fp16_max16", b, 16, 32, -1, -1, TexelFormat::Float16},
+            // Prompt matmuls tiled over groups of rows; chunks of 5 leave rows on either side of the
+            // groups to the untiled pass, and a chunk may start inside a group whose earlier rows
+            // (the K/V cache of earlier chunks) must keep their values.
+            {"embd120_heads5_layers3_split5_tiles4_chunk5", a, 0, 5, -1, 5, TexelFormat::Float32, 4},
+            {"embd30_headdim6_untied_relu_split2_tiles8_max16", b, 16, 32, -1, 2, TexelFormat::Float32, 8},
+            {"embd40_headdim5_erf_unscaled_fp16_tiles2_chunk7", c, 0, 7, -1, -1, TexelFormat::Float16, 2}};
 }
 
 class SyntheticModelTest : public ::testing::TestWithParam<SyntheticCase> {};
@@ -58,7 +65,8 @@ TEST_P(SyntheticModelTest, MatchesCpuReference) {
     const std::string dir = testing::writeSyntheticCheckpoint(param.config, 7);
     const HuggingFaceCheckpoint checkpoint(dir);
     // fp16 as row pairs: the fixture tests cover RGBA16F.
-    Engine engine(dir, ModelOptions{param.weights, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels, -1, 1});
+    Engine engine(dir, ModelOptions{param.weights, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels, -1, 1,
+                                    -1, param.rowsPerFragment});
 
     std::vector<int> ids;
     for (int i = 0; i < param.config.contextLength - 2; ++i) ids.push_back((i * 7919 + 13) % param.config.vocabSize);

@@ -3,6 +3,9 @@
 // extra pages when one page cannot hold the matrix; never a dimension over the limit.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 #include "gl/tensor_layout.h"
 #include "util/error.h"
 
@@ -102,6 +105,32 @@ TEST(TensorLayout, RowsOfWholeLinesFillPagesWithWholeRows) {
     EXPECT_FALSE(TensorLayout::make(10, 72, {16384, 256}, "x", 4).rowsAreWholeLines());
     EXPECT_TRUE(TensorLayout::make(1, 50260, {16384, 256}, "logits", 32).rowsAreWholeLines());
     EXPECT_TRUE(TensorLayout::make(10, 72, {16384, 256}, "x").rowsAreWholeLines()) << "unfolded";
+}
+
+TEST(TensorLayout, InterleavedRowsShareAPlaceOnConsecutivePages) {
+    // 1001 rows over groups of 4 pages: 251 rows per group, each laid out as its own matrix would be.
+    const auto l = TensorLayout::make(1001, 768, {16384, 256}, "x", 32, 4);
+    const auto group = TensorLayout::make(251, 768, {16384, 256}, "x", 32);
+    EXPECT_EQ(l.rows, 1001);
+    EXPECT_EQ(l.groupRows(), 251);
+    EXPECT_EQ(l.width, group.width);
+    EXPECT_EQ(l.height, group.height);
+    EXPECT_EQ(l.pages, 4 * group.pages);
+    EXPECT_FALSE(l.unfolded());
+    EXPECT_EQ(l.uniform().w, group.uniform().w + 2 * TensorLayout::kInterleaveMode) << "2^2 pages per group";
+    EXPECT_EQ(TensorLayout::make(8, 16, {16384, 256}, "x", 0, 8).uniform().w, 1 + 3 * TensorLayout::kInterleaveMode)
+        << "unfolded groups";
+
+    // Rows 5 and 6: row 1 of the group layout (texels 24 .. 47 in lines of 32), on pages 1 and 2.
+    std::vector<std::array<int, 6>> rects;
+    l.forEachRowRect(5, 2, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
+        rects.push_back({page, x, y, w, h, int(offset)});
+    });
+    const std::vector<std::array<int, 6>> expected = {{1, 0, 6, 32, 6, 0}, {2, 0, 6, 32, 6, 192}};
+    EXPECT_EQ(rects, expected);
+
+    EXPECT_THROW(TensorLayout::make(8, 16, {16384, 256}, "x", 0, 3), Error) << "not a power of two";
+    EXPECT_THROW(TensorLayout::make(50260, 768, {16384, 4}, "x", 32, 8), Error) << "8 pages, 4 allowed";
 }
 
 TEST(TensorLayout, RejectsMatricesBeyondTheLayerLimit) {

@@ -1,6 +1,8 @@
 #pragma once
 // Ops whose fragments each read a few texels of their inputs: each is one shader and this one-line
 // declaration (docs/architecture.md, "How to add an op").
+#include <string>
+
 #include "gl/pass.h"
 
 namespace gpt2 {
@@ -24,6 +26,13 @@ inline Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Te
 inline Pass tokenLogProbPass(ProgramCache& programs, Texture& out, const Texture& logits, const Texture& logSumExp, const Texture& ids) {
     Pass pass(programs, "token_log_prob.frag", "", {&out}, {{"u_logits", &logits}, {"u_log_sum_exp", &logSumExp}, {"u_ids", &ids}});
     pass.set("u_first", 0).set("u_last_position", ids.rows() - 1);
+    return pass;
+}
+
+// out[r] = activation(x[r + u_in_row_offset]) (shaders/activation.frag; set u_in_row_offset per run).
+inline Pass activationPass(ProgramCache& programs, Texture& out, const Texture& x, int activation) {
+    Pass pass(programs, "activation.frag", "#define ACTIVATION " + std::to_string(activation) + "\n", {&out}, {{"u_x", &x}});
+    pass.set("u_in_row_offset", 0);
     return pass;
 }
 

@@ -56,6 +56,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
     options.activationLineWidth = args.integer("--line-width", -1);
     options.attentionBlockKeys = args.integer("--attention-block-keys", -1);
+    options.rowsPerFragment = args.integer("--rows-per-fragment", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
@@ -103,7 +104,7 @@ int run(int argc, char** argv) {
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
                                             "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width",
-                                            "--attention-block-keys"};
+                                            "--attention-block-keys", "--rows-per-fragment"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;

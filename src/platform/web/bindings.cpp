@@ -28,6 +28,7 @@ struct WebLoadOptions {
     int maxTextureSize = 0;
     int halfPairs = -1;
     int splitTexels = -1;
+    int rowsPerFragment = -1;
 };
 
 // The generate options as they cross the seam: topK 0 and seed -1 are unset; stop is a JS array.
@@ -122,6 +123,7 @@ public:
         options.maxTextureSize = o.maxTextureSize;
         options.halfPairs = o.halfPairs;
         options.splitTexels = o.splitTexels;
+        options.rowsPerFragment = o.rowsPerFragment;
         loading_ = std::make_unique<Gpt2Model>(config, options);
     }
 
@@ -420,7 +422,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("weights", &WebLoadOptions::weights)
         .field("maxTextureSize", &WebLoadOptions::maxTextureSize)
         .field("halfPairs", &WebLoadOptions::halfPairs)
-        .field("splitTexels", &WebLoadOptions::splitTexels);
+        .field("splitTexels", &WebLoadOptions::splitTexels)
+        .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment);
     value_object<WebGenerateOptions>("GenerateOptions")
         .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
         .field("temperature", &WebGenerateOptions::temperature)
