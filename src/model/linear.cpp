@@ -1,5 +1,6 @@
 #include "model/linear.h"
 
+#include "model/ops/pointwise.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -7,19 +8,32 @@ namespace gpt2 {
 void Linear::run(int outRow, int inRow, int count) {
     const bool oneRow = count == 1 && row_;
     if (!oneRow && !rows_) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
-    Pass& pass = oneRow ? *row_ : *rows_;
-    // The one-row pass normalises x itself where the LayerNorm has row moments (LinearPlanner::linear).
-    if (norm_ && oneRow && norm_->hasMoments()) {
-        norm_->runMoments(inRow, inRow + 1);
-        setInputRowOffset(pass, inRow - outRow);
-    } else if (norm_) {
-        // The LayerNorm writes the chunk's rows of its output, which the pass reads.
-        norm_->run(0, count, inRow);
-        setInputRowOffset(pass, -outRow);
-    } else {
-        setInputRowOffset(pass, inRow - outRow);
+    // The one-row pass normalises (or activates) x itself (LinearPlanner::linear).
+    if (oneRow) {
+        if (norm_ && norm_->hasMoments()) norm_->runMoments(inRow, inRow + 1);
+        setInputRowOffset(*row_, inRow - outRow);
+        return row_->run(outRow, outRow + 1);
     }
-    pass.run(outRow, outRow + count);
+    // A LayerNorm or activation pass writes the chunk's rows of its output, which the passes read.
+    int offset = inRow - outRow;
+    if (norm_) {
+        norm_->run(0, count, inRow);
+        offset = -outRow;
+    } else if (activate_) {
+        activate_->set("u_in_row_offset", inRow).run(0, count);
+        offset = -outRow;
+    }
+    setInputRowOffset(*rows_, offset);
+    if (tiled_) setInputRowOffset(*tiled_, offset);
+    runRows(outRow, outRow + count);
+}
+
+void Linear::runRows(int begin, int end) {
+    const int first = (begin + tileRows_ - 1) / tileRows_ * tileRows_, last = end / tileRows_ * tileRows_;
+    if (!tiled_ || first >= last) return rows_->run(begin, end);
+    if (begin < first) rows_->run(begin, first);
+    tiled_->run(first, last);
+    if (last < end) rows_->run(last, end);
 }
 
 LinearPlanner::LinearPlanner(ProgramCache& programs, const Tuning& tuning, Activations& activations, float layerNormEps)
@@ -64,7 +78,23 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         }
     }
     if (canTakeInputFromVertex(row)) linear.row_.emplace(matmulPass(programs_, decl.outputs, row));
-    if (!decl.oneRowOnly || !linear.row_) linear.rows_.emplace(matmulPass(programs_, decl.outputs, spec));
+    if (decl.oneRowOnly && linear.row_) return linear;
+    // Over many rows, an activation on fetch would run once per input texel and output texel: a pass
+    // activates the chunk's rows once instead.
+    if (spec.inputActivation != Epilogue::None) {
+        Texture*& activated = activated_[{decl.x->rows(), decl.x->layout().cols}];
+        if (!activated) activated = &activations_.add("activated input", tuning_.prefillChunk, decl.x->layout().cols);
+        linear.activate_.emplace(activationPass(programs_, *activated, *decl.x, int(spec.inputActivation)));
+        spec.x = activated;
+        spec.inputActivation = Epilogue::None;
+    }
+    linear.rows_.emplace(matmulPass(programs_, decl.outputs, spec));
+    MatmulSpec tiled = spec;
+    tiled.rowsPerFragment = tuning_.rowsPerFragmentFor(int(decl.outputs.size()));
+    if (tiled.rowsPerFragment > 1 && !decl.oneRowOnly && decl.outputs[0]->layout().interleave % tiled.rowsPerFragment == 0) {
+        linear.tiled_.emplace(matmulPass(programs_, decl.outputs, tiled));
+        linear.tileRows_ = tiled.rowsPerFragment;
+    }
     return linear;
 }
 
