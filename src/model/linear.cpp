@@ -88,6 +88,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         spec.x = activated;
         spec.inputActivation = Epilogue::None;
     }
+    spec.splitTexels = tuning_.promptSplitFor(*decl.outputs[0]);
     linear.rows_.emplace(matmulPass(programs_, decl.outputs, spec));
     MatmulSpec tiled = spec;
     tiled.rowsPerFragment = tuning_.rowsPerFragmentFor(int(decl.outputs.size()));

@@ -30,6 +30,12 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     if (t.splitTexels > 0 && !caps.floatBlend)
         fail("splitTexels ", t.splitTexels, " needs EXT_float_blend, which this GPU/browser lacks (renderer: ",
              caps.renderer, "); use 0");
+    if (options.promptSplitTexels >= 0 && (options.promptSplitTexels > 0) != (t.splitTexels > 0))
+        fail("promptSplitTexels ", options.promptSplitTexels, " with splitTexels ", t.splitTexels,
+             ": prompt chunks split K exactly where decode steps do (both 0, or both above 0)");
+    t.promptSplitTexels = options.promptSplitTexels >= 0 ? options.promptSplitTexels
+                          : t.splitTexels > 0             ? std::max(t.splitTexels, Tuning::kGpuPromptSplitTexels)
+                                                          : 0;
     t.forcedLineWidth = options.activationLineWidth;
     t.attentionBlockKeys = options.attentionBlockKeys >= 0 ? options.attentionBlockKeys
                            : caps.softwareRenderer         ? 0
@@ -63,5 +69,7 @@ int Tuning::rowsPerFragmentFor(int outputs) const {
 }
 
 int Tuning::splitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? splitTexels : 0; }
+
+int Tuning::promptSplitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? promptSplitTexels : 0; }
 
 }  // namespace gpt2

@@ -36,6 +36,9 @@ struct ModelOptions {
     int attentionBlockKeys = -1;
     // Rows per fragment of the matmuls over prompt chunks (a power of two; 1 off).
     int rowsPerFragment = -1;
+    // Split-K of the matmuls over prompt chunks: input texels per blended instance (> 0 where
+    // splitTexels is; 0 where it is 0).
+    int promptSplitTexels = -1;
 };
 
 struct Tuning {
@@ -56,6 +59,10 @@ struct Tuning {
     // groups of this many pages (TensorLayout::interleave) so that one fragment writes them all.
     // GPUs run these passes bound by texture fetches (docs/benchmarks.md); 1 on software renderers.
     int rowsPerFragment = 1;
+    // Split-K of the matmuls over prompt chunks: with many rows (and rowsPerFragment rows per
+    // fragment) fewer blended instances give the GPU enough fragments, and every instance blends its
+    // rows into the output.
+    int promptSplitTexels = 0;
 
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.
@@ -67,11 +74,14 @@ struct Tuning {
     // One row: always kActivationLineWidth, so that a decode row covers a 2D block of fragments
     // (rasterisers shade 2 x 2 quads; a one-line draw runs half its lanes as helpers).
     int lineWidth(int rows, int texels) const;
-    // The split-K of a matmul into `out`: splitTexels where its rows are whole lines, else 0.
+    // The split-K of a matmul into `out`: splitTexels (promptSplitTexels for the passes over prompt
+    // chunks) where its rows are whole lines, else 0.
     int splitFor(const Texture& out) const;
+    int promptSplitFor(const Texture& out) const;
 
     static constexpr int kActivationLineWidth = 32;
     static constexpr int kGpuSplitTexels = 8;
+    static constexpr int kGpuPromptSplitTexels = 32;
     static constexpr int kGpuAttentionBlockKeys = 64;
     static constexpr int kMaxRowsPerFragment = 8;
 };

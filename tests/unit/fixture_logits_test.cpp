@@ -35,6 +35,7 @@ struct Variant {
     int halfPairs = 1;     // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
     int lineWidth = -1;    // ModelOptions::activationLineWidth; -1 is 32 on software renderers
     int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 1 on software renderers
+    int promptSplitTexels = -1;  // ModelOptions::promptSplitTexels; -1 here is splitTexels
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
@@ -44,6 +45,7 @@ std::ostream& operator<<(std::ostream& out, const Variant& v) {
     if (v.weights == TexelFormat::Float16) out << (v.halfPairs == 0 ? "_rgba16f" : "_pairs");
     if (v.lineWidth >= 0) out << "_line" << v.lineWidth;
     if (v.rowsPerFragment > 0) out << "_tiles" << v.rowsPerFragment;
+    if (v.promptSplitTexels >= 0) out << "_prompt_split" << v.promptSplitTexels;
     return out;
 }
 
@@ -53,7 +55,9 @@ protected:
         testing::ensureGlContext();
         return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, v.lineWidth,
                                                                               v.splitTexels, v.pagedRows, v.halfPairs, -1,
-                                                                              v.rowsPerFragment});
+                                                                              v.rowsPerFragment,
+                                                                              v.promptSplitTexels >= 0 ? v.promptSplitTexels
+                                                                                                       : v.splitTexels});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -140,8 +144,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            Variant{TexelFormat::Float16, 256, 3, 0, -1, 4},
                                            // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per
                                            // fragment, split-K, the MLP activation in a pass of its own.
-                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8},
-                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4},
+                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8, 5},
+                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4, 2},
                                            // Tiled without split-K (one loop, activation in c_fc's epilogue).
                                            Variant{TexelFormat::Float32, 256, 0, -1, 1, -1, 2}),
                          [](const auto& info) {

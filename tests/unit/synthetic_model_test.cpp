@@ -30,6 +30,7 @@ struct SyntheticCase {
     int splitTexels = -1;
     TexelFormat weights = TexelFormat::Float32;
     int rowsPerFragment = -1;
+    int promptSplitTexels = -1;  // -1 here is splitTexels
 };
 
 std::vector<SyntheticCase> cases() {
@@ -52,8 +53,8 @@ std::vector<SyntheticCase> cases() {
             // Prompt matmuls tiled over groups of rows; chunks of 5 leave rows on either side of the
             // groups to the untiled pass, and a chunk may start inside a group whose earlier rows
             // (the K/V cache of earlier chunks) must keep their values.
-            {"embd120_heads5_layers3_split5_tiles4_chunk5", a, 0, 5, -1, 5, TexelFormat::Float32, 4},
-            {"embd30_headdim6_untied_relu_split2_tiles8_max16", b, 16, 32, -1, 2, TexelFormat::Float32, 8},
+            {"embd120_heads5_layers3_split5_tiles4_chunk5_prompt_split3", a, 0, 5, -1, 5, TexelFormat::Float32, 4, 3},
+            {"embd30_headdim6_untied_relu_split2_tiles8_max16_prompt_split4", b, 16, 32, -1, 2, TexelFormat::Float32, 8, 4},
             {"embd40_headdim5_erf_unscaled_fp16_tiles2_chunk7", c, 0, 7, -1, -1, TexelFormat::Float16, 2}};
 }
 
@@ -66,7 +67,7 @@ TEST_P(SyntheticModelTest, MatchesCpuReference) {
     const HuggingFaceCheckpoint checkpoint(dir);
     // fp16 as row pairs: the fixture tests cover RGBA16F.
     Engine engine(dir, ModelOptions{param.weights, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels, -1, 1,
-                                    -1, param.rowsPerFragment});
+                                    -1, param.rowsPerFragment, param.promptSplitTexels >= 0 ? param.promptSplitTexels : param.splitTexels});
 
     std::vector<int> ids;
     for (int i = 0; i < param.config.contextLength - 2; ++i) ids.push_back((i * 7919 + 13) % param.config.vocabSize);
