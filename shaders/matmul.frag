@@ -1,6 +1,6 @@
 // out[r, n] = epilogue( sum_k in[r + u_in_row_offset, k] * W[k, n] ), four output columns per
 // fragment, into PARTS outputs (1, or 3 for the fused Q, K, V: part p reads W columns from
-// p * u_part_texels), for ROWS consecutive rows (> 1: register tiling, Pass::writeRowGroups; each
+// (u_first_part + p) * u_part_texels; a pass per part sets u_first_part), for ROWS consecutive rows (> 1: register tiling, Pass::writeRowGroups; each
 // weight fetch then serves ROWS rows). This file is the loop; its declaration
 // (src/model/ops/matmul.cpp) composes the variant from includes placed before it, one of each kind:
 //   input side  matmul_input_fragment.glsl (each fragment fetches x, through matmul_input_norm.glsl
@@ -17,6 +17,7 @@
 #include "common.glsl"
 
 uniform int u_part_texels;
+uniform int u_first_part;
 
 #define OUTPUTS (PARTS * ROWS)
 // Target p * ROWS + s: part p, row first + s.
@@ -59,11 +60,12 @@ void main() {
         vec4 a[ROWS];
         for (int s = 0; s < ROWS; ++s) a[s] = matmulInput(src[s], j, i);
         for (int p = 0; p < PARTS; ++p) {
-            mat4 w = weightBlock(i, c.y + p * u_part_texels);
+            mat4 w = weightBlock(i, c.y + (u_first_part + p) * u_part_texels);
             for (int s = 0; s < ROWS; ++s) acc[p * ROWS + s] += weightTimes(w, a[s]);
         }
     }
     for (int p = 0; p < PARTS; ++p)
-        for (int s = 0; s < ROWS; ++s) acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, c.y + p * u_part_texels);
+        for (int s = 0; s < ROWS; ++s)
+            acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, c.y + (u_first_part + p) * u_part_texels);
     store(acc);
 }

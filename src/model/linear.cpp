@@ -1,5 +1,7 @@
 #include "model/linear.h"
 
+#include <algorithm>
+
 #include "model/ops/pointwise.h"
 #include "util/error.h"
 
@@ -24,15 +26,15 @@ void Linear::run(int outRow, int inRow, int count) {
         offset = -outRow;
     }
     setInputRowOffset(*rows_, offset);
-    if (tiled_) setInputRowOffset(*tiled_, offset);
+    for (Pass& pass : tiled_) setInputRowOffset(pass, offset);
     runRows(outRow, outRow + count);
 }
 
 void Linear::runRows(int begin, int end) {
     const int first = (begin + tileRows_ - 1) / tileRows_ * tileRows_, last = end / tileRows_ * tileRows_;
-    if (!tiled_ || first >= last) return rows_->run(begin, end);
+    if (tiled_.empty() || first >= last) return rows_->run(begin, end);
     if (begin < first) rows_->run(begin, first);
-    tiled_->run(first, last);
+    for (Pass& pass : tiled_) pass.run(first, last);
     if (last < end) rows_->run(last, end);
 }
 
@@ -90,12 +92,22 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     }
     spec.splitTexels = tuning_.promptSplitFor(*decl.outputs[0]);
     linear.rows_.emplace(matmulPass(programs_, decl.outputs, spec));
+    // Row groups as large as the render targets allow: all outputs in one pass, or a pass per output
+    // (the fused Q/K/V) where that fits more rows.
+    const int parts = int(decl.outputs.size()), together = tuning_.rowsPerFragmentFor(parts);
+    const int rows = std::max(together, tuning_.rowsPerFragmentFor(1));
+    if (rows == 1 || decl.oneRowOnly || decl.outputs[0]->layout().interleave % rows != 0) return linear;
     MatmulSpec tiled = spec;
-    tiled.rowsPerFragment = tuning_.rowsPerFragmentFor(int(decl.outputs.size()));
-    if (tiled.rowsPerFragment > 1 && !decl.oneRowOnly && decl.outputs[0]->layout().interleave % tiled.rowsPerFragment == 0) {
-        linear.tiled_.emplace(matmulPass(programs_, decl.outputs, tiled));
-        linear.tileRows_ = tiled.rowsPerFragment;
+    tiled.rowsPerFragment = rows;
+    if (rows == together) {
+        linear.tiled_.push_back(matmulPass(programs_, decl.outputs, tiled));
+    } else {
+        for (int p = 0; p < parts; ++p) {
+            tiled.firstPart = p;
+            linear.tiled_.push_back(matmulPass(programs_, {decl.outputs[std::size_t(p)]}, tiled));
+        }
     }
+    linear.tileRows_ = rows;
     return linear;
 }
 

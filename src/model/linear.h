@@ -55,7 +55,7 @@ private:
     std::optional<LayerNormOp> norm_;
     std::optional<Pass> activate_;  // the input's activation, into a chunk's rows, before rows_ and tiled_
     std::optional<Pass> rows_;      // any rows (prefill chunks)
-    std::optional<Pass> tiled_;     // whole groups of tileRows_ rows (prefill chunks), where tiled
+    std::vector<Pass> tiled_;       // whole groups of tileRows_ rows (prefill chunks): one pass, or one per output
     std::optional<Pass> row_;       // one row (decode steps), where split
     int tileRows_ = 1;
 };

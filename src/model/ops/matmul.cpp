@@ -92,6 +92,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.residual) inputs.push_back({"u_residual", spec.residual});
     Pass pass(programs, fragment, defines, outputs, inputs, inTexels / instanceTexels, vertex);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
+    pass.set("u_first_part", spec.firstPart);
     if (const auto& ln = spec.inputLayerNorm) pass.set("u_cols", ln->cols).set("u_eps", ln->eps);
     if (spec.inputFromVertex) pass.limitRowsPerRun(1);
     if (spec.rowsPerFragment > 1) pass.writeRowGroups(spec.rowsPerFragment);

@@ -36,6 +36,9 @@ struct MatmulSpec {
     // them all) into as many render targets per output (Pass::writeRowGroups): outputs with rows
     // interleaved over a multiple of it, runs of whole groups, at most 8 targets in all.
     int rowsPerFragment = 1;
+    // The weight's column part that output 0 takes: a pass per part of the fused Q/K/V projection
+    // (one output each, so that more rows fit the render targets) sets its part here.
+    int firstPart = 0;
 };
 
 // The input texels per split-K instance: the largest divisor of `texels` up to `splitTexels`, so that
@@ -48,7 +51,8 @@ int splitInstanceTexels(int texels, int splitTexels);
 bool canTakeInputFromVertex(const MatmulSpec& spec);
 
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
-// [p * partCols, (p + 1) * partCols), partCols being the outputs' column count.
+// [(firstPart + p) * partCols, (firstPart + p + 1) * partCols), partCols being the outputs' column
+// count.
 // Split-K needs output rows of whole lines and no output activation. A pass with inputFromVertex
 // must be run for one row at a time (runs of more rows fail).
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
