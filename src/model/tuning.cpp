@@ -14,7 +14,8 @@ TexelFormat weightFormatNamed(const std::string& name) {
 }
 
 Tuning tuningFor(const ModelOptions& options, int contextLength) {
-    if (options.prefillChunk < 1) fail("prefillChunk must be at least 1, got ", options.prefillChunk);
+    if (options.prefillChunk < 1 && options.prefillChunk != -1)
+        fail("prefillChunk must be at least 1 (or -1: the engine decides), got ", options.prefillChunk);
     Tuning t;
     t.caps = queryCapabilities(options.maxTextureSize);
     const GlCapabilities& caps = t.caps;
@@ -22,7 +23,10 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     // Row pairs halve the weight fetches, except where unpacking halves is slow (llvmpipe).
     const bool pairs = options.halfPairs >= 0 ? options.halfPairs != 0 : !caps.slowHalfUnpacking;
     t.weights = options.weights == TexelFormat::Float16 && pairs ? TexelFormat::HalfPairs : options.weights;
-    t.prefillChunk = std::min(options.prefillChunk, contextLength);
+    const int chunk = options.prefillChunk > 0 ? options.prefillChunk
+                      : caps.softwareRenderer  ? Tuning::kSoftwarePrefillChunk
+                                               : Tuning::kGpuPrefillChunk;
+    t.prefillChunk = std::min(chunk, contextLength);
     // More fragments only add work where the CPU runs them all.
     t.splitTexels = options.splitTexels >= 0                       ? options.splitTexels
                     : caps.softwareRenderer || !caps.floatBlend ? 0

@@ -19,8 +19,9 @@ struct ModelOptions {
     TexelFormat weights = weightFormatNamed(defaults::weights);  // Float16: stored as halfPairs decides
     int maxTextureSize = defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
     // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
-    // (heads x chunk x context), which keeps activation memory small next to the KV cache.
-    int prefillChunk = 32;
+    // (heads x chunk x context), which keeps activation memory small next to the KV cache. -1: the
+    // policy's.
+    int prefillChunk = -1;
     // Texels per line of activation textures: -1 the policy's, 0 rows unfolded, > 0 that many.
     int activationLineWidth = -1;
     // Split-K: input texels per blended instance of the matmuls whose output rows are whole lines; 0 one
@@ -44,6 +45,8 @@ struct ModelOptions {
 struct Tuning {
     GlCapabilities caps;  // limits with the pagedRows decision applied
     TexelFormat weights = TexelFormat::Float32;
+    // Prompt tokens per chunk: GPUs fill their passes better with more rows; on software renderers
+    // a chunk is what a browser's frame or an abort may wait for (docs/benchmarks.md).
     int prefillChunk = 32;
     // Split-K of matmuls whose output rows are whole lines (0: one loop). Where > 0, LayerNorms also
     // sum their row moments in a pass of their own, the decode step's matmuls get one-row variants
@@ -82,6 +85,8 @@ struct Tuning {
     static constexpr int kActivationLineWidth = 32;
     static constexpr int kGpuSplitTexels = 8;
     static constexpr int kGpuPromptSplitTexels = 32;
+    static constexpr int kGpuPrefillChunk = 128;
+    static constexpr int kSoftwarePrefillChunk = 32;
     static constexpr int kGpuAttentionBlockKeys = 64;
     static constexpr int kMaxRowsPerFragment = 8;
 };

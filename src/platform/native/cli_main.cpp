@@ -39,6 +39,7 @@ const char* kMoreOptions =
     "  --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
     "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of 4)\n"
     "  --prompt-split-texels N (split-K of the matmuls over prompt chunks: -1 auto; 0 exactly where --split-texels is 0)\n"
+    "  --prefill-chunk N (prompt tokens per chunk: -1 auto, 128 on GPUs and 32 on software renderers)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
@@ -59,6 +60,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     options.attentionBlockKeys = args.integer("--attention-block-keys", -1);
     options.rowsPerFragment = args.integer("--rows-per-fragment", -1);
     options.promptSplitTexels = args.integer("--prompt-split-texels", -1);
+    options.prefillChunk = args.integer("--prefill-chunk", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
@@ -106,7 +108,8 @@ int run(int argc, char** argv) {
                                             "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
                                             "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width",
-                                            "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels"};
+                                            "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
+                                            "--prefill-chunk"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;
