@@ -10,20 +10,22 @@ namespace gpt2 {
 void Linear::run(int outRow, int inRow, int count) {
     const bool oneRow = count == 1 && row_;
     if (!oneRow && !rows_) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
-    // The one-row pass normalises (or activates) x itself (LinearPlanner::linear).
-    if (oneRow) {
-        if (norm_ && norm_->hasMoments()) norm_->runMoments(inRow, inRow + 1);
-        setInputRowOffset(*row_, inRow - outRow);
-        return row_->run(outRow, outRow + 1);
-    }
-    // A LayerNorm or activation pass writes the chunk's rows of its output, which the passes read.
+    // Where a LayerNorm or activation pass runs, it writes the chunk's rows of its output, which the
+    // matmul reads from row 0. The one-row pass activates x itself, and normalises it itself where the
+    // LayerNorm has row moments (LinearPlanner::linear).
     int offset = inRow - outRow;
-    if (norm_) {
+    if (norm_ && oneRow && norm_->hasMoments()) {
+        norm_->runMoments(inRow, inRow + 1);
+    } else if (norm_) {
         norm_->run(0, count, inRow);
         offset = -outRow;
-    } else if (activate_) {
+    } else if (activate_ && !oneRow) {
         activate_->set("u_in_row_offset", inRow).run(0, count);
         offset = -outRow;
+    }
+    if (oneRow) {
+        setInputRowOffset(*row_, offset);
+        return row_->run(outRow, outRow + 1);
     }
     setInputRowOffset(*rows_, offset);
     for (Pass& pass : tiled_) setInputRowOffset(pass, offset);
