@@ -71,21 +71,27 @@ for (const { worker, name } of modes) for (const maxTextureSize of [0, 256]) {
 }
 
 // What GPUs run by default (split-K blends instances into float targets: EXT_float_blend must be
-// enabled in WebGL) and fp16 row pairs, forced on SwiftShader through `tuning`.
-for (const { worker, name } of modes) test(`${name}: split-K and fp16 row pairs, as on GPUs: logits, greedy tokens and attention match Hugging Face`, async () => {
+// enabled in WebGL; prompt matmuls write groups of rows through multiple render targets) and fp16 row
+// pairs, forced on SwiftShader through `tuning`.
+for (const { worker, name } of modes) test(`${name}: split-K, row-tiled prompts and fp16 row pairs, as on GPUs: logits, greedy tokens and attention match Hugging Face`, async () => {
   const split = await checkFixture({ weights: 'fp32', tuning: { splitTexels: 3, halfPairs: false }, worker });
   console.log(`[ measured ] browser fp32 split 3: max |dlogit| ${split.logitDiff}, max |dprob| ${split.attentionDiff}`);
   assert.ok(split.logitDiff <= 1e-3, `max |dlogit| ${split.logitDiff}`);
   assert.ok(split.greedyEqual, 'greedy continuation differs');
   assert.ok(split.attentionDiff <= 1e-4, `max |dprob| ${split.attentionDiff}`);
   // fp16: the tolerance of tests/unit/fixture_logits_test.cpp (weight rounding only).
+  const tiled = await checkFixture({ weights: 'fp32', tuning: { splitTexels: 3, rowsPerFragment: 4 }, worker });
+  console.log(`[ measured ] browser fp32 split 3, 4 rows per fragment: max |dlogit| ${tiled.logitDiff}, max |dprob| ${tiled.attentionDiff}`);
+  assert.ok(tiled.logitDiff <= 1e-3, `max |dlogit| ${tiled.logitDiff}`);
+  assert.ok(tiled.greedyEqual, 'greedy continuation differs');
+  assert.ok(tiled.attentionDiff <= 1e-4, `max |dprob| ${tiled.attentionDiff}`);
   const pairs = await checkFixture({ weights: 'fp16', tuning: { splitTexels: 3, halfPairs: true }, worker });
   console.log(`[ measured ] browser fp16 row pairs, split 3: max |dlogit| ${pairs.logitDiff}`);
   assert.ok(pairs.logitDiff <= 0.01, `max |dlogit| ${pairs.logitDiff}`);
   const bad = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const errors = [];
-    for (const tuning of [{ splitTexel: 3 }, { halfPairs: 'yes' }, { splitTexels: -1 }]) {
+    for (const tuning of [{ splitTexel: 3 }, { halfPairs: 'yes' }, { splitTexels: -1 }, { rowsPerFragment: 3 }]) {
       try {
         await (await GPT2.load('/models/gpt2-tiny/', { tuning, worker })).dispose();
         errors.push('no error');
@@ -98,6 +104,7 @@ for (const { worker, name } of modes) test(`${name}: split-K and fp16 row pairs,
   assert.match(bad[0], /tuning: unknown option splitTexel/);
   assert.match(bad[1], /tuning.halfPairs must be true or false/);
   assert.match(bad[2], /tuning.splitTexels must be an integer >= 0/);
+  assert.match(bad[3], /rowsPerFragment must be 1, 2, 4 or 8/);
 });
 
 for (const { worker, name } of modes) test(`${name}: benchmark() reports draws and readback per token and a profile of every pass`, async () => {
