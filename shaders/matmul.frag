@@ -1,8 +1,9 @@
 // out[r, n] = epilogue( sum_k in[r + u_in_row_offset, k] * W[k, n] ), four output columns per
 // fragment, into PARTS outputs (1, or 3 for the fused Q, K, V: part p reads W columns from
-// (u_first_part + p) * u_part_texels; a pass per part sets u_first_part), for ROWS consecutive rows (> 1: register tiling, Pass::writeRowGroups; each
-// weight fetch then serves ROWS rows). This file is the loop; its declaration
-// (src/model/ops/matmul.cpp) composes the variant from includes placed before it, one of each kind:
+// (u_first_part + p) * u_part_texels; a pass per part sets u_first_part), for ROWS consecutive rows
+// (> 1: register tiling, Pass::writeRowGroups; each weight fetch then serves ROWS rows). This file is
+// the loop; its declaration (src/model/ops/matmul.cpp) composes the variant from includes placed
+// before it, one of each kind:
 //   input side  matmul_input_fragment.glsl (each fragment fetches x, through matmul_input_norm.glsl
 //               or matmul_input_activation.glsl) or matmul_input_vertex.glsl (one row, from
 //               matmul_row.vert): MatmulInput matmulInputRow(row), vec4 matmulInput(input, j, i)

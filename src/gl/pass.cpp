@@ -76,7 +76,8 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
     for (const Texture* t : outputs_) {
         const auto& a = t->layout();
         const auto& b = outputs_[0]->layout();
-        if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages)
+        if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages ||
+            a.interleave != b.interleave)
             fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
         if (t->format() != TexelFormat::Float32) fail("pass ", shader, ": output ", t->name(), " must be RGBA32F");
     }

@@ -23,6 +23,8 @@ public:
     std::int64_t bytes() const;
 
 private:
+    Texture& made(const std::string& name, int rows, int cols, int interleave);
+
     const Tuning& tuning_;
     std::vector<std::unique_ptr<Texture>> textures_;
 };

@@ -52,15 +52,15 @@ void Gpt2Model::declareGraph() {
     auto W = [&](const std::string& name) { return WeightMatrix{&weights_[name], weights_.scales(name)}; };
     auto ln = [&](const std::string& prefix) { return LayerNormWeights{w(prefix + "weight"), w(prefix + "bias")}; };
     Activations& t = activations_;
-    ids_ = &t.add("token ids", P, 1);                                      // [P, 1]
-    Texture& x = *(residual_ = &t.addPerPosition("residual A", P, c.embedDim));        // [P, C]
-    Texture& x1 = t.addPerPosition("residual B", P, c.embedDim);                     // [P, C] x within a block
-    Texture& q = t.addPerPosition("queries", P, Cq);                          // [P, Cq]
-    scores_ = &t.add("attention scores", tuning_.prefillChunk * c.heads, P);  // [chunk * H, P]
-    Texture& attended = t.add("attention output", P, Cq);                  // [P, Cq]
-    Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);          // [P, F]
-    logits_ = &t.add("logits", 1, d.vocabRows);                            // [1, V] the last position's
-    candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);           // [k, (logit, id)]
+    ids_ = &t.add("token ids", P, 1);                                            // [P, 1]
+    Texture& x = *(residual_ = &t.addPerPosition("residual A", P, c.embedDim));  // [P, C]
+    Texture& x1 = t.addPerPosition("residual B", P, c.embedDim);                 // [P, C] x within a block
+    Texture& q = t.addPerPosition("queries", P, Cq);                             // [P, Cq]
+    scores_ = &t.add("attention scores", tuning_.prefillChunk * c.heads, P);     // [chunk * H, P]
+    Texture& attended = t.add("attention output", P, Cq);                        // [P, Cq]
+    Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);             // [P, F]
+    logits_ = &t.add("logits", 1, d.vocabRows);                                  // [1, V] the last position's
+    candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);                 // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
     const KeyBlocks blocks = keyBlocks(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
