@@ -287,7 +287,12 @@ export class Engine {
   }
 
   benchmark({ promptTokens, newTokens, profile }) {
-    return this._exclusive(async () => this._model.bench(promptTokens, newTokens, profile));
+    return this._exclusive(async () => {
+      this._model.startBench(promptTokens, newTokens, profile);
+      // A profile's GPU timer results arrive only after this task has returned to the event loop.
+      while (!this._model.benchReady()) await sleep();
+      return this._model.takeBench();
+    });
   }
 
   // Loses the WebGL context as a browser under memory pressure would (WEBGL_lose_context): for

@@ -231,8 +231,9 @@ export declare class GPT2 {
   stats(): Promise<ModelStats>;
   /**
    * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps;
-   * `profile` adds `profile_ms_per_token` (ms per decode token of each pass, from a run that waits per pass)
-   * and `profile_prefill_ms` (ms of each pass over that run's prompt).
+   * `profile` adds `profile_ms_per_token` (ms per decode token of each pass) and `profile_prefill_ms`
+   * (ms of each pass over the prompt), from a second run timed by GPU timer queries where the context
+   * has them, else by waiting per pass (`profile_source`).
    */
   benchmark(options?: { promptTokens?: number; newTokens?: number; profile?: boolean }): Promise<Record<string, unknown>>;
   /** True after the browser dropped this model's WebGL context. */

@@ -183,7 +183,7 @@ export class GPT2 {
   /**
    * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps;
    * `profile` adds `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a second
-   * run that waits per pass.
+   * run (GPU timer queries where the context has them, else waiting per pass).
    */
   async benchmark({ promptTokens = 32, newTokens = 16, profile = false } = {}) {
     this._check();

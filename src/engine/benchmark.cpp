@@ -55,20 +55,32 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
         // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
         // queries reported seconds per token for a 5 ms step.
         const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
+        const PassProfiling mode = timers ? PassProfiling::GpuTimers : PassProfiling::WallClock;
         takePassProfile();
-        setPassProfiling(timers ? PassProfiling::GpuTimers : PassProfiling::WallClock);
+        setPassProfiling(mode, "prompt");
         engine.prefill(prompt);
         next = model.topCandidates(1).front().id;
-        r.profilePrefillMs = takePassProfile();
+        setPassProfiling(mode, "decode");
         for (int i = 0; i < newTokens; ++i) {
             engine.step(next);
             next = model.topCandidates(1).front().id;
         }
         setPassProfiling(PassProfiling::Off);
-        for (const auto& [pass, ms] : takePassProfile()) r.profileMsPerToken[pass] = ms / newTokens;
         r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";
+        r.profilePending = true;
+        if (!timers || !gpuTimerResultsWaitForTheTask()) finishBenchmarkProfile(r);
     }
     return r;
+}
+
+bool benchmarkProfileReady() { return passProfileReady(); }
+
+void finishBenchmarkProfile(BenchmarkResult& r) {
+    if (!r.profilePending) return;
+    auto phases = takePassProfile();
+    r.profilePrefillMs = phases["prompt"];
+    for (const auto& [pass, ms] : phases["decode"]) r.profileMsPerToken[pass] = ms / r.newTokens;
+    r.profilePending = false;
 }
 
 std::string benchmarkJson(const BenchmarkResult& r) {

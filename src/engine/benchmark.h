@@ -28,12 +28,17 @@ struct BenchmarkResult {
     std::map<std::string, double> profileMsPerToken;
     std::map<std::string, double> profilePrefillMs;  // the same for the profiled run's prompt, ms in all
     std::string profileSource;
+    bool profilePending = false;  // the profiled run's GPU timer results are still to be read
 };
 
 // Runs a prompt of `promptTokens` fixed ids, then `newTokens` greedy decode steps (each: one token's
 // forward plus the GPU argmax and its 16-byte readback). `profile` adds a second, profiled run of
-// the prompt and the decode steps (setPassProfiling); the timings above come from the plain run.
+// the prompt and the decode steps (setPassProfiling); the timings above come from the plain run. In
+// a browser with GPU timers the profile is left pending (gpuTimerResultsWaitForTheTask): read it
+// with finishBenchmarkProfile in a later task, once benchmarkProfileReady().
 BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile = false);
+bool benchmarkProfileReady();
+void finishBenchmarkProfile(BenchmarkResult& result);
 std::string benchmarkJson(const BenchmarkResult& result);
 
 }  // namespace gpt2

@@ -19,38 +19,56 @@ namespace gpt2 {
 namespace {
 long long g_draws = 0;
 PassProfiling g_profiling = PassProfiling::Off;
+std::string g_phase;
 struct PendingTiming {
-    std::string key;
+    std::string phase, key;
     GlObject query;
 };
 std::vector<PendingTiming> g_pending;  // timer queries not read yet
-std::map<std::string, double> g_profile;
+std::map<std::string, std::map<std::string, double>> g_profile;
+
+#ifdef __EMSCRIPTEN__
+constexpr const char* kTimerExtension = "EXT_disjoint_timer_query_webgl2";
+#else
+constexpr const char* kTimerExtension = "EXT_disjoint_timer_query";
+#endif
 }  // namespace
 
 long long passDraws() { return g_draws; }
 
-bool gpuTimersAvailable() {
+bool gpuTimersAvailable() { return hasGlExtension(kTimerExtension); }
+
+bool gpuTimerResultsWaitForTheTask() {
 #ifdef __EMSCRIPTEN__
-    return false;
+    return true;
 #else
-    return hasGlExtension("EXT_disjoint_timer_query");
+    return false;
 #endif
 }
 
-void setPassProfiling(PassProfiling mode) {
-    if (mode == PassProfiling::GpuTimers) {
-        if (!gpuTimersAvailable()) fail("profile: this context has no GPU timer queries (EXT_disjoint_timer_query)");
+void setPassProfiling(PassProfiling mode, const std::string& phase) {
+    if (mode == PassProfiling::GpuTimers && g_profiling != PassProfiling::GpuTimers) {
+        if (!gpuTimersAvailable()) fail("profile: this context has no GPU timer queries (", kTimerExtension, ")");
         GLint disjoint = 0;
         glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading it clears it
     }
     g_profiling = mode;
+    g_phase = phase;
 }
 
-std::map<std::string, double> takePassProfile() {
+bool passProfileReady() {
+    // Results arrive in the order the queries were issued.
+    if (g_pending.empty()) return true;
+    GLuint available = 0;
+    glGetQueryObjectuiv(g_pending.back().query.get(), GL_QUERY_RESULT_AVAILABLE, &available);
+    return available != 0;
+}
+
+std::map<std::string, std::map<std::string, double>> takePassProfile() {
     for (PendingTiming& t : g_pending) {
         GLuint nanoseconds = 0;  // 32 bits: up to 4.2 s per pass
         glGetQueryObjectuiv(t.query.get(), GL_QUERY_RESULT, &nanoseconds);
-        g_profile[t.key] += nanoseconds * 1e-6;
+        g_profile[t.phase][t.key] += nanoseconds * 1e-6;
     }
     const bool timed = !g_pending.empty();
     g_pending.clear();
@@ -226,13 +244,13 @@ void Pass::run(int rowBegin, int rowEnd) {
     const std::string key = g_profiling != PassProfiling::Off ? program.label() + " -> " + outputs_[0]->name() : "";
     if (g_profiling == PassProfiling::GpuTimers) {
         glEndQuery(GL_TIME_ELAPSED_EXT);
-        g_pending.push_back({key, std::move(query)});
+        g_pending.push_back({g_phase, key, std::move(query)});
     } else if (g_profiling == PassProfiling::WallClock) {
         float texel[4];
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
         glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        g_profile[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        g_profile[g_phase][key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }

@@ -19,18 +19,22 @@ namespace gpt2 {
 long long passDraws();
 
 // Profiling (benchmarks only): while on, every pass adds its time to its entry, keyed
-// "shader -> output texture". GpuTimers: the GPU time of its draws, from EXT_disjoint_timer_query
-// (read when the profile is taken: the pipeline never stalls). WallClock: each pass waits for its own
-// result (a 1-texel readback, which also waits in browsers, where glFinish does not) and adds its
-// wall time, so profiled runs are slower than plain ones.
+// "shader -> output texture", under the phase named when profiling was set. GpuTimers: the GPU time
+// of its draws, from EXT_disjoint_timer_query (EXT_disjoint_timer_query_webgl2 in browsers), read
+// when the profile is taken: the pipeline never stalls. WallClock: each pass waits for its own result
+// (a 1-texel readback, which also waits in browsers, where glFinish does not) and adds its wall time,
+// so profiled runs are slower than plain ones.
 enum class PassProfiling { Off, WallClock, GpuTimers };
-// Whether GpuTimers can run here: a native context with EXT_disjoint_timer_query. WebGL hands query
-// results out only after control returns to the browser's event loop, and a benchmark is one task.
 bool gpuTimersAvailable();
-void setPassProfiling(PassProfiling mode);
-// Milliseconds per entry so far; clears them. Throws if the GPU timers were disjoint (a clock
-// change or reset made them meaningless).
-std::map<std::string, double> takePassProfile();
+// WebGL hands timer query results out only after the task that issued them has returned to the
+// browser's event loop: there, take the profile in a later task, once passProfileReady().
+bool gpuTimerResultsWaitForTheTask();
+void setPassProfiling(PassProfiling mode, const std::string& phase = "");
+// Whether every timer query issued so far has its result.
+bool passProfileReady();
+// Milliseconds per phase and entry so far (waiting for timer results where the context can); clears
+// them. Throws if the GPU timers were disjoint (a clock change or reset made them meaningless).
+std::map<std::string, std::map<std::string, double>> takePassProfile();
 
 // (sampler uniform name, texture) for each input of a pass.
 using PassInputs = std::vector<std::pair<std::string, const Texture*>>;

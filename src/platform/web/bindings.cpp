@@ -329,9 +329,15 @@ public:
         return out;
     }
 
-    // The benchmark of `gpt2 bench`, run in one task: its JSON line as an object.
-    val bench(int promptTokens, int newTokens, bool profile) {
-        return parseJson(benchmarkJson(runBenchmark(engine(), promptTokens, newTokens, profile)));
+    // The benchmark of `gpt2 bench`, run in one task. Its profile's GPU timer results come only after
+    // the task: benchReady() says when, and takeBench() then gives its JSON line as an object.
+    void startBench(int promptTokens, int newTokens, bool profile) {
+        benchmark_ = runBenchmark(engine(), promptTokens, newTokens, profile);
+    }
+    bool benchReady() { return benchmarkProfileReady(); }
+    val takeBench() {
+        finishBenchmarkProfile(benchmark_);
+        return parseJson(benchmarkJson(benchmark_));
     }
 
     bool contextLost() const { return context_->lost(); }
@@ -381,6 +387,7 @@ private:
     std::unique_ptr<Gpt2Model> loading_;
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<WeightFile> file_;  // the file being streamed in
+    BenchmarkResult benchmark_;         // the last startBench's, until takeBench
     std::string packedVocab_, packedMerges_;
     std::unique_ptr<Generation> generation_;
     std::unique_ptr<LogitsRun> logits_;
@@ -460,7 +467,9 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("lens", &safe<&WebModel::lens, val, int>)
         .function("hiddenStates", &safe<&WebModel::hiddenStates, val, int>)
         .function("stats", &safe<&WebModel::stats>)
-        .function("bench", &safe<&WebModel::bench, int, int, bool>)
+        .function("startBench", &safe<&WebModel::startBench, int, int, bool>)
+        .function("benchReady", &safe<&WebModel::benchReady>)
+        .function("takeBench", &safe<&WebModel::takeBench>)
         .function("contextLost", &WebModel::contextLost)
         .function("softwareRenderer", &safe<&WebModel::softwareRenderer>);
     function("createModel", &createModel, allow_raw_pointers());

@@ -13,6 +13,7 @@ TOKENS=${TOKENS:-16}
 PROMPTS=${PROMPTS:-32,256}
 WEIGHTS=${WEIGHTS:-fp16}
 LIVE=${LIVE:-0}  # 0,1: also with the live views (bench.js)
+PROFILE=${PROFILE:-0}  # 1: also benchmark({ profile: true }) per prompt length and mode (bench.js)
 # The native bench reaches the NVIDIA driver through glvnd's vendor file (run_on_device.sh does the same);
 # the GL loaders are in / since the kit's run.sh of call 2.
 VENDOR=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
@@ -34,7 +35,7 @@ fi
 n=0
 for module in ${MODULES:-/gpt2.js}; do
     n=$((n + 1))
-    SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE" \
+    SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE&profile=$PROFILE" \
         TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
     mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$WEIGHTS$MODEL$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
 done

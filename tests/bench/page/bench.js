@@ -5,7 +5,9 @@
 // (1: POST each result to /result, as ../../shared/gpubrowser collects them), module (the module's
 // URL, default /gpt2.js: another build of it for an A/B run; one without worker mode runs both
 // rounds on the page's thread), live (comma-separated 0/1: generations without and with the live
-// views, the logit lens's top 5 and layer 0's attention captured at every position).
+// views, the logit lens's top 5 and layer 0's attention captured at every position), profile (1:
+// after each prompt length's rounds, `benchmark({ profile: true })` in each mode, as a row of kind
+// 'benchmark' with its per-pass profile).
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
 
@@ -24,7 +26,7 @@ async function measure(model, prompt, newTokens, live = false) {
   return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps) };
 }
 
-export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], report = () => {} }) {
+export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], profile = false, report = () => {} }) {
   const models = {};
   const rows = [];
   for (const worker of [true, false]) {
@@ -50,6 +52,11 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
         }
       }
     }
+    for (const worker of (profile ? [true, false] : [])) {
+      const row = { kind: 'benchmark', worker, ...(await models[worker].benchmark({ promptTokens: P, newTokens: tokens, profile: true })) };
+      rows.push(row);
+      await report(row);
+    }
   }
   for (const model of Object.values(models)) await model.dispose();
   return { renderer: stats.renderer, weights, model: source, module: query.get('module') ?? '/gpt2.js', user_agent: navigator.userAgent, rows };
@@ -65,6 +72,7 @@ if (query.get('post') === '1') {
       tokens: Number(query.get('tokens') ?? 16),
       rounds: Number(query.get('rounds') ?? 3),
       live: (query.get('live') ?? '0').split(',').map((v) => v === '1'),
+      profile: query.get('profile') === '1',
       report: (row) => post('row', row),
     });
     await post('summary', result);
