@@ -27,6 +27,8 @@ WebGlContext::WebGlContext(const std::string& canvasSelector) {
     emscripten_webgl_enable_extension(handle_, "EXT_float_blend");
     // Optional: lets a load poll whether the programs have linked instead of waiting for them.
     emscripten_webgl_enable_extension(handle_, "KHR_parallel_shader_compile");
+    // Optional: GPU timer queries for benchmark profiles (gpuTimersAvailable).
+    emscripten_webgl_enable_extension(handle_, "EXT_disjoint_timer_query_webgl2");
 }
 
 WebGlContext::~WebGlContext() {
