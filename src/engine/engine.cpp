@@ -200,11 +200,10 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 }  // namespace
 
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
-    : engine_(engine), options_(options), sampler_(options.sampling), stops_(options.stop) {
+    : engine_(engine), options_(options), capture_(engine.model(), options.capture), sampler_(options.sampling), stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
     if (!options.stop.empty() && !engine.hasTokenizer()) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
     if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
-    engine.model().setCapture(options.capture);
     done_ = options.maxNewTokens == 0;
     if (!done_) engine.beginPrefill(kept);
 }

@@ -68,6 +68,19 @@ public:
     void cancel();
 
 private:
+    // The live views' capture (Gpt2Model::setCapture) for as long as the generation lives: whatever
+    // ends it, what runs next (a prefill, a benchmark) does not pay for the capture.
+    class CaptureScope {
+    public:
+        CaptureScope(Gpt2Model& model, const Gpt2Model::Capture& capture) : model_(model) { model.setCapture(capture); }
+        ~CaptureScope() { model_.endCapture(); }
+        CaptureScope(const CaptureScope&) = delete;
+        CaptureScope& operator=(const CaptureScope&) = delete;
+
+    private:
+        Gpt2Model& model_;
+    };
+
     std::optional<GeneratedToken> advance(bool wait);
     std::optional<GeneratedToken> emit(int id);
     // Greedy steps from the GPU's top candidate: while a token's readback travels, the step that
@@ -77,6 +90,7 @@ private:
 
     Engine& engine_;
     GenerateOptions options_;
+    CaptureScope capture_;
     Sampler sampler_;
     std::optional<StreamDecoder> decoder_;
     StopStringFilter stops_;

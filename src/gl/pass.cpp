@@ -170,6 +170,7 @@ const Framebuffer& Pass::framebuffer(int layer) {
 
 namespace {
 int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int ceilDiv(int a, int b) { return -floorDiv(-a, b); }
 }  // namespace
 
 void Pass::run(int rowBegin, int rowEnd) {
@@ -211,8 +212,13 @@ void Pass::run(int rowBegin, int rowEnd) {
     const int R = out.interleave;
     int lastLayer = 0;
     glEnable(GL_SCISSOR_TEST);
+    glViewport(0, 0, out.width, out.height);
+    if (instances_ > 1) {
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_ONE, GL_ONE);
+    }
     for (int phase = 0; phase < R; phase += groupRows_) {
-        const int g0 = -floorDiv(phase - rowBegin, R), g1 = floorDiv(rowEnd - 1 - phase, R);  // rows g * R + phase
+        const int g0 = ceilDiv(rowBegin - phase, R), g1 = floorDiv(rowEnd - 1 - phase, R);  // rows g * R + phase
         if (g0 > g1) continue;
         const int firstLine = int(std::int64_t(g0) * out.texelsPerRow / out.width);
         const int lastLine = int((std::int64_t(g1 + 1) * out.texelsPerRow - 1) / out.width);
@@ -222,24 +228,22 @@ void Pass::run(int rowBegin, int rowEnd) {
             const int layer = page * R + phase;
             const Framebuffer& target = framebuffer(layer);
             glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
-            glViewport(0, 0, out.width, out.height);
             glScissor(0, y0, out.width, y1 - y0 + 1);
             program.setInt(pageLocation_, layer);
             if (instances_ == 1) {
                 glDrawArrays(GL_TRIANGLES, 0, 3);
             } else {
-                // Rows are whole lines, so the scissored clear touches exactly the rows drawn.
+                // Rows are whole lines, so the scissored clear touches exactly the rows drawn (clears
+                // do not blend).
                 const float zero[4] = {0, 0, 0, 0};
                 for (int i = 0; i < target.attachments(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
-                glEnable(GL_BLEND);
-                glBlendFunc(GL_ONE, GL_ONE);
                 glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
-                glDisable(GL_BLEND);
             }
             lastLayer = layer;
             ++g_draws;
         }
     }
+    if (instances_ > 1) glDisable(GL_BLEND);
     glDisable(GL_SCISSOR_TEST);
     const std::string key = g_profiling != PassProfiling::Off ? program.label() + " -> " + outputs_[0]->name() : "";
     if (g_profiling == PassProfiling::GpuTimers) {

@@ -115,15 +115,14 @@ void Gpt2Model::declareGraph() {
 }
 
 // One transformer block for positions [pos0, pos0 + count).
-void Gpt2Model::runBlock(Block& b, int pos0, int count) {
+void Gpt2Model::runLayer(int layer, int pos0, int count) {
+    Block& b = blocks_[std::size_t(layer)];
     b.qkv.run(pos0, count);
     b.attention.run(pos0, count);
     b.attnOut.run(pos0, count);
     b.mlpUp.run(pos0, count);
     b.mlpDown.run(pos0, count);
 }
-
-void Gpt2Model::runLayer(int layer, int pos0, int count) { runBlock(blocks_[std::size_t(layer)], pos0, count); }
 
 void Gpt2Model::runBlocks(int blocks, int pos0, int count) {
     for (int l = 0; l < blocks; ++l) runLayer(l, pos0, count);
@@ -189,18 +188,20 @@ void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     chunkNext_ = chunkEnd_ = 0;
     reads_.dropAll();
     uploadIds(ids, pos0);
-    captured_.erase(captured_.lower_bound(pos0), captured_.end());
-    chunkNext_ = pos0;
-    chunkEnd_ = pos0 + int(ids.size());
+    startChunks(pos0, pos0 + int(ids.size()));
 }
 
 void Gpt2Model::forwardTopCandidate(int pos) {
     checkPositions(1, pos);
-    captured_.erase(captured_.lower_bound(pos), captured_.end());
     topCandidateToken_->run(pos, pos + 1);
-    chunkNext_ = pos;
-    chunkEnd_ = pos + 1;
+    startChunks(pos, pos + 1);
     runChunk();
+}
+
+void Gpt2Model::startChunks(int pos0, int end) {
+    captured_.erase(captured_.lower_bound(pos0), captured_.end());
+    chunkNext_ = pos0;
+    chunkEnd_ = end;
 }
 
 std::vector<float> Gpt2Model::logits() {

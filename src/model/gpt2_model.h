@@ -71,7 +71,7 @@ public:
     bool readReady() const { return reads_.ready(); }
     std::vector<float> takeLogits();
     std::vector<Candidate> takeCandidates();
-    // Bytes read back from the GPU so far (logits, candidates, attention).
+    // Bytes read back from the GPU so far (every read: logits, candidates and the readouts).
     std::int64_t readbackBytes() const { return readbackBytes_; }
     // Attention probabilities of `layer` for the sequence `ids` (positions 0..T-1), heads x T x T.
     // Recomputes layers 0..layer; the cache rows it rewrites get the same values.
@@ -108,6 +108,9 @@ public:
         std::vector<float> attention;  // heads x (position + 1): each head's probabilities over keys 0..position
     };
     void setCapture(const Capture& capture);
+    // Stops capturing and drops what was not taken (a generation's end), keeping the attention
+    // texture for the next capture.
+    void endCapture();
     const Capture& capture() const { return capture_; }
     // The positions captured before `end`, in order; they are handed out once. A forward from
     // position p drops what was captured at p and later (those positions run again).
@@ -123,7 +126,8 @@ private:
     void declareGraph();
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
-    void runBlock(Block& b, int pos0, int count);
+    // Positions [pos0, end) are next to run, chunk by chunk; what was captured from pos0 on is dropped.
+    void startChunks(int pos0, int end);
     // Block `layer` (the forward, and the readouts of gpt2_readouts.cpp), the first `blocks` blocks,
     // or one layer's Q/K/V and scores.
     void runLayer(int layer, int pos0, int count);
@@ -149,7 +153,7 @@ private:
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
-    static constexpr int kScoreRows = 8;  // positions scored per lm_head run (tokenLogProbs)
+    static constexpr int kScoreRows = 8;  // positions scored per lm_head run (tokenLogProbs, the lens)
     std::unique_ptr<Linear> scoreHead_;
     std::unique_ptr<Pass> tokenLogProb_;
     std::unique_ptr<TopkOp> topk_, lensTopk_;

@@ -82,6 +82,8 @@ std::vector<float> Gpt2Model::hiddenStates(const std::vector<int>& ids, int laye
 
 std::vector<std::vector<Gpt2Model::LensCell>> Gpt2Model::lens(const std::vector<int>& ids, int k) {
     if (k == 0) k = kDefaultLensTopK;
+    if (k < 1 || k > std::min(kMaxCandidates, config_.vocabSize))
+        fail("lens: top-k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
     // The lens is a forward that captures it; the live views' own capture resumes afterwards.
     const Capture live = capture_;
     setCapture({k, -1});
@@ -102,7 +104,7 @@ std::vector<std::vector<Gpt2Model::LensCell>> Gpt2Model::lens(const std::vector<
 
 void Gpt2Model::setCapture(const Capture& capture) {
     if (capture.lensTopK < 0 || capture.lensTopK > kMaxCandidates || capture.lensTopK > config_.vocabSize)
-        fail("lens: top-k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", capture.lensTopK);
+        fail("capture: lens top-k must be in [0, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", capture.lensTopK);
     if (capture.attentionLayer < -1 || capture.attentionLayer >= config_.layers)
         fail("capture: attention layer ", capture.attentionLayer, " outside [0, ", config_.layers, ")");
     capture_ = capture;
@@ -117,6 +119,11 @@ void Gpt2Model::setCapture(const Capture& capture) {
             name);
         captureProbsPass_ = std::make_unique<Pass>(attentionProbsPass(programs_, *captureProbs_, *scores_, shape_));
     }
+}
+
+void Gpt2Model::endCapture() {
+    capture_ = {};
+    captured_.clear();
 }
 
 std::vector<Gpt2Model::CapturedPosition> Gpt2Model::takeCaptured(int end) {
@@ -161,7 +168,7 @@ void Gpt2Model::readCaptured(int pos0, int count) {
     if (k == 0) return;
     const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][layers * chunk (logit, id)]
     const std::vector<float> logSumExp = logSumExp_->readRows(0, config_.layers * chunk);
-    readbackBytes_ += std::int64_t(candidates.size() + logSumExp.size()) * 4;
+    readbackBytes_ += std::int64_t(candidates.size()) * 4 + std::int64_t(logSumExp.size()) * 16;  // a texel per log-sum-exp
     const std::size_t columns = std::size_t(config_.layers) * std::size_t(chunk);
     for (int q = 0; q < count; ++q) {
         std::vector<LensCell>& lens = captured_[pos0 + q].lens;

@@ -235,6 +235,14 @@ TEST(LiveViews, OffByDefaultAndRefusedOutsideTheModel) {
     options.maxNewTokens = 3;
     Generation plain(engine, {1, 2, 3}, options);
     while (auto token = plain.next()) EXPECT_TRUE(token->captured.empty());
+    // A live generation's capture ends with it: what runs next pays nothing for it.
+    options.capture = {3, 0};
+    {
+        Generation live(engine, {1, 2, 3}, options);
+        while (auto token = live.next()) EXPECT_FALSE(token->captured.empty());
+    }
+    EXPECT_EQ(engine.model().capture().lensTopK, 0);
+    EXPECT_EQ(engine.model().capture().attentionLayer, -1);
     options.capture = {0, 2};
     try {
         Generation generation(engine, {1, 2, 3}, options);
