@@ -1,34 +1,55 @@
-// out[q, head h] = sum_key softmax(scores row of (q, h))[key] * V[key, head h], keys 0..q.
+// out[q, head h] = sum_key softmax(scores row of (q, h))[key] * V[key, head h], keys 0..q, for ROWS
+// consecutive positions per fragment (each V texel it fetches then serves ROWS queries). With
+// ROW_MAX, each row's largest score comes from u_row_max (attention_row_max.frag); else the
+// fragment finds it.
 #include "common.glsl"
 #include "attention.glsl"
-// Inputs (declared by the pass): u_scores; u_v, the layer's V cache.
+// Inputs (declared by the pass): u_scores; u_v, the layer's V cache; with ROW_MAX, u_row_max.
 
-out vec4 o_value;
+#define OUTPUTS ROWS
+#include "outputs.glsl"
 
-// Keys 4t .. 4t + 3: their weights exp(score - m), zero past the query (and past the row: t is
-// clamped for the fetch, then masked), added to total, and the V rows they weigh added to acc.
-void addKeys(int row, int t, int queryPos, float m, int col, inout float total, inout vec4 acc) {
-    vec4 p = exp(fetch(u_scores, u_scores_layout, row, min(t, u_scores_layout.x - 1)) - m) * float(4 * t <= queryPos);
-    ivec4 rows = min(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(queryPos));
-    total += dot(p, vec4(1.0));
-    acc += p.x * fetch(u_v, u_v_layout, rows.x, col) + p.y * fetch(u_v, u_v_layout, rows.y, col) +
-           p.z * fetch(u_v, u_v_layout, rows.z, col) + p.w * fetch(u_v, u_v_layout, rows.w, col);
-}
+// One key texel per iteration when a fragment has many rows (ROWS score fetches besides 4 of V);
+// four for one row, to keep 20 fetches in flight where 5 were (a fragment waits out each
+// iteration's latency in turn, and long contexts are many iterations).
+#define KEY_TEXELS_PER_ITERATION (ROWS == 1 ? 4 : 1)
 
 void main() {
     ivec2 c = outputCoord();
-    int queryPos = c.x;
-    int row = scoreRow(queryPos, c.y / HEAD_TEXELS);
-    float m = rowMax(u_scores, u_scores_layout, row, queryPos);
-    float total = 0.0;
-    vec4 acc = vec4(0.0);
-    // 16 keys per iteration: 20 fetches in flight where 5 were (a fragment waits out each
-    // iteration's latency in turn, and long contexts are many iterations).
-    for (int t = 0; 4 * t <= queryPos; t += 4) {
-        addKeys(row, t, queryPos, m, c.y, total, acc);
-        addKeys(row, t + 1, queryPos, m, c.y, total, acc);
-        addKeys(row, t + 2, queryPos, m, c.y, total, acc);
-        addKeys(row, t + 3, queryPos, m, c.y, total, acc);
+    int head = c.y / HEAD_TEXELS;
+    // Positions of the group outside the run (a group starts and ends on a multiple of ROWS) compute
+    // a query of the run: their rows of the output are scratch, which no later pass reads.
+    int query[ROWS], row[ROWS];
+    float m[ROWS], total[ROWS];
+    vec4 acc[ROWS];
+    for (int r = 0; r < ROWS; ++r) {
+        query[r] = clamp(c.x + r, u_pos0, lastQuery());
+        row[r] = scoreRow(query[r], head);
+#ifdef ROW_MAX
+        m[r] = fetch(u_row_max, u_row_max_layout, row[r], 0).x;
+#else
+        m[r] = rowMax(u_scores, u_scores_layout, row[r], query[r]);
+#endif
+        total[r] = 0.0;
+        acc[r] = vec4(0.0);
     }
-    o_value = acc / total;
+    int lastKey = query[ROWS - 1], lastTexel = u_scores_layout.x - 1;
+    for (int t0 = 0; 4 * t0 <= lastKey; t0 += KEY_TEXELS_PER_ITERATION) {
+        for (int i = 0; i < KEY_TEXELS_PER_ITERATION; ++i) {
+            // Texels past the last key are clamped for the fetch and weigh nothing; keys past a
+            // row's query score kMasked, whose exp() is 0.
+            int t = t0 + i;
+            ivec4 keys = min(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(lastKey));
+            mat4 v = mat4(fetch(u_v, u_v_layout, keys.x, c.y), fetch(u_v, u_v_layout, keys.y, c.y),
+                          fetch(u_v, u_v_layout, keys.z, c.y), fetch(u_v, u_v_layout, keys.w, c.y));
+            float inRange = float(4 * t <= lastKey);
+            for (int r = 0; r < ROWS; ++r) {
+                vec4 p = exp(fetch(u_scores, u_scores_layout, row[r], min(t, lastTexel)) - m[r]) * inRange;
+                total[r] += dot(p, vec4(1.0));
+                acc[r] += v * p;
+            }
+        }
+    }
+    for (int r = 0; r < ROWS; ++r) acc[r] /= total[r];
+    store(acc);
 }

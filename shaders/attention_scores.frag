@@ -1,29 +1,41 @@
-// scores[(q - pos0) * heads + h, key] = scale * dot(Q[q, head h], K[key, head h]), masked for key > q.
+// scores[scoreRow(q, h), key] = scale * dot(Q[q, head h], K[key, head h]), masked for key > q. Each
+// fragment computes ROWS consecutive queries of one head (u_stride is a multiple of ROWS), so each
+// K texel it fetches serves ROWS queries.
 #include "common.glsl"
 #include "attention.glsl"
 // Inputs (declared by the pass): u_q; u_k, the layer's K cache (one row per position, heads side by side).
 
 uniform float u_scale;
 
-out vec4 o_scores;
+#define OUTPUTS ROWS
+#include "outputs.glsl"
 
 void main() {
     ivec2 c = outputCoord();
-    int queryPos = queryPosition(c.x);
+    int head = c.x / u_stride;
+    int first = u_pos0 + c.x - head * u_stride;
     int key0 = 4 * c.y;
-    if (key0 > queryPos) {
-        o_scores = vec4(kMasked);
+    vec4 s[ROWS];
+    for (int r = 0; r < ROWS; ++r) s[r] = vec4(kMasked);
+    // Rows past the run (padding to whole groups) repeat its last query; nothing reads them.
+    int query[ROWS];
+    for (int r = 0; r < ROWS; ++r) query[r] = min(first + r, lastQuery());
+    if (key0 > query[ROWS - 1]) {
+        store(s);
         return;
     }
-    // Keys past the query are clamped to a valid cache row and masked afterwards.
+    // Keys past the last query are clamped to a valid cache row and masked afterwards.
     ivec4 keys = ivec4(key0) + ivec4(0, 1, 2, 3);
-    ivec4 rows = min(keys, ivec4(queryPos));
-    int base = headOf(c.x) * HEAD_TEXELS;
-    vec4 d = vec4(0.0);
+    ivec4 rows = min(keys, ivec4(query[ROWS - 1]));
+    int base = head * HEAD_TEXELS;
+    vec4 d[ROWS];
+    for (int r = 0; r < ROWS; ++r) d[r] = vec4(0.0);
     for (int t = 0; t < HEAD_TEXELS; ++t) {
-        vec4 q = fetch(u_q, u_q_layout, queryPos, base + t);
-        d += vec4(dot(q, fetch(u_k, u_k_layout, rows.x, base + t)), dot(q, fetch(u_k, u_k_layout, rows.y, base + t)),
-                  dot(q, fetch(u_k, u_k_layout, rows.z, base + t)), dot(q, fetch(u_k, u_k_layout, rows.w, base + t)));
+        // Columns are the four keys: q * k is the query's dot product with each.
+        mat4 k = mat4(fetch(u_k, u_k_layout, rows.x, base + t), fetch(u_k, u_k_layout, rows.y, base + t),
+                      fetch(u_k, u_k_layout, rows.z, base + t), fetch(u_k, u_k_layout, rows.w, base + t));
+        for (int r = 0; r < ROWS; ++r) d[r] += fetch(u_q, u_q_layout, query[r], base + t) * k;
     }
-    o_scores = mix(d * u_scale, vec4(kMasked), vec4(greaterThan(keys, ivec4(queryPos))));
+    for (int r = 0; r < ROWS; ++r) s[r] = mix(d[r] * u_scale, vec4(kMasked), vec4(greaterThan(keys, ivec4(query[r]))));
+    store(s);
 }

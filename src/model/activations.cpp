@@ -2,13 +2,13 @@
 
 namespace gpt2 {
 
-Texture& Activations::add(const std::string& name, int rows, int cols) { return made(name, rows, cols, 1); }
+Texture& Activations::add(const std::string& name, int rows, int cols) { return addInterleaved(name, rows, cols, 1); }
 
 Texture& Activations::addPerPosition(const std::string& name, int positions, int cols) {
-    return made(name, positions, cols, tuning_.rowsPerFragment);
+    return addInterleaved(name, positions, cols, tuning_.rowsPerFragment);
 }
 
-Texture& Activations::made(const std::string& name, int rows, int cols, int interleave) {
+Texture& Activations::addInterleaved(const std::string& name, int rows, int cols, int interleave) {
     const int lineWidth = tuning_.lineWidth((rows + interleave - 1) / interleave, (cols + 3) / 4);
     textures_.push_back(std::make_unique<Texture>(
         TensorLayout::make(rows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave), TexelFormat::Float32, name));

@@ -20,10 +20,11 @@ public:
     // The same for a matrix of one row per position that row-tiled matmuls write: its rows are
     // interleaved over groups of Tuning::rowsPerFragment pages.
     Texture& addPerPosition(const std::string& name, int positions, int cols);
+    // The same for any matrix whose rows are written `interleave` per fragment.
+    Texture& addInterleaved(const std::string& name, int rows, int cols, int interleave);
     std::int64_t bytes() const;
 
 private:
-    Texture& made(const std::string& name, int rows, int cols, int interleave);
 
     const Tuning& tuning_;
     std::vector<std::unique_ptr<Texture>> textures_;

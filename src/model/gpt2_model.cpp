@@ -9,14 +9,22 @@
 namespace gpt2 {
 
 namespace {
-// Where the policy splits decode attention over blocks of keys: their scratch, shared by the layers.
-KeyBlocks keyBlocks(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels) {
-    KeyBlocks blocks{tuning.attentionBlockKeys};
-    if (blocks.blockKeys <= 0) return blocks;
-    const int rows = c.heads * ((c.contextLength + blocks.blockKeys - 1) / blocks.blockKeys);
+// The layers' attention scratch, as the policy shapes it: a decode step's scores, a prompt chunk's
+// (queries tiled as the matmuls' rows are), and the blocks of keys of long decode steps.
+AttentionScratch attentionScratch(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels) {
+    AttentionScratch s;
+    s.rows = tuning.rowsPerFragment;
+    const int runRows = c.heads * attentionStride(tuning.prefillChunk, s.rows), P = c.contextLength;
+    s.stepScores = &t.add("attention scores", c.heads, P);                         // [H, P]
+    s.runScores = &t.addInterleaved("chunk attention scores", runRows, P, s.rows);  // [H * chunk, P]
+    s.runRowMax = &t.add("chunk attention row maxima", runRows, 1);                 // [H * chunk, 1]
+    KeyBlocks& blocks = s.keyBlocks;
+    blocks.blockKeys = tuning.attentionBlockKeys;
+    if (blocks.blockKeys <= 0) return s;
+    const int rows = c.heads * ((P + blocks.blockKeys - 1) / blocks.blockKeys);
     blocks.partial = &t.add("attention blocks", rows, headTexels * 4);
     blocks.stats = &t.add("attention block stats", rows, headTexels * 4);
-    return blocks;
+    return s;
 }
 
 float attentionScale(const ModelConfig& c, int layer) {
@@ -56,13 +64,13 @@ void Gpt2Model::declareGraph() {
     Texture& x = *(residual_ = &t.addPerPosition("residual A", P, c.embedDim));  // [P, C]
     Texture& x1 = t.addPerPosition("residual B", P, c.embedDim);                 // [P, C] x within a block
     Texture& q = t.addPerPosition("queries", P, Cq);                             // [P, Cq]
-    scores_ = &t.add("attention scores", tuning_.prefillChunk * c.heads, P);     // [chunk * H, P]
-    Texture& attended = t.add("attention output", P, Cq);                        // [P, Cq]
+    // [P, Cq] (rows to whole groups: a chunk's attention writes groups of rows)
+    Texture& attended = t.addPerPosition("attention output", tuning_.tiledRows(P), Cq);
     Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);             // [P, F]
     logits_ = &t.add("logits", 1, d.vocabRows);                                  // [1, V] the last position's
     candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);                 // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
-    const KeyBlocks blocks = keyBlocks(t, tuning_, c, d.headTexels);
+    attentionScratch_ = attentionScratch(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]
@@ -76,7 +84,7 @@ void Gpt2Model::declareGraph() {
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
             plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), W(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
             // attended = softmax(q k^T * scale, causal) v
-            AttentionOp(programs_, attended, *scores_, q, k, v, shape_, attentionScale(c, l), &blocks),
+            AttentionOp(programs_, attended, q, k, v, shape_, attentionScale(c, l), attentionScratch_),
             // x1 = x + attended @ W_o + b_o
             plan.linear({{&x1}, &attended, {}, W(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
             // hidden = act(ln_2(x1) @ W_fc + b_fc)

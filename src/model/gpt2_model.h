@@ -147,9 +147,10 @@ private:
     ProgramCache programs_;
     ModelWeights weights_;
     Activations activations_;
-    Texture *ids_ = nullptr, *residual_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *scores_ = nullptr,
+    Texture *ids_ = nullptr, *residual_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr,
             *logProbs_ = nullptr, *logSumExp_ = nullptr, *lensCandidates_ = nullptr;
     AttentionShape shape_;
+    AttentionScratch attentionScratch_;
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
@@ -161,7 +162,7 @@ private:
     Capture capture_;
     std::map<int, CapturedPosition> captured_;
     std::unique_ptr<Texture> captureProbs_;  // [chunk * heads, context], while attention is captured
-    std::unique_ptr<Pass> captureProbsPass_;
+    std::unique_ptr<AttentionProbsOp> captureProbsOp_;
     ReadQueue reads_;
     std::int64_t readbackBytes_ = 0;
     GlFence chunkFence_;

@@ -23,15 +23,14 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
     uploadIds(ids, 0);
     const int count = int(ids.size()), heads = config_.heads, chunk = std::min(tuning_.prefillChunk, count);
-    // Rows are (query, head) of a chunk, as the scores'.
+    // Rows are (query, head) of a chunk.
     Texture probs(TensorLayout::make(chunk * heads, count, tuning_.caps.limits, "attention probabilities"), TexelFormat::Float32,
                   "attention probabilities");
-    Pass probsPass = attentionProbsPass(programs_, probs, *scores_, shape_);
+    AttentionProbsOp probsOp(programs_, probs, attentionScratch_, shape_);
     std::vector<float> out(std::size_t(heads) * count * count);  // heads x T x T
     runChunks(count, layer, [&](int start, int n) {
         runAttentionScores(layer, start, n);
-        setAttentionPosition(probsPass, start);
-        probsPass.run(0, n * heads);
+        probsOp.run(start, n);
         const std::vector<float> rows = probs.readRows(0, n * heads);
         readbackBytes_ += std::int64_t(rows.size()) * 4;
         for (int q = 0; q < n; ++q)
@@ -110,14 +109,14 @@ void Gpt2Model::setCapture(const Capture& capture) {
     capture_ = capture;
     captured_.clear();
     if (capture.attentionLayer < 0) {
-        captureProbsPass_.reset();
+        captureProbsOp_.reset();
         captureProbs_.reset();
     } else if (!captureProbs_) {
         const char* name = "captured attention probabilities";
         captureProbs_ = std::make_unique<Texture>(
             TensorLayout::make(tuning_.prefillChunk * config_.heads, config_.contextLength, tuning_.caps.limits, name), TexelFormat::Float32,
             name);
-        captureProbsPass_ = std::make_unique<Pass>(attentionProbsPass(programs_, *captureProbs_, *scores_, shape_));
+        captureProbsOp_ = std::make_unique<AttentionProbsOp>(programs_, *captureProbs_, attentionScratch_, shape_);
     }
 }
 
@@ -136,9 +135,8 @@ std::vector<Gpt2Model::CapturedPosition> Gpt2Model::takeCaptured(int end) {
 
 void Gpt2Model::captureLayer(int layer, int pos0, int count) {
     if (layer == capture_.attentionLayer) {
-        // The scores texture still holds this layer's scores of the chunk: its attention computed them.
-        setAttentionPosition(*captureProbsPass_, pos0);
-        captureProbsPass_->run(0, count * config_.heads);
+        // The scratch still holds this layer's scores of the chunk: its attention computed them.
+        captureProbsOp_->run(pos0, count);
     }
     if (capture_.lensTopK == 0) return;
     // Cell (layer, position) of the lens textures: column / row layer * chunk + position - pos0.

@@ -71,6 +71,8 @@ struct Tuning {
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.
     int rowsPerFragmentFor(int outputs) const;
+    // `rows` rounded up to whole groups of rowsPerFragment rows.
+    int tiledRows(int rows) const { return (rows + rowsPerFragment - 1) / rowsPerFragment * rowsPerFragment; }
 
     // Texels per line for an activation of `rows` x `texels`: lines of up to kActivationLineWidth
     // texels that hold whole rows (the largest power of two, at least 8, dividing the row); else whole

@@ -53,8 +53,10 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         }
         EXPECT_LT(total, 50 * r.decodeMsPerToken);
         // The prompt runs the same shaders (a prompt of 5 tokens, so no decode-only one-row variants
-        // where split), and only the final position reaches lm_head.
-        for (const char* pass : {"embedding.frag -> residual A", "attention_scores.frag -> attention scores",
+        // where split; its attention works in the chunk's scores, with a pass for their row maxima),
+        // and only the final position reaches lm_head.
+        for (const char* pass : {"embedding.frag -> residual A", "attention_scores.frag -> chunk attention scores",
+                                 "attention_row_max.frag -> chunk attention row maxima",
                                  "attention_apply.frag -> attention output", "topk_select.frag -> top-k candidates"})
             EXPECT_GT(r.profilePrefillMs.count(pass) ? r.profilePrefillMs.at(pass) : 0.0, 0) << pass;
         const bool software = engine.model().capabilities().softwareRenderer;

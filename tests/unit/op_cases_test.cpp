@@ -252,17 +252,22 @@ Prepared attention(OpContext& o, AttentionCase kind) {
     std::vector<float> qAbsolute(std::size_t(pos0) * d.heads * Dp, 0.0f);  // queries sit at their positions
     const auto qPadded = padHeads(q, T, d);
     qAbsolute.insert(qAbsolute.end(), qPadded.begin(), qPadded.end());
-    Texture &scores = o.texture(T * d.heads, keys), &out = o.texture(keys, d.heads * Dp), &probs = o.texture(T * d.heads, T);
+    AttentionScratch scratch;
+    scratch.stepScores = &o.texture(d.heads, keys);
+    scratch.runScores = &o.texture(T * d.heads, keys);
+    scratch.runRowMax = &o.texture(T * d.heads, 1);
+    Texture &out = o.texture(keys, d.heads * Dp), &probs = o.texture(T * d.heads, T);
     Texture& vCache = o.texture(keys, d.heads * Dp, padHeads(v, keys, d));
-    KeyBlocks blocks{decode ? 4 * (keys / 12 + 1) : 0};
+    KeyBlocks& blocks = scratch.keyBlocks;
+    blocks.blockKeys = decode ? 4 * (keys / 12 + 1) : 0;
     if (decode) {
         const int rows = d.heads * ((keys + blocks.blockKeys - 1) / blocks.blockKeys);
         blocks.partial = &o.texture(rows, Dp);
         blocks.stats = &o.texture(rows, Dp);
     }
-    auto op = std::make_shared<AttentionOp>(o.programs, out, scores, o.texture(keys, d.heads * Dp, qAbsolute),
-                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale, &blocks);
-    auto probsPass = std::make_shared<Pass>(attentionProbsPass(o.programs, probs, scores, shape));
+    auto op = std::make_shared<AttentionOp>(o.programs, out, o.texture(keys, d.heads * Dp, qAbsolute),
+                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale, scratch);
+    auto probsOp = std::make_shared<AttentionProbsOp>(o.programs, probs, scratch, shape);
     std::vector<float> expectedProbs;
     const auto expected = reference::attention(q, k, v, T, pos0, d.C, d.heads, scale, &expectedProbs);
     if (!probabilities)
@@ -276,7 +281,7 @@ Prepared attention(OpContext& o, AttentionCase kind) {
                         byQuery.begin() + (std::int64_t(t) * d.heads + h) * d.T);
     return {[=, &d] {
                 op->runScores(0, d.T);
-                probsPass->run(0, d.T * d.heads);
+                probsOp->run(0, d.T);
             },
             [&probs, &d] { return probs.readRows(0, d.T * d.heads); }, byQuery};
 }

@@ -42,9 +42,10 @@ protected:
         limits_ = {GetParam().maxTextureSize, 256};
     }
     std::unique_ptr<Texture> texture(int rows, int cols, const std::vector<float>& values = {},
-                                     TexelFormat format = TexelFormat::Float32) {
+                                     TexelFormat format = TexelFormat::Float32, int interleave = 1) {
         const int stored = format == TexelFormat::HalfPairs ? (rows + 1) / 2 : rows;
-        auto t = std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op test", GetParam().lineWidth), format, "op test");
+        auto t = std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op test", GetParam().lineWidth, interleave),
+                                           format, "op test");
         if (!values.empty()) t->uploadRows(0, rows, values.data());
         return t;
     }
@@ -424,40 +425,53 @@ TEST_P(OpsTest, MatmulNormalisesItsInputFromRowMoments) {
     }
 }
 
+// Runs of T queries, as a prompt chunk's: `rows` queries per fragment (interleaved scores and
+// output, the chunk's edges inside groups of rows), each row's largest score from its own pass or
+// found by every fragment (a decode step's form).
 TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
     const int D = C / heads, Dp = (D + 3) / 4 * 4, padded = heads * Dp;
     const AttentionShape shape{heads, Dp / 4};
     const float scale = 1.0f / std::sqrt(float(D));
-    for (int pos0 : {0, 5}) {  // 0: prefill of T queries; 5: T queries after 5 cached positions
-        const int keys = pos0 + T;
-        const auto qv = random(std::size_t(T) * C), kv = random(std::size_t(keys) * C), vv = random(std::size_t(keys) * C);
-        // Queries sit at their absolute positions, as in the model.
-        std::vector<float> qAbs(std::size_t(keys) * padded, 0.0f);
-        const auto qPadded = padHeads(qv, T);
-        std::copy(qPadded.begin(), qPadded.end(), qAbs.begin() + std::int64_t(pos0) * padded);
-        auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)), v = texture(keys, padded, padHeads(vv, keys));
-        auto scores = texture(keys * heads, keys), out = texture(keys, padded);
-        auto scorePass = attentionScoresPass(programs_, *scores, *q, *k, shape, scale);
-        setAttentionPosition(scorePass, pos0);
-        scorePass.run(0, T * heads);
-        auto apply = attentionApplyPass(programs_, *out, *scores, *v, shape);
-        setAttentionPosition(apply, pos0);
-        apply.run(pos0, keys);
+    for (const auto [rows, ownRowMax] : {std::pair{1, false}, {1, true}, {2, true}, {4, true}}) {
+        for (int pos0 : {0, 5}) {  // 0: prefill of T queries; 5: T queries after 5 cached positions
+            const std::string where = "rows " + std::to_string(rows) + (ownRowMax ? " with" : " without") +
+                                      " a row-max pass, pos0 " + std::to_string(pos0);
+            const int keys = pos0 + T, stride = attentionStride(T, rows), groupsEnd = (keys + rows - 1) / rows * rows;
+            const auto qv = random(std::size_t(T) * C), kv = random(std::size_t(keys) * C), vv = random(std::size_t(keys) * C);
+            // Queries sit at their absolute positions, as in the model.
+            std::vector<float> qAbs(std::size_t(keys) * padded, 0.0f);
+            const auto qPadded = padHeads(qv, T);
+            std::copy(qPadded.begin(), qPadded.end(), qAbs.begin() + std::int64_t(pos0) * padded);
+            auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)), v = texture(keys, padded, padHeads(vv, keys));
+            auto scores = texture(heads * stride, keys, {}, TexelFormat::Float32, rows), rowMax = texture(heads * stride, 1);
+            auto out = texture(groupsEnd, padded, {}, TexelFormat::Float32, rows);
+            auto scorePass = attentionScoresPass(programs_, *scores, *q, *k, shape, scale, rows);
+            setAttentionRun(scorePass, pos0, T, stride);
+            scorePass.run(0, heads * stride);
+            if (ownRowMax) {
+                auto maxPass = attentionRowMaxPass(programs_, *rowMax, *scores, shape);
+                setAttentionRun(maxPass, pos0, T, stride);
+                maxPass.run(0, heads * stride);
+            }
+            auto apply = attentionApplyPass(programs_, *out, *scores, *v, shape, rows, ownRowMax ? rowMax.get() : nullptr);
+            setAttentionRun(apply, pos0, T, stride);
+            apply.run(pos0 / rows * rows, groupsEnd);
 
-        std::vector<float> probs;
-        const auto expected = reference::attention(qv, kv, vv, T, pos0, C, heads, scale, &probs);
-        EXPECT_LT(testing::maxAbsDiff(unpadHeads(out->readRows(pos0, T), T), expected), kTolerance) << "pos0 " << pos0;
+            std::vector<float> probs;
+            const auto expected = reference::attention(qv, kv, vv, T, pos0, C, heads, scale, &probs);
+            EXPECT_LT(testing::maxAbsDiff(unpadHeads(out->readRows(pos0, T), T), expected), kTolerance) << where;
 
-        if (pos0 == 0) {
-            auto probTexture = texture(T * heads, T);
-            attentionProbsPass(programs_, *probTexture, *scores, shape).run(0, T * heads);
-            const auto rows = probTexture->readRows(0, T * heads);  // row = query * heads + head
+            auto probTexture = texture(T * heads, keys);
+            auto probsPass = attentionProbsPass(programs_, *probTexture, *scores, shape);
+            setAttentionRun(probsPass, pos0, T, stride);
+            probsPass.run(0, T * heads);
+            const auto got = probTexture->readRows(0, T * heads);  // row = query * heads + head
             for (int h = 0; h < heads; ++h)
                 for (int t = 0; t < T; ++t)
-                    for (int s = 0; s < T; ++s)
-                        ASSERT_NEAR(rows[(std::size_t(t) * heads + h) * T + s], probs[(std::size_t(h) * T + t) * T + s], 1e-6)
-                            << "head " << h << " query " << t << " key " << s;
+                    for (int s = 0; s < keys; ++s)
+                        ASSERT_NEAR(got[(std::size_t(t) * heads + h) * keys + s], probs[(std::size_t(h) * T + t) * keys + s], 1e-6)
+                            << where << ": head " << h << " query " << t << " key " << s;
         }
     }
 }

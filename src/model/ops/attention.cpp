@@ -6,70 +6,115 @@
 
 namespace gpt2 {
 namespace {
-std::string headDefines(const AttentionShape& shape) {
-    return "#define HEADS " + std::to_string(shape.heads) + "\n#define HEAD_TEXELS " + std::to_string(shape.headTexels) + "\n";
+std::string headDefines(const AttentionShape& shape, int rows) {
+    return "#define HEADS " + std::to_string(shape.heads) + "\n#define HEAD_TEXELS " + std::to_string(shape.headTexels) +
+           "\n#define ROWS " + std::to_string(rows) + "\n";
 }
 
-Pass attentionPass(ProgramCache& programs, const char* shader, Texture& out, const PassInputs& inputs,
-                   const AttentionShape& shape) {
-    Pass pass(programs, shader, headDefines(shape), {&out}, inputs);
-    pass.set("u_pos0", 0);
+Pass attentionPass(ProgramCache& programs, const char* shader, std::string defines, Texture& out, const PassInputs& inputs,
+                   const AttentionShape& shape, int rows = 1) {
+    Pass pass(programs, shader, headDefines(shape, rows) + defines, {&out}, inputs);
+    if (rows > 1) pass.writeRowGroups(rows);
+    setAttentionRun(pass, 0, 1, 1);
     return pass;
 }
+
+int roundDown(int n, int multiple) { return n / multiple * multiple; }
+int roundUp(int n, int multiple) { return roundDown(n + multiple - 1, multiple); }
 }  // namespace
 
+int attentionStride(int count, int rows) { return roundUp(count, rows); }
+
 Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture& q, const Texture& kCache,
-                         const AttentionShape& shape, float scale) {
-    Pass pass = attentionPass(programs, "attention_scores.frag", scores, {{"u_q", &q}, {"u_k", &kCache}}, shape);
+                         const AttentionShape& shape, float scale, int rows) {
+    Pass pass = attentionPass(programs, "attention_scores.frag", "", scores, {{"u_q", &q}, {"u_k", &kCache}}, shape, rows);
     pass.set("u_scale", scale);
     return pass;
 }
 
+Pass attentionRowMaxPass(ProgramCache& programs, Texture& rowMax, const Texture& scores, const AttentionShape& shape) {
+    return attentionPass(programs, "attention_row_max.frag", "", rowMax, {{"u_scores", &scores}}, shape);
+}
+
 Pass attentionApplyPass(ProgramCache& programs, Texture& out, const Texture& scores, const Texture& vCache,
-                        const AttentionShape& shape) {
-    return attentionPass(programs, "attention_apply.frag", out, {{"u_scores", &scores}, {"u_v", &vCache}}, shape);
+                        const AttentionShape& shape, int rows, const Texture* rowMax) {
+    PassInputs inputs{{"u_scores", &scores}, {"u_v", &vCache}};
+    if (rowMax) inputs.push_back({"u_row_max", rowMax});
+    return attentionPass(programs, "attention_apply.frag", rowMax ? "#define ROW_MAX\n" : "", out, inputs, shape, rows);
 }
 
 Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& scores, const AttentionShape& shape) {
-    return attentionPass(programs, "attention_probs.frag", out, {{"u_scores", &scores}}, shape);
+    return attentionPass(programs, "attention_probs.frag", "", out, {{"u_scores", &scores}}, shape);
 }
 
-void setAttentionPosition(Pass& pass, int pos0) { pass.set("u_pos0", pos0); }
+void setAttentionRun(Pass& pass, int pos0, int count, int stride) {
+    pass.set("u_pos0", pos0).set("u_count", count).set("u_stride", stride);
+}
 
-AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, Texture& scores, const Texture& q, const Texture& kCache,
-                         const Texture& vCache, const AttentionShape& shape, float scale, const KeyBlocks* keyBlocks)
+AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q, const Texture& kCache, const Texture& vCache,
+                         const AttentionShape& shape, float scale, const AttentionScratch& scratch)
     : heads_(shape.heads),
-      scores_(attentionScoresPass(programs, scores, q, kCache, shape, scale)),
-      apply_(attentionApplyPass(programs, out, scores, vCache, shape)) {
-    if (!keyBlocks || keyBlocks->blockKeys <= 0) return;
-    if (keyBlocks->blockKeys % 4 != 0) fail("attention: blocks of keys must be whole texels (a multiple of 4), got ", keyBlocks->blockKeys);
-    const int blocks = (kCache.rows() + keyBlocks->blockKeys - 1) / keyBlocks->blockKeys;
-    if (keyBlocks->partial->rows() < shape.heads * blocks)
-        fail("attention: ", keyBlocks->partial->name(), " has ", keyBlocks->partial->rows(), " rows, fewer than ",
-             shape.heads, " heads x ", blocks, " blocks");
-    blockKeys_ = keyBlocks->blockKeys;
+      rows_(scratch.rows),
+      stepScores_(attentionScoresPass(programs, *scratch.stepScores, q, kCache, shape, scale)),
+      stepApply_(attentionApplyPass(programs, out, *scratch.stepScores, vCache, shape)),
+      runScores_(attentionScoresPass(programs, *scratch.runScores, q, kCache, shape, scale, rows_)),
+      runRowMax_(attentionRowMaxPass(programs, *scratch.runRowMax, *scratch.runScores, shape)),
+      runApply_(attentionApplyPass(programs, out, *scratch.runScores, vCache, shape, rows_, scratch.runRowMax)) {
+    const KeyBlocks& keyBlocks = scratch.keyBlocks;
+    if (keyBlocks.blockKeys <= 0) return;
+    if (keyBlocks.blockKeys % 4 != 0) fail("attention: blocks of keys must be whole texels (a multiple of 4), got ", keyBlocks.blockKeys);
+    const int blocks = (kCache.rows() + keyBlocks.blockKeys - 1) / keyBlocks.blockKeys;
+    if (keyBlocks.partial->rows() < shape.heads * blocks)
+        fail("attention: ", keyBlocks.partial->name(), " has ", keyBlocks.partial->rows(), " rows, fewer than ", shape.heads,
+             " heads x ", blocks, " blocks");
+    blockKeys_ = keyBlocks.blockKeys;
     const std::string block = "#define BLOCK_KEYS " + std::to_string(blockKeys_) + "\n";
-    partial_.emplace(Pass(programs, "attention_partial.frag", headDefines(shape) + block,
-                          {keyBlocks->partial, keyBlocks->stats}, {{"u_scores", &scores}, {"u_v", &vCache}}));
-    merge_.emplace(Pass(programs, "attention_merge.frag", headDefines(shape), {&out},
-                        {{"u_partial", keyBlocks->partial}, {"u_stats", keyBlocks->stats}}));
+    partial_.emplace(Pass(programs, "attention_partial.frag", headDefines(shape, 1) + block, {keyBlocks.partial, keyBlocks.stats},
+                          {{"u_scores", scratch.stepScores}, {"u_v", &vCache}}));
+    merge_.emplace(Pass(programs, "attention_merge.frag", headDefines(shape, 1), {&out},
+                        {{"u_partial", keyBlocks.partial}, {"u_stats", keyBlocks.stats}}));
 }
 
 void AttentionOp::runScores(int pos0, int count) {
-    setAttentionPosition(scores_, pos0);
-    scores_.run(0, count * heads_);
+    if (count == 1) {
+        setAttentionRun(stepScores_, pos0, 1, 1);
+        stepScores_.run(0, heads_);
+        return;
+    }
+    const int stride = attentionStride(count, rows_);
+    setAttentionRun(runScores_, pos0, count, stride);
+    runScores_.run(0, heads_ * stride);
 }
 
 void AttentionOp::run(int pos0, int count) {
     runScores(pos0, count);
-    if (count == 1 && blockKeys_ > 0 && pos0 + 1 > blockKeys_) {
+    if (count > 1) {
+        const int stride = attentionStride(count, rows_);
+        setAttentionRun(runRowMax_, pos0, count, stride);
+        runRowMax_.run(0, heads_ * stride);
+        setAttentionRun(runApply_, pos0, count, stride);
+        runApply_.run(roundDown(pos0, rows_), roundUp(pos0 + count, rows_));
+    } else if (blockKeys_ > 0 && pos0 + 1 > blockKeys_) {
         const int blocks = (pos0 + blockKeys_) / blockKeys_;
         partial_->set("u_pos0", pos0).set("u_blocks", blocks).run(0, heads_ * blocks);
         merge_->set("u_pos0", pos0).set("u_blocks", blocks).run(pos0, pos0 + 1);
-        return;
+    } else {
+        setAttentionRun(stepApply_, pos0, 1, 1);
+        stepApply_.run(pos0, pos0 + 1);
     }
-    setAttentionPosition(apply_, pos0);
-    apply_.run(pos0, pos0 + count);
+}
+
+AttentionProbsOp::AttentionProbsOp(ProgramCache& programs, Texture& out, const AttentionScratch& scratch,
+                                   const AttentionShape& shape)
+    : heads_(shape.heads),
+      rows_(scratch.rows),
+      step_(attentionProbsPass(programs, out, *scratch.stepScores, shape)),
+      run_(attentionProbsPass(programs, out, *scratch.runScores, shape)) {}
+
+void AttentionProbsOp::run(int pos0, int count) {
+    Pass& pass = count == 1 ? step_ : run_;
+    setAttentionRun(pass, pos0, count, count == 1 ? 1 : attentionStride(count, rows_));
+    pass.run(0, count * heads_);
 }
 
 }  // namespace gpt2
