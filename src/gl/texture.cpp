@@ -166,6 +166,37 @@ std::vector<float> Texture::unpadRows(const std::vector<float>& texels, int rowC
     return out;
 }
 
+std::vector<float> Texture::readRowStarts(int row0, int rowCount, int texels) {
+    if (format_ != TexelFormat::Float32) fail("texture ", name_, ": only RGBA32F textures can be read back");
+    if (row0 < 0 || rowCount < 0 || row0 + rowCount > layout_.rows || texels < 0 || texels > layout_.texelsPerRow ||
+        layout_.interleave != 1)
+        fail("texture ", name_, ": cannot read texels [0, ", texels, ") of rows [", row0, ", ", row0 + rowCount, ") of its ",
+             layout_.rows, " rows of ", layout_.texelsPerRow, " texels", layout_.interleave != 1 ? ", interleaved" : "");
+    std::vector<float> out(std::size_t(rowCount) * std::size_t(texels) * 4);
+    auto read = [&](int page, int x, int y, int w, int h, std::size_t at) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
+        glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, &out[at * 4]);
+    };
+    if (layout_.width == layout_.texelsPerRow) {
+        // One row per line: the starts of a page's rows are one rectangle, one read (a browser's
+        // reads each wait for the GPU process).
+        for (int r = row0; r < row0 + rowCount;) {
+            const int y = r % layout_.height, h = std::min(row0 + rowCount - r, layout_.height - y);
+            if (texels > 0) read(r / layout_.height, 0, y, texels, h, std::size_t(r - row0) * std::size_t(texels));
+            r += h;
+        }
+    } else {
+        for (int r = 0; r < rowCount; ++r)
+            forEachTexelRect(std::int64_t(row0 + r) * layout_.texelsPerRow, texels, layout_.width, layout_.height,
+                             [&](int page, int x, int y, int w, int h, std::int64_t offset) {
+                                 read(page, x, y, w, h, std::size_t(r) * std::size_t(texels) + std::size_t(offset));
+                             });
+    }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    checkGlError(("reading back texture " + name_).c_str());
+    return out;
+}
+
 std::vector<float> Texture::readRows(int row0, int rowCount) {
     std::vector<float> texels(std::size_t(rowCount > 0 ? rowCount : 0) * layout_.texelsPerRow * 4);
     packRows(row0, rowCount, texels.data());

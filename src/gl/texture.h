@@ -66,6 +66,9 @@ public:
     // Reads rows back as rowCount x cols floats, waiting for the GPU. Needs a Float32 texture (a
     // render target). AsyncRead reads without waiting.
     std::vector<float> readRows(int row0, int rowCount);
+    // The first `texels` texels of rows [row0, row0 + rowCount), as rowCount x (texels * 4) floats
+    // (rows not interleaved), waiting for the GPU: what a reader needs of wide rows it fills from the left.
+    std::vector<float> readRowStarts(int row0, int rowCount, int texels);
     // Issues the reads of rows [row0, row0 + rowCount) as texelsPerRow * 4 floats each, to
     // `destination`, or to offsets from 0 in the bound PIXEL_PACK_BUFFER when that is null.
     void packRows(int row0, int rowCount, float* destination);

@@ -97,21 +97,30 @@ void Gpt2Model::declareGraph() {
     head.transposedWeight = true;  // [V, C], as wte
     head.oneRowOnly = true;
     lmHead_ = std::make_unique<Linear>(plan.linear(head));
-    // scored = ln_f(x[p .. p + kScoreRows)) @ wte^T, and lse[r] = log Σ exp scored[r] (the readouts':
-    // perplexity at rows [0, kScoreRows), the lens at cell layer * chunk + position of its chunk)
+    // scored = ln_f(x[p .. p + kScoreRows)) @ wte^T, and lse[r] = log Σ exp scored[r] (perplexity at
+    // rows [0, kScoreRows)); its rows interleave so that the head computes whole row groups
     LinearDecl rows = head;
-    Texture& scored = t.add("scored logits", kScoreRows, d.vocabRows);  // [kScoreRows, V]
+    Texture& scored = t.addInterleaved("scored logits", kScoreRows, d.vocabRows, tuning_.rowsPerFragment);  // [kScoreRows, V]
     rows.outputs = {&scored};
     rows.oneRowOnly = false;
     scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
+    // lens: after block l, a chunk's output rows go to lens residuals row l * count + position - pos0;
+    // once the chunk has run, the same head scores them lensBatchRows() at a time (a decode step's
+    // layers together, so each weight fetch serves them all), then the top-k and the log-sum-exp of
+    // each scored row into cell = its lens residuals row
     const int lensCells = c.layers * tuning_.prefillChunk, blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
+    const int lensBatch = lensBatchRows(), lensRows = (lensCells + lensBatch - 1) / lensBatch * lensBatch;
+    Texture& lensResiduals = t.add("lens residuals", lensRows, c.embedDim);  // [layers * chunk, C]
+    lensCopy_ = std::make_unique<Pass>(activationPass(programs_, lensResiduals, x, int(Epilogue::None)));
+    LinearDecl lens = rows;
+    lens.x = &lensResiduals;
+    lensHead_ = std::make_unique<Linear>(plan.linear(lens));
     logSumExp_ = &t.add("scored log-sum-exp", lensCells, 1);  // [layers * chunk, 1]
     scoredLse_ = std::make_unique<LogSumExpOp>(programs_, *logSumExp_, t.add("scored log-sum-exp blocks", kScoreRows, blockColumns),
                                                scored, c.vocabSize);
     // logProbs[r] = scored[r][ids[p + r + 1]] - lse[r]
     logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
     tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, scored, *logSumExp_, *ids_));
-    // lens: the top-k of each scored row, for every layer and position of a chunk, read back once the chunk has run
     lensCandidates_ = &t.add("lens candidates", kMaxCandidates, lensCells * 4);  // [k, layers * chunk (logit, id)]
     lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, t.add("lens block winners", kScoreRows, blockColumns), scored,
                                          c.vocabSize);
@@ -152,7 +161,10 @@ bool Gpt2Model::runChunk() {
         // interleave with the page's frames; as one piece it stalls the page (docs/benchmarks.md).
         if (count > 1) glFlush();
     }
-    if (capturing()) readCaptured(pos0, count);
+    if (capturing()) {
+        scoreLens(count);
+        readCaptured(pos0, count);
+    }
     chunkNext_ = pos0 + count;
     if (chunkNext_ < chunkEnd_) {
         chunkFence_ = GlFence::insert();

@@ -140,7 +140,12 @@ private:
     // layer's attention) as capture_ asks, into textures that readCaptured reads once the chunk ran.
     bool capturing() const { return capture_.lensTopK > 0 || capture_.attentionLayer >= 0; }
     void captureLayer(int layer, int pos0, int count);
+    // Once a capturing chunk of `count` positions has run: the lens of every (layer, position), then
+    // one read of each capture.
+    void scoreLens(int count);
     void readCaptured(int pos0, int count);
+    // Lens residual rows scored per run of the head: kScoreRows, no more than its LayerNorm's chunk.
+    int lensBatchRows() const;
 
     ModelConfig config_;
     Tuning tuning_;
@@ -154,8 +159,9 @@ private:
     std::unique_ptr<Pass> embed_, topCandidateToken_;
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
-    static constexpr int kScoreRows = 8;  // positions scored per lm_head run (tokenLogProbs, the lens)
-    std::unique_ptr<Linear> scoreHead_;
+    static constexpr int kScoreRows = 8;  // rows scored per lm_head run (tokenLogProbs, the lens)
+    std::unique_ptr<Linear> scoreHead_, lensHead_;
+    std::unique_ptr<Pass> lensCopy_;
     std::unique_ptr<Pass> tokenLogProb_;
     std::unique_ptr<TopkOp> topk_, lensTopk_;
     std::unique_ptr<LogSumExpOp> scoredLse_;

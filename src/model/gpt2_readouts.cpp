@@ -139,42 +139,52 @@ void Gpt2Model::captureLayer(int layer, int pos0, int count) {
         captureProbsOp_->run(pos0, count);
     }
     if (capture_.lensTopK == 0) return;
-    // Cell (layer, position) of the lens textures: column / row layer * chunk + position - pos0.
-    for (int row = pos0; row < pos0 + count; row += kScoreRows) {
-        const int rows = std::min(kScoreRows, pos0 + count - row), cell = layer * tuning_.prefillChunk + row - pos0;
-        scoreHead_->run(0, row, rows);
-        lensTopk_->run(capture_.lensTopK, rows, cell);
-        scoredLse_->run(rows, cell);
+    const int first = layer * count;
+    lensCopy_->set("u_in_row_offset", pos0 - first).run(first, first + count);
+}
+
+int Gpt2Model::lensBatchRows() const { return std::min(kScoreRows, tuning_.prefillChunk); }
+
+void Gpt2Model::scoreLens(int count) {
+    if (capture_.lensTopK == 0) return;
+    const int cells = config_.layers * count, batch = lensBatchRows();
+    for (int first = 0; first < cells; first += batch) {
+        const int rows = std::min(batch, cells - first);
+        // Whole row groups where the batch has room: the rows past the cells score stale residual
+        // rows that nothing reads.
+        lensHead_->run(0, first, std::min(tuning_.tiledRows(rows), batch));
+        lensTopk_->run(capture_.lensTopK, rows, first);
+        scoredLse_->run(rows, first);
     }
 }
 
 void Gpt2Model::readCaptured(int pos0, int count) {
     for (int p = pos0; p < pos0 + count; ++p) captured_[p] = {p, {}, {}};
     if (capture_.attentionLayer >= 0) {
-        const std::vector<float> rows = captureProbs_->readRows(0, count * config_.heads);
+        // Only the keys of the chunk's queries: 0 .. pos0 + count - 1.
+        const int texels = (pos0 + count + 3) / 4, stride = texels * 4;
+        const std::vector<float> rows = captureProbs_->readRowStarts(0, count * config_.heads, texels);
         readbackBytes_ += std::int64_t(rows.size()) * 4;
-        const int keys = config_.contextLength;
         for (int q = 0; q < count; ++q) {
             std::vector<float>& probs = captured_[pos0 + q].attention;
             for (int h = 0; h < config_.heads; ++h) {
-                const auto row = rows.begin() + (std::int64_t(q) * config_.heads + h) * keys;
+                const auto row = rows.begin() + (std::int64_t(q) * config_.heads + h) * stride;
                 probs.insert(probs.end(), row, row + pos0 + q + 1);
             }
         }
     }
-    const int k = capture_.lensTopK, chunk = tuning_.prefillChunk;
+    const int k = capture_.lensTopK, cells = config_.layers * count;
     if (k == 0) return;
-    const std::vector<float> candidates = lensCandidates_->readRows(0, k);  // [k][layers * chunk (logit, id)]
-    const std::vector<float> logSumExp = logSumExp_->readRows(0, config_.layers * chunk);
+    const std::vector<float> candidates = lensCandidates_->readRowStarts(0, k, cells);  // [k][cells (logit, id)]
+    const std::vector<float> logSumExp = logSumExp_->readRows(0, cells);
     readbackBytes_ += std::int64_t(candidates.size()) * 4 + std::int64_t(logSumExp.size()) * 16;  // a texel per log-sum-exp
-    const std::size_t columns = std::size_t(config_.layers) * std::size_t(chunk);
     for (int q = 0; q < count; ++q) {
         std::vector<LensCell>& lens = captured_[pos0 + q].lens;
         lens.resize(std::size_t(config_.layers));
         for (int l = 0; l < config_.layers; ++l) {
-            const std::size_t cell = std::size_t(l) * std::size_t(chunk) + std::size_t(q);
+            const std::size_t cell = std::size_t(l) * std::size_t(count) + std::size_t(q);
             for (int rank = 0; rank < k; ++rank) {
-                const float* c = &candidates[(std::size_t(rank) * columns + cell) * 4];
+                const float* c = &candidates[(std::size_t(rank) * std::size_t(cells) + cell) * 4];
                 lens[std::size_t(l)].ids.push_back(int(c[1]));
                 lens[std::size_t(l)].probs.push_back(std::exp(c[0] - logSumExp[cell]));
             }

@@ -54,17 +54,44 @@ void expectCellMatches(const Gpt2Model::LensCell& cell, const std::vector<double
     }
 }
 
-class LensTest : public ::testing::TestWithParam<std::string> {
+// A fixture, and the policy it runs under: rows per fragment > 1 tiles the lens head over its rows
+// as GPUs do; small chunks put several chunks, and batches of lens rows that end inside a row group,
+// in one prompt.
+struct LensCase {
+    std::string fixture;
+    int rowsPerFragment = -1;
+    int prefillChunk = -1;
+};
+
+std::string lensCaseName(const ::testing::TestParamInfo<LensCase>& info) {
+    std::string name = info.param.fixture == "gpt2-tiny" ? "tiny" : "demo";
+    if (info.param.rowsPerFragment > 0) name += "_tiles" + std::to_string(info.param.rowsPerFragment);
+    if (info.param.prefillChunk > 0) name += "_chunk" + std::to_string(info.param.prefillChunk);
+    return name;
+}
+
+void PrintTo(const LensCase& c, std::ostream* os) {
+    *os << c.fixture << ", rows per fragment " << c.rowsPerFragment << ", prefill chunk " << c.prefillChunk;
+}
+
+class LensTest : public ::testing::TestWithParam<LensCase> {
 protected:
     void SetUp() override { testing::ensureGlContext(); }
-    std::string modelDir() const { return GetParam() == "gpt2-tiny" ? testing::tinyModelDir() : testing::demoModelDir(); }
+    std::string fixture() const { return GetParam().fixture; }
+    std::string modelDir() const { return fixture() == "gpt2-tiny" ? testing::tinyModelDir() : testing::demoModelDir(); }
+    ModelOptions options() const {
+        ModelOptions o{TexelFormat::Float32};
+        o.rowsPerFragment = GetParam().rowsPerFragment;
+        o.prefillChunk = GetParam().prefillChunk;
+        return o;
+    }
 };
 
 TEST_P(LensTest, MatchesTheCpuReferenceWithFp32Weights) {
     const HuggingFaceCheckpoint checkpoint(modelDir());
-    Engine engine(modelDir(), ModelOptions{TexelFormat::Float32});
+    Engine engine(modelDir(), options());
     const ModelConfig& c = engine.config();
-    for (const auto& prompt : testing::referencePrompts(GetParam())) {
+    for (const auto& prompt : testing::referencePrompts(fixture())) {
         const int T = int(prompt.ids.size());
         const auto lens = engine.lens(prompt.ids, 5);
         ASSERT_EQ(lens.size(), std::size_t(c.layers));
@@ -84,8 +111,8 @@ TEST_P(LensTest, MatchesTheCpuReferenceWithFp32Weights) {
 // The last layer's lens is the model's own distribution, and the lens leaves the sequence as
 // prefill does: the next logits are the prompt's.
 TEST_P(LensTest, LastLayerIsTheModelsOutputAndTheSequenceGoesOn) {
-    Engine engine(modelDir(), ModelOptions{TexelFormat::Float32});
-    for (const auto& prompt : testing::referencePrompts(GetParam())) {
+    Engine engine(modelDir(), options());
+    for (const auto& prompt : testing::referencePrompts(fixture())) {
         const auto lens = engine.lens(prompt.ids, 3);
         const auto logits = engine.logits();
         EXPECT_LE(testing::maxAbsDiff(logits, prompt.lastLogits), 1e-3f) << prompt.key;
@@ -95,7 +122,10 @@ TEST_P(LensTest, LastLayerIsTheModelsOutputAndTheSequenceGoesOn) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, LensTest, ::testing::Values("gpt2-tiny", "brown-demo"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, LensTest,
+                         ::testing::Values(LensCase{"gpt2-tiny"}, LensCase{"brown-demo"}, LensCase{"gpt2-tiny", 8, 5},
+                                           LensCase{"brown-demo", 4, 7}),
+                         lensCaseName);
 
 nlohmann::json huggingFaceHiddenStates() { return nlohmann::json::parse(readTextFile(testing::fixturePath("gpt2-tiny/hidden_states.json"))); }
 

@@ -476,6 +476,25 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
     }
 }
 
+// The first texels of each of a run of rows (readbacks of wide rows filled from the left), whether a
+// row is one line or folded over several and whether the rows span pages.
+TEST_P(OpsTest, ReadRowStartsReadsTheFirstTexelsOfEachRow) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int rows = T + 3, texelsPerRow = (C + 3) / 4;
+    const auto values = random(std::size_t(rows) * C);
+    auto t = texture(rows, C, values);
+    for (const auto [row0, count, texels] : {std::tuple{0, rows, texelsPerRow}, {1, T, 1}, {2, T, (texelsPerRow + 1) / 2}, {3, 0, 1}}) {
+        const auto got = t->readRowStarts(row0, count, texels);
+        ASSERT_EQ(got.size(), std::size_t(count) * texels * 4);
+        for (int r = 0; r < count; ++r)
+            for (int c = 0; c < texels * 4; ++c)
+                ASSERT_EQ(got[(std::size_t(r) * texels) * 4 + c], c < C ? values[std::size_t(row0 + r) * C + c] : 0.0f)
+                    << "rows from " << row0 << ", " << texels << " texels: row " << row0 + r << " column " << c;
+    }
+    EXPECT_THROW(t->readRowStarts(0, rows + 1, 1), Error);
+    EXPECT_THROW(t->readRowStarts(0, 1, texelsPerRow + 1), Error);
+}
+
 TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
     const auto [T, C, heads, max, lineWidth] = GetParam();
     const int V = 97, P = T + 4;
