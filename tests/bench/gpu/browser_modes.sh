@@ -3,7 +3,7 @@
 # worker-against-same-thread benchmark (tests/bench/page/bench.js) in Chromium on the GPU, for
 # synthetic GPT-2 124M (fp16 checkpoint, written here by gpt2-synth), and the native `gpt2 bench` on
 # the same checkpoint in the same machine session. Carry [".device-bin", "build/gpubench"] (made by
-# tests/bench/gpu/stage_browser.sh); results in $OUT/results-N_WEIGHTS_MODEL_MODULE.jsonl (browser, the Nth module run) and $OUT/native.jsonl.
+# tests/bench/gpu/stage_browser.sh); results in $OUT/browser.jsonl (every module's run in turn; each summary names its module) and $OUT/native.jsonl.
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 SITE=${SITE:-build/gpubench}
@@ -32,10 +32,10 @@ if [ -z "${MODEL:-}" ]; then
 fi
 # MODULES: the module builds to measure, each a URL path in SITE (an older build copied into a folder
 # of SITE by hand gives an A/B comparison in one machine session).
-n=0
+# One file for all runs: the device machine hands back only a few files per call.
+: >"$OUT/browser.jsonl"
 for module in ${MODULES:-/gpt2.js}; do
-    n=$((n + 1))
     SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE&profile=$PROFILE" \
         TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
-    mv "$OUT/results.jsonl" "$OUT/results-$n$(echo "$WEIGHTS$MODEL$module" | tr -c 'a-zA-Z0-9\n' _).jsonl"
+    cat "$OUT/results.jsonl" >>"$OUT/browser.jsonl" && rm "$OUT/results.jsonl"
 done
