@@ -15,7 +15,7 @@ Pass attentionPass(ProgramCache& programs, const char* shader, std::string defin
                    const AttentionShape& shape, int rows = 1) {
     Pass pass(programs, shader, headDefines(shape, rows) + defines, {&out}, inputs);
     if (rows > 1) pass.writeRowGroups(rows);
-    setAttentionRun(pass, 0, 1, 1);
+    setAttentionRun(pass, 0, 1, 1);  // a decode step's one query, which its passes keep
     return pass;
 }
 
@@ -77,8 +77,8 @@ AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q,
 
 void AttentionOp::runScores(int pos0, int count) {
     if (count == 1) {
-        setAttentionRun(stepScores_, pos0, 1, 1);
-        stepScores_.run(0, heads_);
+        // A decode step's passes keep the run of one query they were declared with.
+        stepScores_.set("u_pos0", pos0).run(0, heads_);
         return;
     }
     const int stride = attentionStride(count, rows_);
@@ -99,8 +99,7 @@ void AttentionOp::run(int pos0, int count) {
         partial_->set("u_pos0", pos0).set("u_blocks", blocks).run(0, heads_ * blocks);
         merge_->set("u_pos0", pos0).set("u_blocks", blocks).run(pos0, pos0 + 1);
     } else {
-        setAttentionRun(stepApply_, pos0, 1, 1);
-        stepApply_.run(pos0, pos0 + 1);
+        stepApply_.set("u_pos0", pos0).run(pos0, pos0 + 1);
     }
 }
 
@@ -112,9 +111,12 @@ AttentionProbsOp::AttentionProbsOp(ProgramCache& programs, Texture& out, const A
       run_(attentionProbsPass(programs, out, *scratch.runScores, shape)) {}
 
 void AttentionProbsOp::run(int pos0, int count) {
-    Pass& pass = count == 1 ? step_ : run_;
-    setAttentionRun(pass, pos0, count, count == 1 ? 1 : attentionStride(count, rows_));
-    pass.run(0, count * heads_);
+    if (count == 1) {
+        step_.set("u_pos0", pos0).run(0, heads_);
+        return;
+    }
+    setAttentionRun(run_, pos0, count, attentionStride(count, rows_));
+    run_.run(0, count * heads_);
 }
 
 }  // namespace gpt2
