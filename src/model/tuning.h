@@ -18,7 +18,7 @@ TexelFormat weightFormatNamed(const std::string& name);
 struct ModelOptions {
     TexelFormat weights = weightFormatNamed(defaults::weights);  // Float16: stored as halfPairs decides
     int maxTextureSize = defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
-    // Prompts run in chunks of at most this many tokens; the attention scores texture holds one chunk
+    // Prompts run in chunks of at most this many tokens; the chunk attention scores hold one chunk
     // (heads x chunk x context), which keeps activation memory small next to the KV cache. -1: the
     // policy's.
     int prefillChunk = -1;
