@@ -9,17 +9,22 @@ uniform float u_scale;
 
 #define OUTPUTS ROWS
 #include "outputs.glsl"
+#include "unroll.glsl"
+
+// Loop bodies over the fragment's rows r (unroll.glsl). Rows past the run (padding to whole groups)
+// repeat its last query; nothing reads them.
+#define START_ROW(unused, r) s[r] = vec4(kMasked); d[r] = vec4(0.0); query[r] = min(first + r, lastQuery());
+#define DOT_ROW(unused, r) d[r] += fetch(u_q, u_q_layout, query[r], base + t) * k;
+#define MASK_ROW(unused, r) s[r] = mix(d[r] * u_scale, vec4(kMasked), vec4(greaterThan(keys, ivec4(query[r]))));
 
 void main() {
     ivec2 c = outputCoord();
     int head = c.x / u_stride;
     int first = u_pos0 + c.x - head * u_stride;
     int key0 = 4 * c.y;
-    vec4 s[ROWS];
-    for (int r = 0; r < ROWS; ++r) s[r] = vec4(kMasked);
-    // Rows past the run (padding to whole groups) repeat its last query; nothing reads them.
+    vec4 s[ROWS], d[ROWS];
     int query[ROWS];
-    for (int r = 0; r < ROWS; ++r) query[r] = min(first + r, lastQuery());
+    EACH_ROW(START_ROW, 0)
     if (key0 > query[ROWS - 1]) {
         store(s);
         return;
@@ -28,14 +33,12 @@ void main() {
     ivec4 keys = ivec4(key0) + ivec4(0, 1, 2, 3);
     ivec4 rows = min(keys, ivec4(query[ROWS - 1]));
     int base = head * HEAD_TEXELS;
-    vec4 d[ROWS];
-    for (int r = 0; r < ROWS; ++r) d[r] = vec4(0.0);
     for (int t = 0; t < HEAD_TEXELS; ++t) {
         // Columns are the four keys: q * k is the query's dot product with each.
         mat4 k = mat4(fetch(u_k, u_k_layout, rows.x, base + t), fetch(u_k, u_k_layout, rows.y, base + t),
                       fetch(u_k, u_k_layout, rows.z, base + t), fetch(u_k, u_k_layout, rows.w, base + t));
-        for (int r = 0; r < ROWS; ++r) d[r] += fetch(u_q, u_q_layout, query[r], base + t) * k;
+        EACH_ROW(DOT_ROW, 0)
     }
-    for (int r = 0; r < ROWS; ++r) s[r] = mix(d[r] * u_scale, vec4(kMasked), vec4(greaterThan(keys, ivec4(query[r]))));
+    EACH_ROW(MASK_ROW, 0)
     store(s);
 }

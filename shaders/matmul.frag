@@ -23,24 +23,29 @@ uniform int u_first_part;
 // Target p * ROWS + s: part p, row first + s.
 #define OUTPUTS (PARTS * ROWS)
 #include "outputs.glsl"
+#include "unroll.glsl"
+
+// Loop bodies over rows s and parts p, written out by EACH_ROW, EACH_PART and EACH_OUTPUT (unroll.glsl).
+#define PART_COLUMN(p) (c.y + (u_first_part + p) * u_part_texels)
+#define START_ROW(unused, s) src[s] = matmulInputRow(c.x + s);
+#define START_OUTPUT(p, s) acc[p * ROWS + s] = vec4(0.0);
+#define INPUT_TEXEL(unused, s) a[s] = matmulInput(src[s], j, i);
+#define ACCUMULATE(p, s) acc[p * ROWS + s] += weightTimes(w, a[s]);
+#define PART_BLOCK(unused, p) { mat4 w = weightBlock(i, PART_COLUMN(p)); EACH_ROW(ACCUMULATE, p) }
+#define FINISH_OUTPUT(p, s) acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, PART_COLUMN(p));
 
 void main() {
     ivec2 c = outputCoord();
     MatmulInput src[ROWS];
-    for (int s = 0; s < ROWS; ++s) src[s] = matmulInputRow(c.x + s);
+    EACH_ROW(START_ROW, 0)
     vec4 acc[OUTPUTS];
-    for (int n = 0; n < OUTPUTS; ++n) acc[n] = vec4(0.0);
+    EACH_OUTPUT(START_OUTPUT)
     for (int j = 0; j < INSTANCE_TEXELS; ++j) {
         int i = matmulInstance() * INSTANCE_TEXELS + j;
         vec4 a[ROWS];
-        for (int s = 0; s < ROWS; ++s) a[s] = matmulInput(src[s], j, i);
-        for (int p = 0; p < PARTS; ++p) {
-            mat4 w = weightBlock(i, c.y + (u_first_part + p) * u_part_texels);
-            for (int s = 0; s < ROWS; ++s) acc[p * ROWS + s] += weightTimes(w, a[s]);
-        }
+        EACH_ROW(INPUT_TEXEL, 0)
+        EACH_PART(PART_BLOCK, 0)
     }
-    for (int p = 0; p < PARTS; ++p)
-        for (int s = 0; s < ROWS; ++s)
-            acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, c.y + (u_first_part + p) * u_part_texels);
+    EACH_OUTPUT(FINISH_OUTPUT)
     store(acc);
 }

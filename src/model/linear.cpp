@@ -9,7 +9,7 @@ namespace gpt2 {
 
 void Linear::run(int outRow, int inRow, int count) {
     const bool oneRow = count == 1 && row_;
-    if (!oneRow && !rows_) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
+    if (!oneRow && rows_.empty()) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
     // Where a LayerNorm or activation pass runs, it writes the chunk's rows of its output, which the
     // matmul reads from row 0. The one-row pass activates x itself, and normalises it itself where the
     // LayerNorm has row moments (LinearPlanner::linear).
@@ -27,17 +27,20 @@ void Linear::run(int outRow, int inRow, int count) {
         setInputRowOffset(*row_, offset);
         return row_->run(outRow, outRow + 1);
     }
-    setInputRowOffset(*rows_, offset);
+    for (Pass& pass : rows_) setInputRowOffset(pass, offset);
     for (Pass& pass : tiled_) setInputRowOffset(pass, offset);
     runRows(outRow, outRow + count);
 }
 
 void Linear::runRows(int begin, int end) {
+    const auto runAll = [](std::vector<Pass>& passes, int from, int to) {
+        for (Pass& pass : passes) pass.run(from, to);
+    };
     const int first = (begin + tileRows_ - 1) / tileRows_ * tileRows_, last = end / tileRows_ * tileRows_;
-    if (tiled_.empty() || first >= last) return rows_->run(begin, end);
-    if (begin < first) rows_->run(begin, first);
-    for (Pass& pass : tiled_) pass.run(first, last);
-    if (last < end) rows_->run(last, end);
+    if (tiled_.empty() || first >= last) return runAll(rows_, begin, end);
+    if (begin < first) runAll(rows_, begin, first);
+    runAll(tiled_, first, last);
+    if (last < end) runAll(rows_, last, end);
 }
 
 LinearPlanner::LinearPlanner(ProgramCache& programs, const Tuning& tuning, Activations& activations, float layerNormEps)
@@ -93,7 +96,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         spec.inputActivation = Epilogue::None;
     }
     spec.splitTexels = tuning_.promptSplitFor(*decl.outputs[0]);
-    linear.rows_.emplace(matmulPass(programs_, decl.outputs, spec));
+    linear.rows_ = matmulPasses(decl.outputs, spec, tuning_.passPerOutput);
     // Row groups as large as the render targets allow: all outputs in one pass, or a pass per output
     // (the fused Q/K/V) where that fits more rows.
     const int parts = int(decl.outputs.size()), together = tuning_.rowsPerFragmentFor(parts);
@@ -101,16 +104,22 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     if (rows == 1 || decl.oneRowOnly || decl.outputs[0]->layout().interleave % rows != 0) return linear;
     MatmulSpec tiled = spec;
     tiled.rowsPerFragment = rows;
-    if (rows == together) {
-        linear.tiled_.push_back(matmulPass(programs_, decl.outputs, tiled));
-    } else {
-        for (int p = 0; p < parts; ++p) {
-            tiled.firstPart = p;
-            linear.tiled_.push_back(matmulPass(programs_, {decl.outputs[std::size_t(p)]}, tiled));
-        }
-    }
+    linear.tiled_ = matmulPasses(decl.outputs, tiled, rows != together);
     linear.tileRows_ = rows;
     return linear;
+}
+
+std::vector<Pass> LinearPlanner::matmulPasses(const std::vector<Texture*>& outputs, MatmulSpec spec, bool perOutput) {
+    std::vector<Pass> passes;
+    if (!perOutput) {
+        passes.push_back(matmulPass(programs_, outputs, spec));
+        return passes;
+    }
+    for (std::size_t p = 0; p < outputs.size(); ++p) {
+        spec.firstPart = int(p);
+        passes.push_back(matmulPass(programs_, {outputs[p]}, spec));
+    }
+    return passes;
 }
 
 void LinearPlanner::finish() const {

@@ -54,8 +54,10 @@ private:
 
     std::optional<LayerNormOp> norm_;
     std::optional<Pass> activate_;  // the input's activation, into a chunk's rows, before rows_ and tiled_
-    std::optional<Pass> rows_;      // any rows (prefill chunks)
-    std::vector<Pass> tiled_;       // whole groups of tileRows_ rows (prefill chunks): one pass, or one per output
+    // The many-row passes (prefill chunks; decode steps too where there is no row_), each one pass or
+    // one per output: rows_ over any rows, tiled_ over whole groups of tileRows_ rows.
+    std::vector<Pass> rows_;
+    std::vector<Pass> tiled_;
     std::optional<Pass> row_;       // one row (decode steps), where split
     int tileRows_ = 1;
 };
@@ -68,6 +70,8 @@ public:
     void finish() const;
 
 private:
+    // The passes of a matmul into `outputs`: one, or one per output.
+    std::vector<Pass> matmulPasses(const std::vector<Texture*>& outputs, MatmulSpec spec, bool perOutput);
     // The LayerNorm of x's rows into `output`, a chunk's rows.
     LayerNormOp layerNorm(const Texture& x, const LayerNormWeights& weights, const Texture*& output);
 

@@ -53,6 +53,10 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     } else if (!caps.softwareRenderer) {
         while (t.rowsPerFragment * 2 <= std::min(caps.renderTargets, Tuning::kMaxRowsPerFragment)) t.rowsPerFragment *= 2;
     }
+    if (options.passPerOutput < -1 || options.passPerOutput > 1)
+        fail("passPerOutput must be 0 (one pass for all outputs), 1 (a pass per output) or -1 (the engine decides), got ",
+             options.passPerOutput);
+    t.passPerOutput = options.passPerOutput >= 0 ? options.passPerOutput == 1 : caps.softwareRenderer;
     if (t.attentionBlockKeys % 4 != 0)
         fail("attentionBlockKeys must be a multiple of 4 (whole texels of scores), got ", t.attentionBlockKeys);
     return t;

@@ -40,6 +40,9 @@ struct ModelOptions {
     // Split-K of the matmuls over prompt chunks: input texels per blended instance (> 0 where
     // splitTexels is; 0 where it is 0).
     int promptSplitTexels = -1;
+    // A projection with several outputs (the fused Q/K/V) as one pass writing them all (0) or a pass
+    // per output (1). -1: the policy's.
+    int passPerOutput = -1;
 };
 
 struct Tuning {
@@ -67,6 +70,10 @@ struct Tuning {
     // fragment) fewer blended instances give the GPU enough fragments, and every instance blends its
     // rows into the output.
     int promptSplitTexels = 0;
+    // The fused Q/K/V projection as a pass per output on software renderers: SwiftShader runs a pass
+    // writing three render targets slower than three passes of one, and there a pass costs little
+    // (docs/benchmarks.md, "Loops written out for software renderers"). GPUs save the passes.
+    bool passPerOutput = false;
 
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/benchmark.h"
@@ -13,21 +14,24 @@
 namespace gpt2 {
 namespace {
 
-// Split-K 0 (software renderers' default) and 8 (GPUs'). Without split-K each LayerNorm is one pass
-// and the matmuls fetch their inputs; with it a decode step's LayerNorms are their row moments only,
-// normalised by the one-row matmuls after them, whose vertex shaders fetch the inputs.
+// Split-K 0 (software renderers' default), with the Q/K/V projection as a pass per output (their
+// default) and as one pass, and split-K 8 (GPUs'). Without split-K each LayerNorm is one pass and the
+// matmuls fetch their inputs; with it a decode step's LayerNorms are their row moments only,
+// normalised by the one-row matmuls after them, whose vertex shaders fetch the inputs and write
+// Q, K and V in one pass.
 TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
     testing::ensureGlContext();
-    for (int split : {0, 8}) {
+    for (const auto& [split, perOutput] : std::vector<std::pair<int, int>>{{0, 1}, {0, 0}, {8, -1}}) {
         ModelOptions options;
         options.splitTexels = split;
+        options.passPerOutput = perOutput;
         Engine engine(testing::tinyModelDir(), options);
         if (split > 0 && !engine.model().capabilities().floatBlend) continue;  // split-K needs float blending
         const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
         const int layers = engine.config().layers;
-        // Per layer 6 passes and 2 LayerNorm passes; then the embedding, the final LayerNorm, lm_head,
-        // and 2 top-k passes for one candidate.
-        EXPECT_EQ(r.passesPerToken, layers * 8 + 5) << "split " << split;
+        // Per layer 6 passes (8 with K and V in passes of their own) and 2 LayerNorm passes; then the
+        // embedding, the final LayerNorm, lm_head, and 2 top-k passes for one candidate.
+        EXPECT_EQ(r.passesPerToken, layers * (perOutput == 1 ? 10 : 8) + 5) << "split " << split;
         EXPECT_EQ(r.readbackBytesPerToken, 16) << "a greedy step reads back one texel";
         EXPECT_GT(r.decodeMsPerToken, 0);
         EXPECT_GE(r.prefillMs, 0);
@@ -44,6 +48,10 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
                                            "attention_apply.frag -> attention output", matmul + " -> residual B",
                                            matmul + " -> mlp hidden", matmul + " -> residual A", matmul + " -> logits",
                                            "topk_block.frag -> top-k block winners", "topk_select.frag -> top-k candidates"};
+        if (perOutput == 1)
+            for (int layer = 0; layer < layers; ++layer)
+                for (const char* cache : {"k", "v"})
+                    passes.push_back(matmul + " -> h." + std::to_string(layer) + "." + cache + " cache");
         for (const std::string& pass : passes) EXPECT_EQ(r.profileMsPerToken.count(pass), 1u) << pass;
         EXPECT_EQ(r.profileMsPerToken.size(), passes.size());
         double total = 0;

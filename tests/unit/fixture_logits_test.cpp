@@ -36,6 +36,7 @@ struct Variant {
     int lineWidth = -1;    // ModelOptions::activationLineWidth; -1 is 32 on software renderers
     int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 1 on software renderers
     int promptSplitTexels = -1;  // ModelOptions::promptSplitTexels; -1 here is splitTexels
+    int passPerOutput = -1;      // ModelOptions::passPerOutput; -1 is on for software renderers
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
@@ -46,6 +47,7 @@ std::ostream& operator<<(std::ostream& out, const Variant& v) {
     if (v.lineWidth >= 0) out << "_line" << v.lineWidth;
     if (v.rowsPerFragment > 0) out << "_tiles" << v.rowsPerFragment;
     if (v.promptSplitTexels >= 0) out << "_prompt_split" << v.promptSplitTexels;
+    if (v.passPerOutput == 0) out << "_fused_qkv";
     return out;
 }
 
@@ -57,7 +59,8 @@ protected:
                                                                               v.splitTexels, v.pagedRows, v.halfPairs, -1,
                                                                               v.rowsPerFragment,
                                                                               v.promptSplitTexels >= 0 ? v.promptSplitTexels
-                                                                                                       : v.splitTexels});
+                                                                                                       : v.splitTexels,
+                                                                              v.passPerOutput});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -138,14 +141,16 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
                                            Variant{TexelFormat::Float16, 0, -1, -1, 0}, Variant{TexelFormat::Float16, 256, -1, -1, 0},
                                            Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3},
-                                           // As on GPUs: split-K and whole embedding rows per line (7 pages).
-                                           Variant{TexelFormat::Float32, 256, 3, 0},
+                                           // As on GPUs: split-K and whole embedding rows per line (7 pages),
+                                           // the Q/K/V projection in one pass.
+                                           Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0},
                                            // Split-K into activation rows folded over whole lines.
                                            Variant{TexelFormat::Float16, 256, 3, 0, -1, 4},
                                            // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per
-                                           // fragment, split-K, the MLP activation in a pass of its own.
-                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8, 5},
-                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4, 2},
+                                           // fragment, split-K, the MLP activation in a pass of its own, the
+                                           // untiled Q/K/V in one pass.
+                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8, 5, 0},
+                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4, 2, 0},
                                            // Tiled without split-K (one loop, activation in c_fc's epilogue).
                                            Variant{TexelFormat::Float32, 256, 0, -1, 1, -1, 2}),
                          [](const auto& info) {

@@ -40,6 +40,7 @@ const char* kMoreOptions =
     "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of 4)\n"
     "  --prompt-split-texels N (split-K of the matmuls over prompt chunks: -1 auto; 0 exactly where --split-texels is 0)\n"
     "  --prefill-chunk N (prompt tokens per chunk: -1 auto, 128 on GPUs and 32 on software renderers)\n"
+    "  --pass-per-output N (the fused Q/K/V as a pass per output: -1 auto, on software renderers; 0 one pass; 1)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
@@ -61,6 +62,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     options.rowsPerFragment = args.integer("--rows-per-fragment", -1);
     options.promptSplitTexels = args.integer("--prompt-split-texels", -1);
     options.prefillChunk = args.integer("--prefill-chunk", -1);
+    options.passPerOutput = args.integer("--pass-per-output", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
@@ -109,7 +111,7 @@ int run(int argc, char** argv) {
                                             "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width",
                                             "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
-                                            "--prefill-chunk"};
+                                            "--prefill-chunk", "--pass-per-output"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;

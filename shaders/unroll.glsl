@@ -1,0 +1,30 @@
+// Loops over a fragment's rows and parts, written out by the preprocessor: EACH_ROW(F, x) is
+// F(x, 0) F(x, 1) ... F(x, ROWS - 1), and EACH_PART(F, x) the same over PARTS. Written out, every
+// index into a per-row array is a constant. SwiftShader keeps an array indexed by a loop variable in
+// memory and runs such a loop lane by lane: its one-row matmuls took twice as long as with one
+// accumulator (docs/benchmarks.md, "Loops written out for software renderers"). The two macros list
+// their terms separately so that one can expand inside the other (a macro never expands inside
+// its own expansion).
+#if ROWS == 1
+#define EACH_ROW(F, x) F(x, 0)
+#elif ROWS == 2
+#define EACH_ROW(F, x) F(x, 0) F(x, 1)
+#elif ROWS == 4
+#define EACH_ROW(F, x) F(x, 0) F(x, 1) F(x, 2) F(x, 3)
+#elif ROWS == 8
+#define EACH_ROW(F, x) F(x, 0) F(x, 1) F(x, 2) F(x, 3) F(x, 4) F(x, 5) F(x, 6) F(x, 7)
+#else
+#error ROWS must be 1, 2, 4 or 8
+#endif
+
+#ifdef PARTS
+#if PARTS == 1
+#define EACH_PART(F, x) F(x, 0)
+#elif PARTS == 3
+#define EACH_PART(F, x) F(x, 0) F(x, 1) F(x, 2)
+#else
+#error PARTS must be 1 or 3
+#endif
+// F(p, s) for every part p and row s.
+#define EACH_OUTPUT(F) EACH_PART(EACH_ROW, F)
+#endif
