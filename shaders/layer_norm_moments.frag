@@ -19,19 +19,6 @@ flat in int v_instance;
 out vec4 o_moments;
 
 void main() {
-    int row = outputCoord().x;
-    vec4 firstSum = vec4(0.0), firstCount = vec4(0.0);
-    for (int i = 0; i < SPLIT_TEXELS; ++i) {
-        firstSum += fetch(u_x, u_x_layout, row, i) * realColumns(i);
-        firstCount += realColumns(i);
-    }
-    float shift = dot(firstSum, vec4(1.0)) / dot(firstCount, vec4(1.0));
-    vec4 sum = vec4(0.0), squares = vec4(0.0);
-    for (int j = 0; j < SPLIT_TEXELS; ++j) {
-        int i = v_instance * SPLIT_TEXELS + j;
-        vec4 d = (fetch(u_x, u_x_layout, row, i) - shift) * realColumns(i);
-        sum += d;
-        squares += d * d;
-    }
-    o_moments = vec4(dot(sum, vec4(1.0)), dot(squares, vec4(1.0)), v_instance == 0 ? shift : 0.0, 0.0);
+    vec4 sums = shiftedSums(outputCoord().x, v_instance * SPLIT_TEXELS, SPLIT_TEXELS, SPLIT_TEXELS);
+    o_moments = vec4(sums.xy, v_instance == 0 ? sums.z : 0.0, 0.0);
 }

@@ -12,10 +12,10 @@ void Linear::run(int outRow, int inRow, int count) {
     if (!oneRow && rows_.empty()) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
     // Where a LayerNorm or activation pass runs, it writes the chunk's rows of its output, which the
     // matmul reads from row 0. The one-row pass activates x itself, and normalises it itself where the
-    // LayerNorm has row moments (LinearPlanner::linear).
+    // LayerNorm has row moments, from the moments pass or summing them itself (LinearPlanner::linear).
     int offset = inRow - outRow;
     if (norm_ && oneRow && norm_->hasMoments()) {
-        norm_->runMoments(inRow, inRow + 1);
+        if (rowReadsMoments_) norm_->runMoments(inRow, inRow + 1);
     } else if (norm_) {
         norm_->run(0, count, inRow);
         offset = -outRow;
@@ -80,6 +80,8 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         linear.norm_.emplace(layerNorm(*decl.x, *decl.norm, spec.x));
         if (linear.norm_->hasMoments()) {
             row.inputLayerNorm = linear.norm_->inputLayerNorm();
+            linear.rowReadsMoments_ = !tuning_.rowMomentsInVertex(decl.x->layout().texelsPerRow);
+            if (!linear.rowReadsMoments_) row.inputLayerNorm->moments = nullptr;
         } else {
             row.x = spec.x;
         }

@@ -59,6 +59,7 @@ private:
     std::vector<Pass> rows_;
     std::vector<Pass> tiled_;
     std::optional<Pass> row_;       // one row (decode steps), where split
+    bool rowReadsMoments_ = false;  // row_ normalises x from the moments pass (else it sums them itself)
     int tileRows_ = 1;
 };
 

@@ -1,6 +1,7 @@
 #include "model/tuning.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "util/error.h"
 
@@ -57,6 +58,11 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
         fail("passPerOutput must be 0 (one pass for all outputs), 1 (a pass per output) or -1 (the engine decides), got ",
              options.passPerOutput);
     t.passPerOutput = options.passPerOutput >= 0 ? options.passPerOutput == 1 : caps.softwareRenderer;
+    if (options.rowMomentsInVertex < -1 || options.rowMomentsInVertex > 1)
+        fail("rowMomentsInVertex must be 0, 1 or -1 (the engine decides), got ", options.rowMomentsInVertex);
+    t.vertexMomentsTexels = options.rowMomentsInVertex == 1   ? std::numeric_limits<int>::max()
+                            : options.rowMomentsInVertex == 0 || caps.softwareRenderer ? 0
+                                                                                       : Tuning::kGpuVertexMomentsTexels;
     if (t.attentionBlockKeys % 4 != 0)
         fail("attentionBlockKeys must be a multiple of 4 (whole texels of scores), got ", t.attentionBlockKeys);
     return t;

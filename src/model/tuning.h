@@ -43,6 +43,9 @@ struct ModelOptions {
     // A projection with several outputs (the fused Q/K/V) as one pass writing them all (0) or a pass
     // per output (1). -1: the policy's.
     int passPerOutput = -1;
+    // One-row matmuls sum their input LayerNorm's row moments themselves (1) or read them from a
+    // pass of their own (0). -1: the policy's (Tuning::vertexMomentsTexels).
+    int rowMomentsInVertex = -1;
 };
 
 struct Tuning {
@@ -74,10 +77,16 @@ struct Tuning {
     // writing three render targets slower than three passes of one, and there a pass costs little
     // (docs/benchmarks.md, "Loops written out for software renderers"). GPUs save the passes.
     bool passPerOutput = false;
+    // The one-row matmul after a LayerNorm sums the row's moments in its vertex shader (every vertex
+    // reads the whole row) instead of reading them from a pass of their own, for rows of at most this
+    // many texels: for a narrow model the pass costs more than those fetches, for a wide one the
+    // vertices' serial loop costs more (docs/benchmarks.md, "Row moments in the vertex shader").
+    int vertexMomentsTexels = 0;
 
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.
     int rowsPerFragmentFor(int outputs) const;
+    bool rowMomentsInVertex(int rowTexels) const { return rowTexels <= vertexMomentsTexels; }
     // `rows` rounded up to whole groups of rowsPerFragment rows.
     int tiledRows(int rows) const { return (rows + rowsPerFragment - 1) / rowsPerFragment * rowsPerFragment; }
 
@@ -99,6 +108,7 @@ struct Tuning {
     static constexpr int kSoftwarePrefillChunk = 32;
     static constexpr int kGpuAttentionBlockKeys = 64;
     static constexpr int kMaxRowsPerFragment = 8;
+    static constexpr int kGpuVertexMomentsTexels = 64;
 };
 
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).

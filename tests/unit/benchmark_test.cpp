@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "engine/benchmark.h"
@@ -14,24 +13,32 @@
 namespace gpt2 {
 namespace {
 
+struct PassCase {
+    int splitTexels, passPerOutput, rowMomentsInVertex;
+};
+
 // Split-K 0 (software renderers' default), with the Q/K/V projection as a pass per output (their
 // default) and as one pass, and split-K 8 (GPUs'). Without split-K each LayerNorm is one pass and the
 // matmuls fetch their inputs; with it a decode step's LayerNorms are their row moments only,
-// normalised by the one-row matmuls after them, whose vertex shaders fetch the inputs and write
-// Q, K and V in one pass.
+// normalised by the one-row matmuls after them, whose vertex shaders fetch the inputs (and, with
+// rowMomentsInVertex, sum the moments themselves) and write Q, K and V in one pass.
 TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
     testing::ensureGlContext();
-    for (const auto& [split, perOutput] : std::vector<std::pair<int, int>>{{0, 1}, {0, 0}, {8, -1}}) {
+    for (const auto& [split, perOutput, momentsInVertex] : std::vector<PassCase>{{0, 1, 0}, {0, 0, 0}, {8, -1, 0}, {8, -1, 1}}) {
         ModelOptions options;
         options.splitTexels = split;
         options.passPerOutput = perOutput;
+        options.rowMomentsInVertex = momentsInVertex;
         Engine engine(testing::tinyModelDir(), options);
         if (split > 0 && !engine.model().capabilities().floatBlend) continue;  // split-K needs float blending
         const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
         const int layers = engine.config().layers;
-        // Per layer 6 passes (8 with K and V in passes of their own) and 2 LayerNorm passes; then the
-        // embedding, the final LayerNorm, lm_head, and 2 top-k passes for one candidate.
-        EXPECT_EQ(r.passesPerToken, layers * (perOutput == 1 ? 10 : 8) + 5) << "split " << split;
+        // Per layer 6 passes (8 with K and V in passes of their own) and 2 LayerNorm passes (none
+        // where the one-row matmuls sum the moments); then the embedding, the final LayerNorm (the
+        // same), lm_head, and 2 top-k passes for one candidate.
+        const int layerNormPasses = momentsInVertex == 1 ? 0 : 1;
+        EXPECT_EQ(r.passesPerToken, layers * ((perOutput == 1 ? 8 : 6) + 2 * layerNormPasses) + 4 + layerNormPasses)
+            << "split " << split << ", moments in vertex " << momentsInVertex;
         EXPECT_EQ(r.readbackBytesPerToken, 16) << "a greedy step reads back one texel";
         EXPECT_GT(r.decodeMsPerToken, 0);
         EXPECT_GE(r.prefillMs, 0);
@@ -41,13 +48,12 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         // generous multiple of a plain step (llvmpipe's timer queries once reported seconds per token
         // for a 5 ms step; software renderers are timed by wall clock for that reason).
         const std::string matmul = split > 0 ? "matmul_row.vert + matmul.frag" : "matmul.frag";
-        std::vector<std::string> passes = {"embedding.frag -> residual A",
-                                           split > 0 ? "layer_norm_moments.frag -> layernorm moments"
-                                                     : "layer_norm.frag -> layernorm output",
-                                           matmul + " -> queries", "attention_scores.frag -> attention scores",
+        std::vector<std::string> passes = {"embedding.frag -> residual A", matmul + " -> queries", "attention_scores.frag -> attention scores",
                                            "attention_apply.frag -> attention output", matmul + " -> residual B",
                                            matmul + " -> mlp hidden", matmul + " -> residual A", matmul + " -> logits",
                                            "topk_block.frag -> top-k block winners", "topk_select.frag -> top-k candidates"};
+        if (momentsInVertex == 0)
+            passes.push_back(split > 0 ? "layer_norm_moments.frag -> layernorm moments" : "layer_norm.frag -> layernorm output");
         if (perOutput == 1)
             for (int layer = 0; layer < layers; ++layer)
                 for (const char* cache : {"k", "v"})

@@ -37,6 +37,7 @@ struct Variant {
     int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 1 on software renderers
     int promptSplitTexels = -1;  // ModelOptions::promptSplitTexels; -1 here is splitTexels
     int passPerOutput = -1;      // ModelOptions::passPerOutput; -1 is on for software renderers
+    int rowMomentsInVertex = -1;  // ModelOptions::rowMomentsInVertex; -1 is off for software renderers
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
@@ -48,6 +49,7 @@ std::ostream& operator<<(std::ostream& out, const Variant& v) {
     if (v.rowsPerFragment > 0) out << "_tiles" << v.rowsPerFragment;
     if (v.promptSplitTexels >= 0) out << "_prompt_split" << v.promptSplitTexels;
     if (v.passPerOutput == 0) out << "_fused_qkv";
+    if (v.rowMomentsInVertex == 1) out << "_moments_in_vertex";
     return out;
 }
 
@@ -60,7 +62,7 @@ protected:
                                                                               v.rowsPerFragment,
                                                                               v.promptSplitTexels >= 0 ? v.promptSplitTexels
                                                                                                        : v.splitTexels,
-                                                                              v.passPerOutput});
+                                                                              v.passPerOutput, v.rowMomentsInVertex});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -144,6 +146,10 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            // As on GPUs: split-K and whole embedding rows per line (7 pages),
                                            // the Q/K/V projection in one pass.
                                            Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0},
+                                           // As on GPUs in browsers: the one-row matmuls sum their
+                                           // LayerNorm's row moments themselves.
+                                           Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0, 1},
+                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, -1, -1, 0, 1},
                                            // Split-K into activation rows folded over whole lines.
                                            Variant{TexelFormat::Float16, 256, 3, 0, -1, 4},
                                            // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per

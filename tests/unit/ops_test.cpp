@@ -375,6 +375,19 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
             EXPECT_LT(testing::maxAbsDiff(rowOf(*parts[p], row), std::vector<float>(expected.begin() + p * Kp, expected.begin() + (p + 1) * Kp)),
                       kTolerance)
                 << "LayerNorm folded into Q/K/V, part " << p << ", split " << split;
+        // The same with the moments summed by the vertex shader over the whole row.
+        qkv.inputLayerNorm->moments = nullptr;
+        auto q2 = texture(rows, Kp), k2 = texture(rows, Kp), v2 = texture(rows, Kp);
+        matmulPass(programs_, {q2.get(), k2.get(), v2.get()}, qkv).run(row, row + 1);
+        Texture* summedParts[] = {q2.get(), k2.get(), v2.get()};
+        for (int p = 0; p < 3; ++p)
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*summedParts[p], row), std::vector<float>(expected.begin() + p * Kp, expected.begin() + (p + 1) * Kp)),
+                      kTolerance)
+                << "LayerNorm folded into Q/K/V, its moments summed in the vertex shader, part " << p << ", split " << split;
+        MatmulSpec perFragment = qkv;
+        perFragment.inputFromVertex = false;
+        EXPECT_THROW(matmulPass(programs_, {q.get(), k.get(), v.get()}, perFragment), Error)
+            << "an input LayerNorm without moments in the fragment shader";
 
         const auto wte = random(std::size_t(V) * C, 0.3f);
         std::vector<float> wtePadded(std::size_t(Vp) * C, 0.0f);
@@ -433,7 +446,7 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
     const int D = C / heads, Dp = (D + 3) / 4 * 4, padded = heads * Dp;
     const AttentionShape shape{heads, Dp / 4};
     const float scale = 1.0f / std::sqrt(float(D));
-    for (const auto [rows, ownRowMax] : {std::pair{1, false}, {1, true}, {2, true}, {4, true}}) {
+    for (const auto& [rows, ownRowMax] : {std::pair{1, false}, {1, true}, {2, true}, {4, true}}) {
         for (int pos0 : {0, 5}) {  // 0: prefill of T queries; 5: T queries after 5 cached positions
             const std::string where = "rows " + std::to_string(rows) + (ownRowMax ? " with" : " without") +
                                       " a row-max pass, pos0 " + std::to_string(pos0);
@@ -483,7 +496,7 @@ TEST_P(OpsTest, ReadRowStartsReadsTheFirstTexelsOfEachRow) {
     const int rows = T + 3, texelsPerRow = (C + 3) / 4;
     const auto values = random(std::size_t(rows) * C);
     auto t = texture(rows, C, values);
-    for (const auto [row0, count, texels] : {std::tuple{0, rows, texelsPerRow}, {1, T, 1}, {2, T, (texelsPerRow + 1) / 2}, {3, 0, 1}}) {
+    for (const auto& [row0, count, texels] : {std::tuple{0, rows, texelsPerRow}, {1, T, 1}, {2, T, (texelsPerRow + 1) / 2}, {3, 0, 1}}) {
         const auto got = t->readRowStarts(row0, count, texels);
         ASSERT_EQ(got.size(), std::size_t(count) * texels * 4);
         for (int r = 0; r < count; ++r)

@@ -43,6 +43,9 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
              spec.weightScale ? " is not int8 but has scales" : " is int8 and needs its scales");
     if (spec.inputLayerNorm && spec.inputActivation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(), ": an input LayerNorm and an input activation cannot be combined");
+    if (spec.inputLayerNorm && !spec.inputLayerNorm->moments && !spec.inputFromVertex)
+        fail("matmul into ", outputs[0]->name(), ": an input LayerNorm without row moments needs input from the vertex "
+             "shader, which sums them once per instance");
     if (spec.inputFromVertex && !canTakeInputFromVertex(spec))
         fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K of 1 to 14 input texels "
              "per instance (15 varying vectors), got splitTexels ", spec.splitTexels);
@@ -86,8 +89,14 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
 
     PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
     if (spec.weightScale) inputs.push_back({"u_w_scale", spec.weightScale});
-    if (const auto& ln = spec.inputLayerNorm)
-        inputs.insert(inputs.end(), {{"u_moments", ln->moments}, {"u_gamma", ln->gamma}, {"u_beta", ln->beta}});
+    if (const auto& ln = spec.inputLayerNorm) {
+        inputs.insert(inputs.end(), {{"u_gamma", ln->gamma}, {"u_beta", ln->beta}});
+        if (ln->moments) {
+            inputs.push_back({"u_moments", ln->moments});
+        } else {
+            defines += "#define MOMENTS_HERE 1\n";
+        }
+    }
     if (spec.bias) inputs.push_back({"u_bias", spec.bias});
     if (spec.residual) inputs.push_back({"u_residual", spec.residual});
     Pass pass(programs, fragment, defines, outputs, inputs, inTexels / instanceTexels, vertex);

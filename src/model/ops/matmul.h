@@ -25,7 +25,8 @@ struct MatmulSpec {
     // texels (applying inputLayerNorm or inputActivation) for all its fragments (matmul_row.vert).
     bool inputFromVertex = false;
     // Instead of inputActivation. Without inputFromVertex it costs two more fetches per input texel
-    // and output texel; the model then normalises in a pass of its own instead.
+    // and output texel; the model then normalises in a pass of its own instead. With inputFromVertex
+    // its moments may be null: the vertex shader then sums them over the whole row.
     std::optional<InputLayerNorm> inputLayerNorm = std::nullopt;
     int inRowOffset = 0;                    // output row r reads x row r + inRowOffset (setInputRowOffset)
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input

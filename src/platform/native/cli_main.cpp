@@ -63,6 +63,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     options.promptSplitTexels = args.integer("--prompt-split-texels", -1);
     options.prefillChunk = args.integer("--prefill-chunk", -1);
     options.passPerOutput = args.integer("--pass-per-output", -1);
+    options.rowMomentsInVertex = args.integer("--row-moments-in-vertex", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
@@ -111,7 +112,7 @@ int run(int argc, char** argv) {
                                             "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width",
                                             "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
-                                            "--prefill-chunk", "--pass-per-output"};
+                                            "--prefill-chunk", "--pass-per-output", "--row-moments-in-vertex"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;
