@@ -62,7 +62,7 @@ export interface Tuning {
   halfPairs?: boolean;
   /** Split-K: input texels per blended instance of a matmul (0: one loop; > 0 needs EXT_float_blend); unset: 8 on GPUs with EXT_float_blend, else 0. */
   splitTexels?: number;
-  /** Register tiling of the matmuls over prompt chunks: rows each fragment computes, written through multiple render targets (1, 2, 4 or 8; 1: off); unset: as many as the GPU draws to at once, up to 8; 1 on software renderers. */
+  /** Register tiling of the matmuls over prompt chunks: rows each fragment computes, written through multiple render targets (1, 2, 4 or 8; 1: off); unset: as many as the renderer draws to at once, up to 8. */
   rowsPerFragment?: number;
 }
 

@@ -51,7 +51,7 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
             fail("rowsPerFragment must be 1, 2, 4 or 8 and at most the ", caps.renderTargets,
                  " render targets this GPU draws to at once, got ", rows);
         t.rowsPerFragment = rows;
-    } else if (!caps.softwareRenderer) {
+    } else {
         while (t.rowsPerFragment * 2 <= std::min(caps.renderTargets, Tuning::kMaxRowsPerFragment)) t.rowsPerFragment *= 2;
     }
     if (options.passPerOutput < -1 || options.passPerOutput > 1)

@@ -66,8 +66,8 @@ struct Tuning {
     // Register tiling of prompt chunks: each fragment of a many-row matmul computes this many rows,
     // which share every weight block it fetches and unpacks; the one-row-per-position activations
     // interleave their rows over groups of this many pages (TensorLayout::interleave) so that one
-    // fragment writes them all (docs/benchmarks.md, "Row-tiled prompt matmuls"). 1 on software
-    // renderers, where it was not measured.
+    // fragment writes them all (docs/benchmarks.md, "Row-tiled prompt matmuls"; software renderers
+    // gain as much: "Loops written out for software renderers").
     int rowsPerFragment = 1;
     // Split-K of the matmuls over prompt chunks: with many rows (and rowsPerFragment rows per
     // fragment) fewer blended instances give the GPU enough fragments, and every instance blends its

@@ -1,5 +1,5 @@
 // node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]
-//                              [--half-pairs on|off] [--split-texels N]
+//                              [--half-pairs on|off] [--split-texels N] [--rows-per-fragment N]
 // The `gpt2 bench` measurements from headless Chromium (Debian's, WebGL2 over SwiftShader): one JSON
 // line with load_ms added, run in the module's worker (the default mode). PATH is a packed .gpt2 file
 // or a Hugging Face folder; it is served from localhost next to build/site. tests/bench/modes.mjs
@@ -7,12 +7,13 @@
 import { benchArgs, serveModel } from './bench_args.mjs';
 import { startSite } from '../browser/harness.mjs';
 
-const { args, flag, model } = benchArgs('node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N]');
+const { args, flag, model } = benchArgs('node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N] [--rows-per-fragment N]');
 const served = serveModel(model, 'bench-model');
 const source = served.source;
 const tuning = {};
 if (flag('--half-pairs')) tuning.halfPairs = flag('--half-pairs') === 'on';
 if (flag('--split-texels')) tuning.splitTexels = Number(flag('--split-texels'));
+if (flag('--rows-per-fragment')) tuning.rowsPerFragment = Number(flag('--rows-per-fragment'));
 
 const site = await startSite();
 try {

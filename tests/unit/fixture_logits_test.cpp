@@ -34,7 +34,7 @@ struct Variant {
     int pagedRows = -1;    // ModelOptions::pagedRows; -1 is on for the software renderers tests use
     int halfPairs = 1;     // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
     int lineWidth = -1;    // ModelOptions::activationLineWidth; -1 is 32 on software renderers
-    int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 1 on software renderers
+    int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 8 on the renderers tests use
     int promptSplitTexels = -1;  // ModelOptions::promptSplitTexels; -1 here is splitTexels
     int passPerOutput = -1;      // ModelOptions::passPerOutput; -1 is on for software renderers
     int rowMomentsInVertex = -1;  // ModelOptions::rowMomentsInVertex; -1 is off for software renderers
@@ -143,6 +143,9 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
                                            Variant{TexelFormat::Float16, 0, -1, -1, 0}, Variant{TexelFormat::Float16, 256, -1, -1, 0},
                                            Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3},
+                                           // Prompt matmuls untiled (one row per fragment).
+                                           Variant{TexelFormat::Float32, 0, -1, -1, 1, -1, 1},
+                                           Variant{TexelFormat::Float16, 256, -1, -1, 1, -1, 1},
                                            // As on GPUs: split-K and whole embedding rows per line (7 pages),
                                            // the Q/K/V projection in one pass.
                                            Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0},
