@@ -40,7 +40,9 @@ const char* kMoreOptions =
     "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of 4)\n"
     "  --prompt-split-texels N (split-K of the matmuls over prompt chunks: -1 auto; 0 exactly where --split-texels is 0)\n"
     "  --prefill-chunk N (prompt tokens per chunk: -1 auto, 128 on GPUs and 32 on software renderers)\n"
-    "  --pass-per-output N (the fused Q/K/V as a pass per output: -1 auto, on software renderers; 0 one pass; 1)\n"
+    "  --pass-per-output N (Q, K and V: -1 auto, a pass each on software renderers; 0 one pass; 1 a pass each)\n"
+    "  --row-moments-in-vertex N (one-row matmuls sum their LayerNorm's moments: -1 auto, GPUs for rows of at most\n"
+    "    64 texels; 0 never, a pass of their own; 1 always)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
