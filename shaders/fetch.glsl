@@ -44,6 +44,18 @@ vec4 fetch(highp sampler2DArray t, ivec4 L, int row, int texel) { return texelFe
 // and .zw, two halves per channel), and L is the layout of the pairs.
 vec4 halves(uvec2 h) { return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)); }
 
+// Texel `texel` of rows 2p and 2p + 1 (`pair` p), from one fetch: the matrix's two columns.
+mat2x4 fetchPair(highp usampler2DArray t, ivec4 L, int pair, int texel) {
+    uvec4 u = texelFetch(t, texelAddress(L, pair, texel), 0);
+    return mat2x4(halves(u.xy), halves(u.zw));
+}
+
+// The texel of a row pair that holds texel t of rows 2p (`even`) and 2p + 1 (`odd`), for passes that
+// write row pairs (row_output.glsl).
+uvec4 halfPair(vec4 even, vec4 odd) {
+    return uvec4(packHalf2x16(even.xy), packHalf2x16(even.zw), packHalf2x16(odd.xy), packHalf2x16(odd.zw));
+}
+
 vec4 fetch(highp usampler2DArray t, ivec4 L, int row, int texel) {
     uvec4 u = texelFetch(t, texelAddress(L, row >> 1, texel), 0);
     return halves((row & 1) == 0 ? u.xy : u.zw);

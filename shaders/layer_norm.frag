@@ -1,6 +1,7 @@
 // LayerNorm of rows of x: out[r] = (x[r + u_in_row_offset] - mean) / sqrt(var + eps) * gamma + beta,
-// in fp32, written out so that the matmuls after it fetch one normalised texel instead of x, gamma
-// and beta. The row statistics come from one of (src/model/ops/layer_norm.h, LayerNormOp):
+// computed in fp32 and written out (as fp32 rows or fp16 row pairs: row_output.glsl) so that the
+// matmuls after it fetch one normalised texel instead of x, gamma and beta. The row statistics come
+// from one of (src/model/ops/layer_norm.h, LayerNormOp):
 //   ROW_MOMENTS  u_moments, the shifted sums of x's rows from layer_norm_moments.frag (GPUs);
 //   otherwise    each fragment computes its row's statistics itself (software renderers).
 #include "common.glsl"
@@ -9,8 +10,6 @@
 
 uniform float u_eps;
 uniform int u_in_row_offset;
-
-out vec4 o_normed;
 
 #ifdef ROW_MOMENTS
 vec2 rowNormalization(int row) { return rowNormalization(fetch(u_moments, u_moments_layout, row, 0), u_eps); }
@@ -53,9 +52,10 @@ vec2 rowNormalization(int row) {
 }
 #endif
 
-void main() {
-    ivec2 c = outputCoord();
-    int row = c.x + u_in_row_offset;
-    o_normed = normalizedTexel(fetch(u_x, u_x_layout, row, c.y), rowNormalization(row),
-                               fetch(u_gamma, u_gamma_layout, 0, c.y), fetch(u_beta, u_beta_layout, 0, c.y));
+vec4 rowTexel(int outRow, int texel) {
+    int row = outRow + u_in_row_offset;
+    return normalizedTexel(fetch(u_x, u_x_layout, row, texel), rowNormalization(row),
+                           fetch(u_gamma, u_gamma_layout, 0, texel), fetch(u_beta, u_beta_layout, 0, texel));
 }
+
+#include "row_output.glsl"

@@ -6,7 +6,8 @@
 // before it, one of each kind:
 //   input side  matmul_input_fragment.glsl (each fragment fetches x, through matmul_input_norm.glsl
 //               or matmul_input_activation.glsl) or matmul_input_vertex.glsl (one row, from
-//               matmul_row.vert): MatmulInput matmulInputRow(row), vec4 matmulInput(input, j, i)
+//               matmul_row.vert): MatmulInput matmulInputRow(row), vec4 matmulInput(input, j, i),
+//               and with PAIRED_ROWS mat2x4 matmulInputPair(input, j, i)
 //   K range     matmul_whole_k.glsl (one loop) or matmul_split_k.glsl (blended instances):
 //               INSTANCE_TEXELS, matmulInstance()
 //   weights     matmul_weight.glsl ([k, n]) or matmul_weight_transposed.glsl ([n, k], the tied
@@ -30,6 +31,9 @@ uniform int u_first_part;
 #define START_ROW(unused, s) src[s] = matmulInputRow(c.x + s);
 #define START_OUTPUT(p, s) acc[p * ROWS + s] = vec4(0.0);
 #define INPUT_TEXEL(unused, s) a[s] = matmulInput(src[s], j, i);
+// PAIRED_ROWS: x holds fp16 row pairs and every fragment's first row is even (Linear::run keeps the
+// prompt rows so), so rows s and s + 1 come from one fetch: half the input fetches.
+#define INPUT_PAIR(unused, s) { mat2x4 pair = matmulInputPair(src[s], j, i); a[s] = pair[0]; a[s + 1] = pair[1]; }
 #define ACCUMULATE(p, s) acc[p * ROWS + s] += weightTimes(w, a[s]);
 #define PART_BLOCK(unused, p) { mat4 w = weightBlock(i, PART_COLUMN(p)); EACH_ROW(ACCUMULATE, p) }
 #define FINISH_OUTPUT(p, s) acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, PART_COLUMN(p));
@@ -43,7 +47,11 @@ void main() {
     for (int j = 0; j < INSTANCE_TEXELS; ++j) {
         int i = matmulInstance() * INSTANCE_TEXELS + j;
         vec4 a[ROWS];
+#ifdef PAIRED_ROWS
+        EACH_ROW_PAIR(INPUT_PAIR, 0)
+#else
         EACH_ROW(INPUT_TEXEL, 0)
+#endif
         EACH_PART(PART_BLOCK, 0)
     }
     EACH_OUTPUT(FINISH_OUTPUT)

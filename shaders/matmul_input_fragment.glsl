@@ -13,3 +13,8 @@ MatmulInput matmulInputRow(int outRow) {
 }
 
 vec4 matmulInput(MatmulInput src, int j, int i) { return inputTexel(src.row, i, src.normalization); }
+
+#ifdef PAIRED_ROWS
+// Rows src.row (even) and src.row + 1 from one fetch (matmul.frag).
+mat2x4 matmulInputPair(MatmulInput src, int j, int i) { return inputTexelPair(src.row, i); }
+#endif

@@ -18,6 +18,15 @@
 #error ROWS must be 1, 2, 4 or 8
 #endif
 
+// F(x, s) for the even rows s, each the first of a pair (ROWS of at least 2).
+#if ROWS == 2
+#define EACH_ROW_PAIR(F, x) F(x, 0)
+#elif ROWS == 4
+#define EACH_ROW_PAIR(F, x) F(x, 0) F(x, 2)
+#elif ROWS == 8
+#define EACH_ROW_PAIR(F, x) F(x, 0) F(x, 2) F(x, 4) F(x, 6)
+#endif
+
 #ifdef PARTS
 #if PARTS == 1
 #define EACH_PART(F, x) F(x, 0)

@@ -97,7 +97,14 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages ||
             a.interleave != b.interleave)
             fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
-        if (t->format() != TexelFormat::Float32) fail("pass ", shader, ": output ", t->name(), " must be RGBA32F");
+        if (t->format() != TexelFormat::Float32 && t->format() != TexelFormat::HalfPairs)
+            fail("pass ", shader, ": output ", t->name(), " must be RGBA32F or fp16 row pairs");
+    }
+    if (outputs_[0]->format() == TexelFormat::HalfPairs) {
+        if (outputs_.size() > 1 || instances_ > 1)
+            fail("pass ", shader, ": an output of fp16 row pairs (", outputs_[0]->name(),
+                 ") takes one render target and no blended instances");
+        defines += "#define PAIR_OUTPUT 1\n";
     }
     framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
     // Inputs are declared here, where their formats are known: the shaders use them by name.
@@ -175,8 +182,11 @@ int ceilDiv(int a, int b) { return -floorDiv(-a, b); }
 
 void Pass::run(int rowBegin, int rowEnd) {
     const TensorLayout& out = outputs_[0]->layout();
-    if (rowBegin < 0 || rowEnd > out.rows || rowBegin >= rowEnd)
-        fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ", out.rows, " rows");
+    if (rowBegin < 0 || rowEnd > outputs_[0]->rows() || rowBegin >= rowEnd)
+        fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ",
+             outputs_[0]->rows(), " rows");
+    // Row pairs: the draw covers the pairs that hold the rows (row_output.glsl).
+    const int perTexel = rowsPerTexel(outputs_[0]->format());
     if (maxRowsPerRun_ > 0 && rowEnd - rowBegin > maxRowsPerRun_)
         fail("pass ", program_->label(), ": runs at most ", maxRowsPerRun_, " rows at a time, asked for ", rowEnd - rowBegin);
     if (rowBegin % groupRows_ != 0 || rowEnd % groupRows_ != 0)
@@ -209,7 +219,7 @@ void Pass::run(int rowBegin, int rowEnd) {
     // when rows are not interleaved). A draw covers one page and the pages after it that its row
     // groups fill: the physical lines that hold the requested rows of that page, whose fragments
     // the shader discards where they belong to other rows.
-    const int R = out.interleave;
+    const int R = out.interleave, storedBegin = rowBegin / perTexel, storedEnd = (rowEnd + perTexel - 1) / perTexel;
     int lastLayer = 0;
     glEnable(GL_SCISSOR_TEST);
     glViewport(0, 0, out.width, out.height);
@@ -218,7 +228,7 @@ void Pass::run(int rowBegin, int rowEnd) {
         glBlendFunc(GL_ONE, GL_ONE);
     }
     for (int phase = 0; phase < R; phase += groupRows_) {
-        const int g0 = ceilDiv(rowBegin - phase, R), g1 = floorDiv(rowEnd - 1 - phase, R);  // rows g * R + phase
+        const int g0 = ceilDiv(storedBegin - phase, R), g1 = floorDiv(storedEnd - 1 - phase, R);  // rows g * R + phase
         if (g0 > g1) continue;
         const int firstLine = int(std::int64_t(g0) * out.texelsPerRow / out.width);
         const int lastLine = int((std::int64_t(g1 + 1) * out.texelsPerRow - 1) / out.width);
@@ -251,8 +261,12 @@ void Pass::run(int rowBegin, int rowEnd) {
         g_pending.push_back({g_phase, key, std::move(query)});
     } else if (g_profiling == PassProfiling::WallClock) {
         float texel[4];
+        GLuint pairTexel[4];
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
-        glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
+        if (perTexel == 1)
+            glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
+        else
+            glReadPixels(0, 0, 1, 1, GL_RGBA_INTEGER, GL_UNSIGNED_INT, pairTexel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         g_profile[g_phase][key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }

@@ -42,6 +42,8 @@ using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
 class Pass {
 public:
     // All outputs must share one layout; more than one output draws to multiple render targets.
+    // Outputs are RGBA32F, or a single one of fp16 row pairs (TexelFormat::HalfPairs, unblended): the
+    // shader then gets PAIR_OUTPUT and writes both rows of a pair per fragment (row_output.glsl).
     // Each input is declared for the shader as the sampler uniform `name` of its format's type, with
     // its layout compiled in as the constant `name`_layout (so passes over textures of the same
     // shapes and formats share one program variant).
@@ -66,7 +68,9 @@ public:
     // end on a multiple of `rows`.
     void writeRowGroups(int rows);
 
-    // Renders logical rows [rowBegin, rowEnd) of the outputs; other rows keep their contents.
+    // Renders logical rows [rowBegin, rowEnd) of the outputs; other rows keep their contents, except
+    // that an output of row pairs is written a pair at a time: the other row of a pair that the run
+    // starts or ends in gets a copy of the run's first or last row.
     void run(int rowBegin, int rowEnd);
 
 private:

@@ -15,6 +15,14 @@ Texture& Activations::addInterleaved(const std::string& name, int rows, int cols
     return *textures_.back();
 }
 
+Texture& Activations::addHalfPairs(const std::string& name, int rows, int cols) {
+    const int pairs = (rows + 1) / 2;
+    const int lineWidth = tuning_.lineWidth(pairs, (cols + 3) / 4);
+    textures_.push_back(std::make_unique<Texture>(TensorLayout::make(pairs, cols, tuning_.caps.limits, name.c_str(), lineWidth),
+                                                  TexelFormat::HalfPairs, name));
+    return *textures_.back();
+}
+
 std::int64_t Activations::bytes() const {
     std::int64_t total = 0;
     for (const auto& t : textures_) total += t->bytes();

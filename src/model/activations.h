@@ -1,7 +1,7 @@
 #pragma once
-// The model's activation textures (RGBA32F render targets), each made once with a name and a shape
-// and laid out as the tuning says; the store owns them all, so the model's GPU bytes are counted from
-// what was declared.
+// The model's activation textures (RGBA32F render targets, a few of fp16 row pairs), each made once
+// with a name and a shape and laid out as the tuning says; the store owns them all, so the model's GPU
+// bytes are counted from what was declared.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,10 +22,12 @@ public:
     Texture& addPerPosition(const std::string& name, int positions, int cols);
     // The same for any matrix whose rows are written `interleave` per fragment.
     Texture& addInterleaved(const std::string& name, int rows, int cols, int interleave);
+    // A rows x cols matrix of fp16 row pairs (TexelFormat::HalfPairs), written by passes with
+    // row_output.glsl and read through `fetch` as any input.
+    Texture& addHalfPairs(const std::string& name, int rows, int cols);
     std::int64_t bytes() const;
 
 private:
-
     const Tuning& tuning_;
     std::vector<std::unique_ptr<Texture>> textures_;
 };

@@ -10,23 +10,28 @@ namespace gpt2 {
 void Linear::run(int outRow, int inRow, int count) {
     const bool oneRow = count == 1 && row_;
     if (!oneRow && rows_.empty()) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
-    // Where a LayerNorm or activation pass runs, it writes the chunk's rows of its output, which the
-    // matmul reads from row 0. The one-row pass activates x itself, and normalises it itself where the
-    // LayerNorm has row moments, from the moments pass or summing them itself (LinearPlanner::linear).
+    // Where a LayerNorm or activation pass runs, it writes the chunk's rows of its output from row
+    // outRow % 2 on, so that every even output row reads an even row of it: with fp16 row pairs, a
+    // row-tiled fragment then fetches its rows two at a time (matmul.frag, PAIRED_ROWS). The one-row
+    // pass activates x itself, and normalises it itself where the LayerNorm has row moments, from the
+    // moments pass or summing them itself (LinearPlanner::linear).
     int offset = inRow - outRow;
+    const int first = outRow % 2;
     if (norm_ && oneRow && norm_->hasMoments()) {
         if (rowReadsMoments_) norm_->runMoments(inRow, inRow + 1);
     } else if (norm_) {
-        norm_->run(0, count, inRow);
-        offset = -outRow;
+        norm_->run(first, first + count, inRow - first);
+        offset = first - outRow;
     } else if (activate_ && !oneRow) {
-        activate_->set("u_in_row_offset", inRow).run(0, count);
-        offset = -outRow;
+        activate_->set("u_in_row_offset", inRow - first).run(first, first + count);
+        offset = first - outRow;
     }
     if (oneRow) {
         setInputRowOffset(*row_, offset);
         return row_->run(outRow, outRow + 1);
     }
+    if (tiledReadsPairs_ && offset % 2 != 0)
+        fail("linear: the row-tiled passes read row pairs, and output row ", outRow, " would read input row ", outRow + offset);
     for (Pass& pass : rows_) setInputRowOffset(pass, offset);
     for (Pass& pass : tiled_) setInputRowOffset(pass, offset);
     runRows(outRow, outRow + count);
@@ -46,10 +51,15 @@ void Linear::runRows(int begin, int end) {
 LinearPlanner::LinearPlanner(ProgramCache& programs, const Tuning& tuning, Activations& activations, float layerNormEps)
     : programs_(programs), tuning_(tuning), activations_(activations), eps_(layerNormEps) {}
 
+Texture& LinearPlanner::chunkInput(const std::string& name, int cols) {
+    const int rows = tuning_.prefillChunk + 1;  // from row outRow % 2 on (Linear::run)
+    return tuning_.halfPromptInputs ? activations_.addHalfPairs(name, rows, cols) : activations_.add(name, rows, cols);
+}
+
 LayerNormOp LinearPlanner::layerNorm(const Texture& x, const LayerNormWeights& weights, const Texture*& output) {
     const std::pair<int, int> shape{x.rows(), x.layout().cols};
     Texture*& normed = normed_[shape];
-    if (!normed) normed = &activations_.add("layernorm output", tuning_.prefillChunk, shape.second);
+    if (!normed) normed = &chunkInput("layernorm output", shape.second);
     output = normed;
     Texture* moments = nullptr;
     if (tuning_.splitTexels > 0) {
@@ -92,7 +102,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     // activates the chunk's rows once instead.
     if (spec.inputActivation != Epilogue::None) {
         Texture*& activated = activated_[{decl.x->rows(), decl.x->layout().cols}];
-        if (!activated) activated = &activations_.add("activated input", tuning_.prefillChunk, decl.x->layout().cols);
+        if (!activated) activated = &chunkInput("activated input", decl.x->layout().cols);
         linear.activate_.emplace(activationPass(programs_, *activated, *decl.x, int(spec.inputActivation)));
         spec.x = activated;
         spec.inputActivation = Epilogue::None;
@@ -108,6 +118,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     tiled.rowsPerFragment = rows;
     linear.tiled_ = matmulPasses(decl.outputs, tiled, rows != together);
     linear.tileRows_ = rows;
+    linear.tiledReadsPairs_ = readsRowPairs(tiled);
     return linear;
 }
 

@@ -7,6 +7,7 @@
 // decode step, in a pass of its own over a prompt chunk).
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,7 @@ private:
     std::optional<Pass> row_;       // one row (decode steps), where split
     bool rowReadsMoments_ = false;  // row_ normalises x from the moments pass (else it sums them itself)
     int tileRows_ = 1;
+    bool tiledReadsPairs_ = false;  // tiled_ fetch two input rows at a time (readsRowPairs)
 };
 
 class LinearPlanner {
@@ -73,6 +75,9 @@ public:
 private:
     // The passes of a matmul into `outputs`: one, or one per output.
     std::vector<Pass> matmulPasses(const std::vector<Texture*>& outputs, MatmulSpec spec, bool perOutput);
+    // A chunk's rows of a matmul input that a LayerNorm or activation pass writes, as the tuning
+    // stores them (fp32, or fp16 row pairs).
+    Texture& chunkInput(const std::string& name, int cols);
     // The LayerNorm of x's rows into `output`, a chunk's rows.
     LayerNormOp layerNorm(const Texture& x, const LayerNormWeights& weights, const Texture*& output);
 

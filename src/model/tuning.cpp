@@ -63,6 +63,11 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     t.vertexMomentsTexels = options.rowMomentsInVertex == 1   ? std::numeric_limits<int>::max()
                             : options.rowMomentsInVertex == 0 || caps.softwareRenderer ? 0
                                                                                        : Tuning::kGpuVertexMomentsTexels;
+    if (options.halfPromptInputs < -1 || options.halfPromptInputs > 1)
+        fail("halfPromptInputs must be 0 (fp32), 1 (fp16 row pairs) or -1 (the engine decides), got ",
+             options.halfPromptInputs);
+    t.halfPromptInputs = options.halfPromptInputs >= 0 ? options.halfPromptInputs == 1
+                                                       : !caps.softwareRenderer && t.weights != TexelFormat::Float32;
     if (t.attentionBlockKeys % 4 != 0)
         fail("attentionBlockKeys must be a multiple of 4 (whole texels of scores), got ", t.attentionBlockKeys);
     return t;

@@ -46,6 +46,9 @@ struct ModelOptions {
     // One-row matmuls sum their input LayerNorm's row moments themselves (1) or read them from a
     // pass of their own (0). -1: the policy's (Tuning::vertexMomentsTexels).
     int rowMomentsInVertex = -1;
+    // The LayerNorm and activation passes of prompt chunks write fp16 row pairs (1) or fp32 rows (0)
+    // for the matmuls after them. -1: the policy's (Tuning::halfPromptInputs).
+    int halfPromptInputs = -1;
 };
 
 struct Tuning {
@@ -82,6 +85,11 @@ struct Tuning {
     // many texels: for a narrow model the pass costs more than those fetches, for a wide one the
     // vertices' serial loop costs more (docs/benchmarks.md, "Row moments in the vertex shader").
     int vertexMomentsTexels = 0;
+    // The matmuls over prompt chunks read their input rows as fp16 row pairs, which the LayerNorm or
+    // activation pass before them writes: half the input fetches, which are most of a row-tiled
+    // fragment's fetches. On GPUs with fp16 or int8 weights, whose values are no finer (fp32 weights
+    // keep fp32 inputs); docs/benchmarks.md, "Prompt matmul inputs as fp16 row pairs".
+    bool halfPromptInputs = false;
 
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.

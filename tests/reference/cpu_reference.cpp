@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "util/half.h"
 
@@ -78,16 +79,22 @@ std::vector<float> attention(const std::vector<float>& q, const std::vector<floa
     return out;
 }
 
-ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, bool roundWeightsToHalf) {
+namespace {
+std::vector<float> roundedToHalf(std::vector<float> values, bool round) {
+    if (round)
+        for (float& v : values) v = roundToHalf(v);
+    return values;
+}
+}  // namespace
+
+ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, HalfRounding rounding) {
     const ModelConfig& c = source.config();
     const int T = int(ids.size()), C = c.embedDim, I = c.innerDim, V = c.vocabSize;
     auto vec = [&](const std::string& name, std::int64_t n) { return source.read(name, {n}); };
     auto mat = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
-        std::vector<float> m = source.read(name, {rows, cols});
-        if (roundWeightsToHalf)
-            for (float& x : m) x = roundToHalf(x);
-        return m;
+        return roundedToHalf(source.read(name, {rows, cols}), rounding.weights);
     };
+    auto normalised = [&](std::vector<float> values) { return roundedToHalf(std::move(values), rounding.layerNormOutputs); };
 
     const auto wte = mat("wte.weight", V, C);
     const auto wpe = mat("wpe.weight", c.contextLength, C);
@@ -98,7 +105,7 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, b
     ForwardResult result;
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        const auto ln1 = layerNorm(x, T, C, vec(h + "ln_1.weight", C), vec(h + "ln_1.bias", C), c.layerNormEpsilon);
+        const auto ln1 = normalised(layerNorm(x, T, C, vec(h + "ln_1.weight", C), vec(h + "ln_1.bias", C), c.layerNormEpsilon));
         const auto qkv = matmul(ln1, mat(h + "attn.c_attn.weight", C, 3 * C), vec(h + "attn.c_attn.bias", 3 * C), T, C, 3 * C);
         std::vector<float> q(std::size_t(T) * C), k(q.size()), v(q.size());
         for (int t = 0; t < T; ++t)
@@ -114,24 +121,26 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, b
         result.attention.push_back(std::move(probs));
         const auto proj = matmul(a, mat(h + "attn.c_proj.weight", C, C), vec(h + "attn.c_proj.bias", C), T, C, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
-        const auto ln2 = layerNorm(x, T, C, vec(h + "ln_2.weight", C), vec(h + "ln_2.bias", C), c.layerNormEpsilon);
+        const auto ln2 = normalised(layerNorm(x, T, C, vec(h + "ln_2.weight", C), vec(h + "ln_2.bias", C), c.layerNormEpsilon));
         auto hidden = matmul(ln2, mat(h + "mlp.c_fc.weight", C, I), vec(h + "mlp.c_fc.bias", I), T, C, I);
         for (float& e : hidden) e = activation(e, c.activation);
+        hidden = roundedToHalf(std::move(hidden), rounding.activatedRows);
         const auto mlp = matmul(hidden, mat(h + "mlp.c_proj.weight", I, C), vec(h + "mlp.c_proj.bias", C), T, I, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += mlp[i];
         result.blockOutputs.push_back(x);
     }
-    result.logits = head(source, x, T, roundWeightsToHalf);
+    result.logits = head(source, x, T, rounding);
     return result;
 }
 
-std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, bool roundWeightsToHalf) {
+std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, HalfRounding rounding) {
     const ModelConfig& c = source.config();
     const int C = c.embedDim, V = c.vocabSize;
-    std::vector<float> weights = source.read(c.tieWordEmbeddings ? "wte.weight" : "lm_head.weight", {V, C});
-    if (roundWeightsToHalf)
-        for (float& w : weights) w = roundToHalf(w);
-    const auto lnf = layerNorm(x, T, C, source.read("ln_f.weight", {C}), source.read("ln_f.bias", {C}), c.layerNormEpsilon);
+    const std::vector<float> weights =
+        roundedToHalf(source.read(c.tieWordEmbeddings ? "wte.weight" : "lm_head.weight", {V, C}), rounding.weights);
+    const auto lnf = roundedToHalf(
+        layerNorm(x, T, C, source.read("ln_f.weight", {C}), source.read("ln_f.bias", {C}), c.layerNormEpsilon),
+        rounding.layerNormOutputs);
     std::vector<float> logits(std::size_t(T) * V, 0.0f);
     for (int t = 0; t < T; ++t)
         for (int vocab = 0; vocab < V; ++vocab) {

@@ -25,10 +25,21 @@ struct ForwardResult {
     std::vector<std::vector<float>> blockOutputs;  // per layer, the residual stream after the block [T, C]
 };
 
-// The whole forward for `ids`. `roundWeightsToHalf` rounds every weight matrix (not LayerNorm
-// parameters or biases) through fp16, as the engine's fp16 textures store them.
-ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, bool roundWeightsToHalf = false);
+// What to round through fp16 as the engine's fp16 paths do. `weights`: every weight matrix (not
+// LayerNorm parameters or biases), as fp16 textures store them. The matmul inputs that a prompt's
+// LayerNorm and activation passes write as fp16 row pairs (Tuning::halfPromptInputs):
+// `layerNormOutputs` (ln_f's too) and `activatedRows`, the MLP's hidden rows, which an activation pass
+// writes only where c_fc is split (otherwise its epilogue activates them, in fp32). The attention
+// output stays fp32.
+struct HalfRounding {
+    bool weights = false;
+    bool layerNormOutputs = false;
+    bool activatedRows = false;
+};
+
+// The whole forward for `ids`.
+ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, HalfRounding rounding = {});
 // lm_head(ln_f(x)) for a residual stream x [T, C]: logits [T, vocab] (the logit lens of a block's output).
-std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, bool roundWeightsToHalf = false);
+std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, HalfRounding rounding = {});
 
 }  // namespace gpt2::reference

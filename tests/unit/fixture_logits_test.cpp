@@ -24,7 +24,9 @@ constexpr float kAttentionTolerance = 1e-4f;
 // a rounding error that does not cancel moves a logit by about 12 * 4.9e-4 = 6e-3; 0.01 adds room
 // for its growth through 2 layers. FixtureFp16.ErrorComesFromWeightRoundingOnly checks the premise:
 // the CPU reference with the same rounded weights stays within this tolerance of Hugging Face, and
-// the GL forward matches that rounded reference to the fp32 tolerance.
+// the GL forward matches that rounded reference to the fp32 tolerance. With fp16 prompt inputs
+// (Tuning::halfPromptInputs, GPUs' default with fp16 weights) the prompt matmuls' input rows are
+// rounded the same way: FixtureFp16.RoundingMatmulInputsTooStaysWithinTheTolerance.
 constexpr float kFp16LogitTolerance = 0.01f;
 
 struct Variant {
@@ -38,6 +40,8 @@ struct Variant {
     int promptSplitTexels = -1;  // ModelOptions::promptSplitTexels; -1 here is splitTexels
     int passPerOutput = -1;      // ModelOptions::passPerOutput; -1 is on for software renderers
     int rowMomentsInVertex = -1;  // ModelOptions::rowMomentsInVertex; -1 is off for software renderers
+    int halfPromptInputs = 0;     // ModelOptions::halfPromptInputs: 0 here also where GPUs would round them
+    int prefillChunk = 32;
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
@@ -50,6 +54,8 @@ std::ostream& operator<<(std::ostream& out, const Variant& v) {
     if (v.promptSplitTexels >= 0) out << "_prompt_split" << v.promptSplitTexels;
     if (v.passPerOutput == 0) out << "_fused_qkv";
     if (v.rowMomentsInVertex == 1) out << "_moments_in_vertex";
+    if (v.halfPromptInputs == 1) out << "_half_prompt_inputs";
+    if (v.prefillChunk != 32) out << "_chunk" << v.prefillChunk;
     return out;
 }
 
@@ -57,12 +63,13 @@ class FixtureTest : public ::testing::TestWithParam<Variant> {
 protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
-        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, 32, v.lineWidth,
+        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, v.prefillChunk, v.lineWidth,
                                                                               v.splitTexels, v.pagedRows, v.halfPairs, -1,
                                                                               v.rowsPerFragment,
                                                                               v.promptSplitTexels >= 0 ? v.promptSplitTexels
                                                                                                        : v.splitTexels,
-                                                                              v.passPerOutput, v.rowMomentsInVertex});
+                                                                              v.passPerOutput, v.rowMomentsInVertex,
+                                                                              v.halfPromptInputs});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -115,15 +122,17 @@ TEST_P(FixtureTest, GreedyContinuationMatchesHuggingFace) {
     }
 }
 
-// fp32: against Hugging Face. fp16: against the CPU reference with the same fp16-rounded weights,
-// since the probabilities move with the weights (by up to 7e-4 here) but not with the arithmetic.
+// fp32: against Hugging Face. fp16: against the CPU reference with the same fp16-rounded weights
+// (and matmul inputs, where the variant rounds them), since the probabilities move with the weights
+// (by up to 7e-4 here) but not with the arithmetic.
 TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
     const auto& prompt = tinyPrompts().front();
     ASSERT_FALSE(prompt.attention.empty()) << "p1 carries the attentions";
     engine_->prefill(prompt.ids);
     const std::size_t perLayer = prompt.attention.size() / std::size_t(engine_->config().layers);
-    const bool half = GetParam().weights == TexelFormat::Float16;
-    const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids, true)
+    const bool half = GetParam().weights == TexelFormat::Float16, halfInputs = GetParam().halfPromptInputs == 1;
+    const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids,
+                                                   {true, halfInputs, halfInputs && GetParam().splitTexels > 0})
                               : reference::ForwardResult{};
     for (int layer = 0; layer < engine_->config().layers; ++layer) {
         const std::vector<float> expected =
@@ -161,7 +170,16 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8, 5, 0},
                                            Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4, 2, 0},
                                            // Tiled without split-K (one loop, activation in c_fc's epilogue).
-                                           Variant{TexelFormat::Float32, 256, 0, -1, 1, -1, 2}),
+                                           Variant{TexelFormat::Float32, 256, 0, -1, 1, -1, 2},
+                                           // fp16 prompt inputs as on GPUs (split-K, fused Q/K/V), with
+                                           // row pairs and RGBA16F weights; and without split-K, where
+                                           // the lm_head reads the rounded rows too.
+                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, -1, -1, -1, 0, -1, 1},
+                                           Variant{TexelFormat::Float16, 0, 3, -1, 0, -1, -1, -1, 0, -1, 1},
+                                           Variant{TexelFormat::Float16, 0, 0, -1, 1, -1, -1, -1, -1, -1, 1},
+                                           // Chunks of 7 start on odd rows, where the tiled matmuls
+                                           // still fetch their input rows two at a time.
+                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, 2, -1, 0, -1, 1, 7}),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;
@@ -171,15 +189,32 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
 TEST(FixtureFp16, ErrorComesFromWeightRoundingOnly) {
     testing::ensureGlContext();
     const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
-    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float16, 0});
+    ModelOptions options{TexelFormat::Float16, 0};
+    options.halfPromptInputs = 0;  // the weights' rounding only
+    Engine engine(testing::tinyModelDir(), options);
     for (const auto& prompt : tinyPrompts()) {
-        const auto rounded = reference::forward(checkpoint, prompt.ids, /*roundWeightsToHalf=*/true);
+        const auto rounded = reference::forward(checkpoint, prompt.ids, {true});
         const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
         const float roundingEffect = maxAbsDiff(roundedLast, prompt.lastLogits);
         EXPECT_LE(roundingEffect, kFp16LogitTolerance) << prompt.key << ": the tolerance must cover the effect of rounding";
         engine.prefill(prompt.ids);
         EXPECT_LE(maxAbsDiff(engine.logits(), roundedLast), kFp32LogitTolerance) << prompt.key;
         std::cout << "[ measured ] " << prompt.key << " fp16 weight rounding moves logits by " << roundingEffect << "\n";
+    }
+}
+
+// The premise of the fp16 prompt inputs' variants: the CPU reference with the weights and every
+// matmul input the engine may round (LayerNorm outputs, the activated MLP rows) rounded to fp16 stays
+// within the fp16 tolerance of Hugging Face. The engine rounds a subset of these (which, depends on
+// split-K); the variants above check it against Hugging Face at that tolerance.
+TEST(FixtureFp16, RoundingMatmulInputsTooStaysWithinTheTolerance) {
+    const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
+    for (const auto& prompt : tinyPrompts()) {
+        const auto rounded = reference::forward(checkpoint, prompt.ids, {true, true, true});
+        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
+        const float effect = maxAbsDiff(roundedLast, prompt.lastLogits);
+        EXPECT_LE(effect, kFp16LogitTolerance) << prompt.key;
+        std::cout << "[ measured ] " << prompt.key << " fp16 weights and matmul inputs move logits by " << effect << "\n";
     }
 }
 

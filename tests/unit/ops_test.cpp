@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "model/ops.h"
 #include "reference/cpu_reference.h"
@@ -544,6 +545,82 @@ TEST_P(OpsTest, HalfFloatWeightsAreTheRoundedValues) {
                 ASSERT_EQ(got[std::size_t(r) * C + c], roundToHalf(values[std::size_t(ids[std::size_t(r)]) * C + c]))
                     << "format " << int(format) << " row " << r << " col " << c;
     }
+}
+
+// Tuning::halfPromptInputs: the LayerNorm and activation passes write fp16 row pairs
+// (row_output.glsl) and the matmuls after them read those through `fetch` as any input. Read back
+// through an fp32 copy, every value must be the fp32 result rounded to half: within the fp32
+// tolerance plus half a step of fp16 (2^-11 relative).
+TEST_P(OpsTest, LayerNormAndActivationPassesWriteFp16RowPairs) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int first = 2;  // output row r from x row r + 2
+    const auto xv = random(std::size_t(T + first) * C, 2.0f, 0.5f);
+    const std::vector<float> rows(xv.begin() + std::int64_t(first) * C, xv.end());
+    const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
+    auto x = texture(T + first, C, xv), g = texture(1, C, gamma), b = texture(1, C, beta);
+    std::vector<float> ids;
+    for (int i = 0; i < T; ++i) ids.push_back(float(i));
+    auto idTexture = texture(T, 1, ids), zeros = texture(T, C, std::vector<float>(std::size_t(T) * C, 0.0f));
+    // Row r of the pairs as fp32: an "embedding" with ids r and no position rows.
+    const auto readPairs = [&](const Texture& pairs) {
+        auto copy = texture(T, C);
+        embeddingPass(programs_, *copy, *idTexture, pairs, *zeros).run(0, T);
+        return copy->readRows(0, T);
+    };
+    const auto expectHalves = [&](const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            ASSERT_LE(std::fabs(got[i] - want[i]), kTolerance + std::fabs(want[i]) * 0x1p-11f) << what << " value " << i;
+    };
+    const auto normed = reference::layerNorm(rows, T, C, gamma, beta, 1e-5f);
+    for (int split : layerNormSplits(T)) {
+        auto out = texture(T, C, {}, TexelFormat::HalfPairs), moments = texture(T + first, 4);
+        LayerNormOp(programs_, *out, *x, *g, *b, C, 1e-5f, moments.get(), split).run(0, T, first);
+        expectHalves(readPairs(*out), normed, "layer norm, moments split " + std::to_string(split));
+    }
+    auto gelu = rows, relu = rows;
+    for (float& v : gelu) v = reference::activation(v, Activation::GeluTanh);
+    for (float& v : relu) v = reference::activation(v, Activation::Relu);
+    auto activated = texture(T, C, {}, TexelFormat::HalfPairs);
+    activationPass(programs_, *activated, *x, int(Epilogue::GeluTanh)).set("u_in_row_offset", first).run(0, T);
+    expectHalves(readPairs(*activated), gelu, "activation");
+    // A run from an odd row writes its first pair whole, the row before it a copy of the run's first
+    // row, and leaves the pairs before that alone.
+    if (T < 4) return;
+    activationPass(programs_, *activated, *x, int(Epilogue::Relu)).set("u_in_row_offset", first).run(3, T);
+    auto expected = gelu;
+    std::copy(relu.begin() + 3 * C, relu.end(), expected.begin() + 3 * C);
+    std::copy(relu.begin() + 3 * C, relu.begin() + 4 * C, expected.begin() + 2 * C);
+    expectHalves(readPairs(*activated), expected, "activation from row 3");
+}
+
+TEST_P(OpsTest, MatmulsReadFp16RowPairInputs) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int N = 2 * C;
+    auto xv = random(std::size_t(T) * C, 1.5f);
+    auto x = texture(T, C, xv, TexelFormat::HalfPairs);
+    for (float& v : xv) v = roundToHalf(v);  // what the texture holds
+    const auto wv = random(std::size_t(C) * N, 0.3f);
+    std::vector<float> wPadded(std::size_t((C + 3) / 4 * 4) * N, 0.0f);
+    std::copy(wv.begin(), wv.end(), wPadded.begin());
+    auto w = texture((C + 3) / 4 * 4, N, wPadded);
+    const auto expected = reference::matmul(xv, wv, {}, T, C, N);
+    for (int split : splits(*texture(T, N), 3)) {
+        auto out = texture(T, N);
+        MatmulSpec spec{x.get(), w.get()};
+        spec.splitTexels = split;
+        matmulPass(programs_, {out.get()}, spec).run(0, T);
+        EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), kTolerance) << "split " << split;
+    }
+    // Register-tiled: each fragment computes 4 rows, two pairs.
+    if (T < 4) return;
+    const int tiled = T / 4 * 4;
+    auto out = texture(T, N, {}, TexelFormat::Float32, 4);
+    MatmulSpec spec{x.get(), w.get()};
+    spec.rowsPerFragment = 4;
+    matmulPass(programs_, {out.get()}, spec).run(0, tiled);
+    EXPECT_LT(testing::maxAbsDiff(out->readRows(0, tiled), std::vector<float>(expected.begin(), expected.begin() + std::int64_t(tiled) * N)),
+              kTolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest,

@@ -71,12 +71,14 @@ TEST_P(SyntheticModelTest, MatchesCpuReference) {
     const std::string dir = testing::writeSyntheticCheckpoint(param.config, 7);
     const HuggingFaceCheckpoint checkpoint(dir);
     // fp16 as row pairs: the fixture tests cover RGBA16F.
+    // fp16 prompt inputs off: the reference rounds the weights only (the fixture tests cover them).
     Engine engine(dir, ModelOptions{param.weights, param.maxTextureSize, param.prefillChunk, param.lineWidth, param.splitTexels, param.pagedRows, 1,
-                                    -1, param.rowsPerFragment, param.promptSplitTexels >= 0 ? param.promptSplitTexels : param.splitTexels});
+                                    -1, param.rowsPerFragment, param.promptSplitTexels >= 0 ? param.promptSplitTexels : param.splitTexels,
+                                    -1, -1, 0});
 
     std::vector<int> ids;
     for (int i = 0; i < param.config.contextLength - 2; ++i) ids.push_back((i * 7919 + 13) % param.config.vocabSize);
-    const auto expected = reference::forward(checkpoint, ids, param.weights == TexelFormat::Float16);
+    const auto expected = reference::forward(checkpoint, ids, {param.weights == TexelFormat::Float16});
     const std::size_t V = std::size_t(param.config.vocabSize);
 
     // Every position's logits through decode steps (prefill of one token, then the KV cache).

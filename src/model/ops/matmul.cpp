@@ -29,6 +29,11 @@ bool canTakeInputFromVertex(const MatmulSpec& spec) {
            splitInstanceTexels(spec.x->layout().texelsPerRow, spec.splitTexels) + 1 <= kGuaranteedVaryingVectors;
 }
 
+bool readsRowPairs(const MatmulSpec& spec) {
+    return spec.x && spec.x->format() == TexelFormat::HalfPairs && spec.rowsPerFragment >= 2 && !spec.inputFromVertex &&
+           !spec.inputLayerNorm;
+}
+
 namespace {
 void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
     if (!spec.x || !spec.weight) fail("matmul: needs an input and a weight");
@@ -86,6 +91,7 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.splitTexels > 0) defines += "#define SPLIT_TEXELS " + std::to_string(instanceTexels) + "\n";
     if (spec.bias) defines += "#define BIAS 1\n";
     if (spec.residual) defines += "#define RESIDUAL 1\n";
+    if (readsRowPairs(spec)) defines += "#define PAIRED_ROWS 1\n";
 
     PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
     if (spec.weightScale) inputs.push_back({"u_w_scale", spec.weightScale});

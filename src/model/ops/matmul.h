@@ -51,6 +51,11 @@ int splitInstanceTexels(int texels, int splitTexels);
 // OpenGL ES 3.0 / WebGL2 GPU has, i.e. at most 14 texels per instance.
 bool canTakeInputFromVertex(const MatmulSpec& spec);
 
+// Whether a matmulPass of `spec` fetches its input rows two at a time: x of fp16 row pairs, several
+// rows per fragment, fetched by the fragments without a LayerNorm. Its runs must then read an even
+// input row for every even output row (an even u_in_row_offset).
+bool readsRowPairs(const MatmulSpec& spec);
+
 // One output, or three (the fused Q/K/V projection): output p takes weight columns
 // [(firstPart + p) * partCols, (firstPart + p + 1) * partCols), partCols being the outputs' column
 // count.

@@ -43,6 +43,8 @@ const char* kMoreOptions =
     "  --pass-per-output N (Q, K and V: -1 auto, a pass each on software renderers; 0 one pass; 1 a pass each)\n"
     "  --row-moments-in-vertex N (one-row matmuls sum their LayerNorm's moments: -1 auto, GPUs for rows of at most\n"
     "    64 texels; 0 never, a pass of their own; 1 always)\n"
+    "  --half-prompt-inputs N (prompt matmuls read their LayerNorm's or activation's rows as fp16 row pairs: -1 auto,\n"
+    "    GPUs with fp16 or int8 weights; 0 fp32 rows; 1 always)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
@@ -66,6 +68,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     options.prefillChunk = args.integer("--prefill-chunk", -1);
     options.passPerOutput = args.integer("--pass-per-output", -1);
     options.rowMomentsInVertex = args.integer("--row-moments-in-vertex", -1);
+    options.halfPromptInputs = args.integer("--half-prompt-inputs", -1);
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
@@ -114,7 +117,8 @@ int run(int argc, char** argv) {
                                             "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
                                             "--split-texels", "--half-pairs", "--line-width",
                                             "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
-                                            "--prefill-chunk", "--pass-per-output", "--row-moments-in-vertex"};
+                                            "--prefill-chunk", "--pass-per-output", "--row-moments-in-vertex",
+                                            "--half-prompt-inputs"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;
