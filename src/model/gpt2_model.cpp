@@ -167,13 +167,19 @@ bool Gpt2Model::runChunk() {
     }
     chunkNext_ = pos0 + count;
     if (chunkNext_ < chunkEnd_) {
-        chunkFence_ = GlFence::insert();
+        chunkFences_.push_back(GlFence::insert());
+        if (int(chunkFences_.size()) > tuning_.chunksInFlight) chunkFences_.pop_front();
         return false;
     }
     lmHead_->run(0, chunkEnd_ - 1, 1);
     lastPosition_ = chunkEnd_ - 1;
-    chunkFence_.reset();
+    chunkFences_.clear();
     return true;
+}
+
+bool Gpt2Model::chunkDone() const {
+    // Fences signal in the order they were inserted: the oldest kept one decides.
+    return int(chunkFences_.size()) < tuning_.chunksInFlight || chunkFences_.front().signaled();
 }
 
 void Gpt2Model::forward(const std::vector<int>& ids, int pos0) {
@@ -206,6 +212,7 @@ void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
 
 void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     chunkNext_ = chunkEnd_ = 0;
+    chunkFences_.clear();
     reads_.dropAll();
     uploadIds(ids, pos0);
     startChunks(pos0, pos0 + int(ids.size()));

@@ -4,6 +4,7 @@
 // forward run only uploads token ids and draws. Activations live at absolute positions: row p of the
 // residual stream, Q, K/V caches, ... belongs to token position p, so prefill (many rows) and decode
 // (one row) are the same passes over different row ranges.
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -43,10 +44,11 @@ public:
     // The same a chunk at a time, for callers that must stay responsive: beginForward checks and
     // uploads the ids; each runChunk() issues the next chunk of at most prefillChunk tokens and
     // returns true once the last one (with the last position's logits) is issued. chunkDone() says
-    // whether the GPU has finished the chunk issued last, so a caller keeps at most one queued.
+    // whether fewer than Tuning::chunksInFlight of the chunks issued are unfinished, so a caller that
+    // waits for it keeps at most that many queued.
     void beginForward(const std::vector<int>& ids, int pos0);
     bool runChunk();
-    bool chunkDone() const { return chunkFence_.signaled(); }
+    bool chunkDone() const;
     // Runs position `pos` with the best candidate of the last top-k search as its token, without
     // reading it back first: greedy decode keeps the GPU busy while the readback travels.
     void forwardTopCandidate(int pos);
@@ -171,7 +173,7 @@ private:
     std::unique_ptr<AttentionProbsOp> captureProbsOp_;
     ReadQueue reads_;
     std::int64_t readbackBytes_ = 0;
-    GlFence chunkFence_;
+    std::deque<GlFence> chunkFences_;  // of the last chunks issued (at most chunksInFlight), oldest first
     int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
     int lastPosition_ = -1;
     bool weightsChecked_ = false;

@@ -28,6 +28,11 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
                       : caps.softwareRenderer  ? Tuning::kSoftwarePrefillChunk
                                                : Tuning::kGpuPrefillChunk;
     t.prefillChunk = std::min(chunk, contextLength);
+    if (options.chunksInFlight == 0 || options.chunksInFlight < -1)
+        fail("chunksInFlight must be at least 1 (or -1: the engine decides), got ", options.chunksInFlight);
+    t.chunksInFlight = options.chunksInFlight > 0 ? options.chunksInFlight
+                       : caps.softwareRenderer    ? 1
+                                                  : Tuning::kGpuChunksInFlight;
     // More fragments only add work where the CPU runs them all.
     t.splitTexels = options.splitTexels >= 0                       ? options.splitTexels
                     : caps.softwareRenderer || !caps.floatBlend ? 0

@@ -49,6 +49,8 @@ struct ModelOptions {
     // The LayerNorm and activation passes of prompt chunks write fp16 row pairs (1) or fp32 rows (0)
     // for the matmuls after them. -1: the policy's (Tuning::halfPromptInputs).
     int halfPromptInputs = -1;
+    // Prompt chunks a polling caller keeps queued (Tuning::chunksInFlight), at least 1. -1: the policy's.
+    int chunksInFlight = -1;
 };
 
 struct Tuning {
@@ -57,6 +59,11 @@ struct Tuning {
     // Prompt tokens per chunk: GPUs fill their passes better with more rows; on software renderers
     // a chunk is what a browser's frame or an abort may wait for (docs/benchmarks.md).
     int prefillChunk = 32;
+    // Prompt chunks a caller that polls (Gpt2Model::chunkDone, the browsers) keeps queued: on GPUs the
+    // next chunk is issued while the one before runs, which hides the round trip between them; on
+    // software renderers one at a time, since a chunk there is what an abort or another call waits
+    // for (docs/benchmarks.md, "Two prompt chunks in flight").
+    int chunksInFlight = 1;
     // Split-K of matmuls whose output rows are whole lines (0: one loop). Where > 0, LayerNorms also
     // sum their row moments in a pass of their own, the decode step's matmuls get one-row variants
     // that fetch (and normalise) their input in the vertex shader, and c_fc leaves its activation to
@@ -114,6 +121,7 @@ struct Tuning {
     static constexpr int kGpuPromptSplitTexels = 32;
     static constexpr int kGpuPrefillChunk = 128;
     static constexpr int kSoftwarePrefillChunk = 32;
+    static constexpr int kGpuChunksInFlight = 2;
     static constexpr int kGpuAttentionBlockKeys = 64;
     static constexpr int kMaxRowsPerFragment = 8;
     static constexpr int kGpuVertexMomentsTexels = 64;

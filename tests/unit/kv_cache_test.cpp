@@ -54,6 +54,34 @@ TEST(KvCache, DecodeOverBlocksOfKeysEqualsRecomputation) {
     worstStepDifference(cached, fresh, "blocks of 8 keys");
 }
 
+// A polled prefill (as the browsers run one) may issue the next chunk while up to chunksInFlight
+// are unfinished: whatever the GPU's progress, chunkDone() allows that many before the first has
+// finished, and the logits are those of the blocking prefill.
+TEST(KvCache, APolledPrefillKeepsUpToChunksInFlightQueued) {
+    testing::ensureGlContext();
+    const auto& ids = testing::tinyPrompts()[1].ids;
+    Engine blocking(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32, 0, 5});
+    blocking.prefill(ids);
+    const std::vector<float> expected = blocking.logits();
+    for (int inFlight : {1, 2, 3}) {
+        ModelOptions options{TexelFormat::Float32, 0, 5};
+        options.chunksInFlight = inFlight;
+        Engine engine(testing::tinyModelDir(), options);
+        engine.beginPrefill(ids);
+        for (int issued = 0; issued < inFlight; ++issued) {
+            EXPECT_TRUE(engine.model().chunkDone()) << issued << " chunks issued, " << inFlight << " in flight";
+            ASSERT_FALSE(engine.prefillStep());
+        }
+        LogitsRun run(engine, ids);
+        while (!run.poll()) {
+        }
+        EXPECT_EQ(run.take(), expected) << inFlight << " in flight";
+    }
+    ModelOptions none{TexelFormat::Float32};
+    none.chunksInFlight = 0;
+    EXPECT_THROW(Engine(testing::tinyModelDir(), none), Error);
+}
+
 TEST(KvCache, FillsTheWholeContextAndThenRefusesClearly) {
     testing::ensureGlContext();
     Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
