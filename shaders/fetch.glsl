@@ -69,9 +69,8 @@ mat4 fetchFourRows(highp sampler2DArray t, ivec4 L, int q, int texel) {
 }
 
 mat4 fetchFourRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
-    uvec4 a = texelFetch(t, texelAddress(L, 2 * q, texel), 0);
-    uvec4 b = texelFetch(t, texelAddress(L, 2 * q + 1, texel), 0);
-    return mat4(halves(a.xy), halves(a.zw), halves(b.xy), halves(b.zw));
+    mat2x4 a = fetchPair(t, L, 2 * q, texel), b = fetchPair(t, L, 2 * q + 1, texel);
+    return mat4(a[0], a[1], b[0], b[1]);
 }
 
 // int8 quads (TexelFormat::Int8Quads): channel c of texel (q, t) holds texel t of row 4q + c as four

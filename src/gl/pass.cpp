@@ -260,13 +260,10 @@ void Pass::run(int rowBegin, int rowEnd) {
         glEndQuery(GL_TIME_ELAPSED_EXT);
         g_pending.push_back({g_phase, key, std::move(query)});
     } else if (g_profiling == PassProfiling::WallClock) {
-        float texel[4];
-        GLuint pairTexel[4];
+        GLuint texel[4];  // 4 floats, or 4 channels of row pairs: a wait for the result either way
+        const bool pairs = perTexel > 1;
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
-        if (perTexel == 1)
-            glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
-        else
-            glReadPixels(0, 0, 1, 1, GL_RGBA_INTEGER, GL_UNSIGNED_INT, pairTexel);
+        glReadPixels(0, 0, 1, 1, pairs ? GL_RGBA_INTEGER : GL_RGBA, pairs ? GL_UNSIGNED_INT : GL_FLOAT, texel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         g_profile[g_phase][key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }

@@ -9,17 +9,17 @@ Texture& Activations::addPerPosition(const std::string& name, int positions, int
 }
 
 Texture& Activations::addInterleaved(const std::string& name, int rows, int cols, int interleave) {
-    const int lineWidth = tuning_.lineWidth((rows + interleave - 1) / interleave, (cols + 3) / 4);
-    textures_.push_back(std::make_unique<Texture>(
-        TensorLayout::make(rows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave), TexelFormat::Float32, name));
-    return *textures_.back();
+    return addStored(name, rows, cols, interleave, TexelFormat::Float32);
 }
 
 Texture& Activations::addHalfPairs(const std::string& name, int rows, int cols) {
-    const int pairs = (rows + 1) / 2;
-    const int lineWidth = tuning_.lineWidth(pairs, (cols + 3) / 4);
-    textures_.push_back(std::make_unique<Texture>(TensorLayout::make(pairs, cols, tuning_.caps.limits, name.c_str(), lineWidth),
-                                                  TexelFormat::HalfPairs, name));
+    return addStored(name, (rows + 1) / 2, cols, 1, TexelFormat::HalfPairs);
+}
+
+Texture& Activations::addStored(const std::string& name, int storedRows, int cols, int interleave, TexelFormat format) {
+    const int lineWidth = tuning_.lineWidth((storedRows + interleave - 1) / interleave, (cols + 3) / 4);
+    textures_.push_back(std::make_unique<Texture>(
+        TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave), format, name));
     return *textures_.back();
 }
 

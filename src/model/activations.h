@@ -28,6 +28,9 @@ public:
     std::int64_t bytes() const;
 
 private:
+    // A texture of `storedRows` lines of `format` (row pairs: half the matrix's rows).
+    Texture& addStored(const std::string& name, int storedRows, int cols, int interleave, TexelFormat format);
+
     const Tuning& tuning_;
     std::vector<std::unique_ptr<Texture>> textures_;
 };

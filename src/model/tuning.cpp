@@ -14,6 +14,15 @@ TexelFormat weightFormatNamed(const std::string& name) {
     fail("weights must be fp16, fp32 or int8, got \"", name, "\"");
 }
 
+namespace {
+// A switch of ModelOptions: 0 (`off`) or 1 (`on`) as forced, or -1 for the policy's `fallback`.
+bool switchOption(int value, const char* name, const char* off, const char* on, bool fallback) {
+    if (value < -1 || value > 1)
+        fail(name, " must be 0 (", off, "), 1 (", on, ") or -1 (the engine decides), got ", value);
+    return value == -1 ? fallback : value == 1;
+}
+}  // namespace
+
 Tuning tuningFor(const ModelOptions& options, int contextLength) {
     if (options.prefillChunk < 1 && options.prefillChunk != -1)
         fail("prefillChunk must be at least 1 (or -1: the engine decides), got ", options.prefillChunk);
@@ -59,20 +68,16 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     } else {
         while (t.rowsPerFragment * 2 <= std::min(caps.renderTargets, Tuning::kMaxRowsPerFragment)) t.rowsPerFragment *= 2;
     }
-    if (options.passPerOutput < -1 || options.passPerOutput > 1)
-        fail("passPerOutput must be 0 (one pass for all outputs), 1 (a pass per output) or -1 (the engine decides), got ",
-             options.passPerOutput);
-    t.passPerOutput = options.passPerOutput >= 0 ? options.passPerOutput == 1 : caps.softwareRenderer;
-    if (options.rowMomentsInVertex < -1 || options.rowMomentsInVertex > 1)
-        fail("rowMomentsInVertex must be 0, 1 or -1 (the engine decides), got ", options.rowMomentsInVertex);
-    t.vertexMomentsTexels = options.rowMomentsInVertex == 1   ? std::numeric_limits<int>::max()
-                            : options.rowMomentsInVertex == 0 || caps.softwareRenderer ? 0
-                                                                                       : Tuning::kGpuVertexMomentsTexels;
-    if (options.halfPromptInputs < -1 || options.halfPromptInputs > 1)
-        fail("halfPromptInputs must be 0 (fp32), 1 (fp16 row pairs) or -1 (the engine decides), got ",
-             options.halfPromptInputs);
-    t.halfPromptInputs = options.halfPromptInputs >= 0 ? options.halfPromptInputs == 1
-                                                       : !caps.softwareRenderer && t.weights != TexelFormat::Float32;
+    t.passPerOutput = switchOption(options.passPerOutput, "passPerOutput", "one pass for all outputs", "a pass per output",
+                                   caps.softwareRenderer);
+    // Forced on: for rows of any width; the policy's: on GPUs, for narrow rows.
+    const bool vertexMoments =
+        switchOption(options.rowMomentsInVertex, "rowMomentsInVertex", "never", "always", !caps.softwareRenderer);
+    t.vertexMomentsTexels = !vertexMoments                      ? 0
+                            : options.rowMomentsInVertex == 1 ? std::numeric_limits<int>::max()
+                                                              : Tuning::kGpuVertexMomentsTexels;
+    t.halfPromptInputs = switchOption(options.halfPromptInputs, "halfPromptInputs", "fp32", "fp16 row pairs",
+                                      !caps.softwareRenderer && t.weights != TexelFormat::Float32);
     if (t.attentionBlockKeys % 4 != 0)
         fail("attentionBlockKeys must be a multiple of 4 (whole texels of scores), got ", t.attentionBlockKeys);
     return t;
