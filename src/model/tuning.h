@@ -47,7 +47,8 @@ struct ModelOptions {
     // pass of their own (0). -1: the policy's (Tuning::vertexMomentsTexels).
     int rowMomentsInVertex = -1;
     // The LayerNorm and activation passes of prompt chunks write fp16 row pairs (1) or fp32 rows (0)
-    // for the matmuls after them. -1: the policy's (Tuning::halfPromptInputs).
+    // for the matmuls after them, and the chunks' attention scores read their queries as such pairs
+    // (1) or from the queries texture (0). -1: the policy's (Tuning::halfPromptInputs).
     int halfPromptInputs = -1;
     // Prompt chunks a polling caller keeps queued (Tuning::chunksInFlight), at least 1. -1: the policy's.
     int chunksInFlight = -1;
@@ -95,7 +96,10 @@ struct Tuning {
     // The matmuls over prompt chunks read their input rows as fp16 row pairs, which the LayerNorm or
     // activation pass before them writes: half the input fetches, which are most of a row-tiled
     // fragment's fetches. On GPUs with fp16 or int8 weights, whose values are no finer (fp32 weights
-    // keep fp32 inputs); docs/benchmarks.md, "Prompt matmul inputs as fp16 row pairs".
+    // keep fp32 inputs); docs/benchmarks.md, "Prompt matmul inputs as fp16 row pairs". The chunk's
+    // attention scores, which fetch a query texel per row beside four key texels, read the queries as
+    // row pairs too, packed by a pass of their own where rowsPerFragment > 1 ("Prompt queries as fp16
+    // row pairs").
     bool halfPromptInputs = false;
 
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render

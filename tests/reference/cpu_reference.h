@@ -26,15 +26,17 @@ struct ForwardResult {
 };
 
 // What to round through fp16 as the engine's fp16 paths do. `weights`: every weight matrix (not
-// LayerNorm parameters or biases), as fp16 textures store them. The matmul inputs that a prompt's
-// LayerNorm and activation passes write as fp16 row pairs (Tuning::halfPromptInputs):
-// `layerNormOutputs` (ln_f's too) and `activatedRows`, the MLP's hidden rows, which an activation pass
-// writes only where c_fc is split (otherwise its epilogue activates them, in fp32). The attention
-// output stays fp32.
+// LayerNorm parameters or biases), as fp16 textures store them. The inputs of a prompt's products
+// that the engine reads as fp16 row pairs (Tuning::halfPromptInputs): `layerNormOutputs` (ln_f's
+// too), `activatedRows`, the MLP's hidden rows, which an activation pass writes only where c_fc is
+// split (otherwise its epilogue activates them, in fp32), and `queries`, which the prompt's attention
+// scores read as pairs where they compute several queries per fragment. Keys, values and the
+// attention output stay fp32.
 struct HalfRounding {
     bool weights = false;
     bool layerNormOutputs = false;
     bool activatedRows = false;
+    bool queries = false;
 };
 
 // The whole forward for `ids`.

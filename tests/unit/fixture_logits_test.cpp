@@ -132,7 +132,8 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
     const std::size_t perLayer = prompt.attention.size() / std::size_t(engine_->config().layers);
     const bool half = GetParam().weights == TexelFormat::Float16, halfInputs = GetParam().halfPromptInputs == 1;
     const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids,
-                                                   {true, halfInputs, halfInputs && GetParam().splitTexels > 0})
+                                                   {true, halfInputs, halfInputs && GetParam().splitTexels > 0,
+                                                    halfInputs && GetParam().rowsPerFragment != 1})
                               : reference::ForwardResult{};
     for (int layer = 0; layer < engine_->config().layers; ++layer) {
         const std::vector<float> expected =
@@ -204,13 +205,13 @@ TEST(FixtureFp16, ErrorComesFromWeightRoundingOnly) {
 }
 
 // The premise of the fp16 prompt inputs' variants: the CPU reference with the weights and every
-// matmul input the engine may round (LayerNorm outputs, the activated MLP rows) rounded to fp16 stays
+// product input the engine may round (LayerNorm outputs, the activated MLP rows, the queries) rounded to fp16 stays
 // within the fp16 tolerance of Hugging Face. The engine rounds a subset of these (which, depends on
 // split-K); the variants above check it against Hugging Face at that tolerance.
 TEST(FixtureFp16, RoundingMatmulInputsTooStaysWithinTheTolerance) {
     const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
     for (const auto& prompt : tinyPrompts()) {
-        const auto rounded = reference::forward(checkpoint, prompt.ids, {true, true, true});
+        const auto rounded = reference::forward(checkpoint, prompt.ids, {true, true, true, true});
         const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
         const float effect = maxAbsDiff(roundedLast, prompt.lastLogits);
         EXPECT_LE(effect, kFp16LogitTolerance) << prompt.key;

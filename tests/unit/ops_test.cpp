@@ -490,6 +490,50 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
     }
 }
 
+// A run's scores from its queries as fp16 row pairs (Tuning::halfPromptInputs): runQueriesPass packs
+// the run's rows from pos0 on, and each scores fragment fetches two queries a texel, whatever the
+// run's start and length. The queries are normal halves, which any conversion to half keeps exactly
+// (how a GPU rounds is LayerNormAndActivationPassesWriteFp16RowPairs' subject), so the result is
+// their attention to the fp32 tolerance.
+TEST_P(OpsTest, AttentionScoresReadQueriesAsFp16RowPairs) {
+    const auto [T, C, heads, max, lineWidth] = GetParam();
+    const int D = C / heads, Dp = (D + 3) / 4 * 4, padded = heads * Dp;
+    const AttentionShape shape{heads, Dp / 4};
+    const float scale = 1.0f / std::sqrt(float(D));
+    for (int rows : {2, 8}) {
+        for (int pos0 : {0, 5}) {
+            const std::string where = "rows " + std::to_string(rows) + ", pos0 " + std::to_string(pos0);
+            const int keys = pos0 + T, stride = attentionStride(T, rows), groupsEnd = (keys + rows - 1) / rows * rows;
+            auto qv = random(std::size_t(T) * C);
+            for (float& value : qv) value = roundToHalf(std::copysign(std::max(std::fabs(value), 0x1p-13f), value));
+            const auto kv = random(std::size_t(keys) * C), vv = random(std::size_t(keys) * C);
+            std::vector<float> qAbs(std::size_t(keys) * padded, 0.0f);
+            const auto qPadded = padHeads(qv, T);
+            std::copy(qPadded.begin(), qPadded.end(), qAbs.begin() + std::int64_t(pos0) * padded);
+            auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)), v = texture(keys, padded, padHeads(vv, keys));
+            auto pairs = texture(T, padded, {}, TexelFormat::HalfPairs);
+            auto scores = texture(heads * stride, keys, {}, TexelFormat::Float32, rows), rowMax = texture(heads * stride, 1);
+            auto out = texture(groupsEnd, padded, {}, TexelFormat::Float32, rows);
+            runQueriesPass(programs_, *pairs, *q).set("u_in_row_offset", pos0).run(0, T);
+            auto scorePass = attentionScoresPass(programs_, *scores, *pairs, *k, shape, scale, rows);
+            setAttentionRun(scorePass, pos0, T, stride);
+            scorePass.run(0, heads * stride);
+            auto maxPass = attentionRowMaxPass(programs_, *rowMax, *scores, shape);
+            setAttentionRun(maxPass, pos0, T, stride);
+            maxPass.run(0, heads * stride);
+            auto apply = attentionApplyPass(programs_, *out, *scores, *v, shape, rows, rowMax.get());
+            setAttentionRun(apply, pos0, T, stride);
+            apply.run(pos0 / rows * rows, groupsEnd);
+
+            const auto expected = reference::attention(qv, kv, vv, T, pos0, C, heads, scale);
+            EXPECT_LT(testing::maxAbsDiff(unpadHeads(out->readRows(pos0, T), T), expected), kTolerance) << where;
+        }
+    }
+    auto pairs = texture(T, padded, {}, TexelFormat::HalfPairs), scores = texture(heads * T, T);
+    EXPECT_THROW(attentionScoresPass(programs_, *scores, *pairs, *pairs, shape, scale, 1), Error)
+        << "one query per fragment cannot read row pairs";
+}
+
 // The first texels of each of a run of rows (readbacks of wide rows filled from the left), whether a
 // row is one line or folded over several and whether the rows span pages.
 TEST_P(OpsTest, ReadRowStartsReadsTheFirstTexelsOfEachRow) {

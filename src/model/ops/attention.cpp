@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/ops/matmul.h"
+#include "model/ops/pointwise.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -27,9 +29,19 @@ int attentionStride(int count, int rows) { return roundUp(count, rows); }
 
 Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture& q, const Texture& kCache,
                          const AttentionShape& shape, float scale, int rows) {
-    Pass pass = attentionPass(programs, "attention_scores.frag", "", scores, {{"u_q", &q}, {"u_k", &kCache}}, shape, rows);
+    const bool pairs = q.format() == TexelFormat::HalfPairs;
+    if (pairs && rows < 2)
+        fail("attention scores: ", q.name(), " holds fp16 row pairs, which a pass of ", rows,
+             " query per fragment cannot read; use 2 or more rows per fragment, or fp32 queries");
+    Pass pass = attentionPass(programs, "attention_scores.frag", pairs ? "#define PAIRED_QUERIES\n" : "", scores,
+                              {{"u_q", &q}, {"u_k", &kCache}}, shape, rows);
     pass.set("u_scale", scale);
     return pass;
+}
+
+Pass runQueriesPass(ProgramCache& programs, Texture& runQueries, const Texture& q) {
+    if (runQueries.format() != TexelFormat::HalfPairs) fail("attention: ", runQueries.name(), " must hold fp16 row pairs");
+    return activationPass(programs, runQueries, q, int(Epilogue::None));
 }
 
 Pass attentionRowMaxPass(ProgramCache& programs, Texture& rowMax, const Texture& scores, const AttentionShape& shape) {
@@ -57,9 +69,11 @@ AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q,
       rows_(scratch.rows),
       stepScores_(attentionScoresPass(programs, *scratch.stepScores, q, kCache, shape, scale)),
       stepApply_(attentionApplyPass(programs, out, *scratch.stepScores, vCache, shape)),
-      runScores_(attentionScoresPass(programs, *scratch.runScores, q, kCache, shape, scale, rows_)),
+      runScores_(attentionScoresPass(programs, *scratch.runScores, scratch.runQueries ? *scratch.runQueries : q, kCache,
+                                     shape, scale, rows_)),
       runRowMax_(attentionRowMaxPass(programs, *scratch.runRowMax, *scratch.runScores, shape)),
       runApply_(attentionApplyPass(programs, out, *scratch.runScores, vCache, shape, rows_, scratch.runRowMax)) {
+    if (scratch.runQueries) runQueries_.emplace(runQueriesPass(programs, *scratch.runQueries, q));
     const KeyBlocks& keyBlocks = scratch.keyBlocks;
     if (keyBlocks.blockKeys <= 0) return;
     if (keyBlocks.blockKeys % 4 != 0) fail("attention: blocks of keys must be whole texels (a multiple of 4), got ", keyBlocks.blockKeys);
@@ -81,6 +95,7 @@ void AttentionOp::runScores(int pos0, int count) {
         stepScores_.set("u_pos0", pos0).run(0, heads_);
         return;
     }
+    if (runQueries_) runQueries_->set("u_in_row_offset", pos0).run(0, count);
     const int stride = attentionStride(count, rows_);
     setAttentionRun(runScores_, pos0, count, stride);
     runScores_.run(0, heads_ * stride);

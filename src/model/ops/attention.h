@@ -21,9 +21,13 @@ struct AttentionShape {
 int attentionStride(int count, int rows);
 
 // The passes, for tests and the op. Each writes `rows` rows per fragment (Pass::writeRowGroups).
-// scores[head * stride + q - pos0, key] for the run set by setAttentionRun.
+// scores[head * stride + q - pos0, key] for the run set by setAttentionRun. `q` holds the queries at
+// their positions, or (fp16 row pairs, `rows` at least 2) the run's from pos0 on, as
+// runQueriesPass writes them.
 Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture& q, const Texture& kCache,
                          const AttentionShape& shape, float scale, int rows = 1);
+// runQueries[r] = q[pos0 + r] for the run's queries, as fp16 row pairs (set u_in_row_offset to pos0).
+Pass runQueriesPass(ProgramCache& programs, Texture& runQueries, const Texture& q);
 // rowMax[r] = the largest unmasked score of scores row r.
 Pass attentionRowMaxPass(ProgramCache& programs, Texture& rowMax, const Texture& scores, const AttentionShape& shape);
 // out[q] = softmax(scores) . V over keys 0..q, for the run's queries; runs cover whole groups of
@@ -54,6 +58,9 @@ struct AttentionScratch {
     // groups of `rows` pages, and each row's largest score ([same rows, 1]).
     Texture* runScores = nullptr;
     Texture* runRowMax = nullptr;
+    // A run's queries as fp16 row pairs ([chunk, head texels * 4]) for its scores pass, or null: it
+    // reads the queries texture (Tuning::halfPromptInputs).
+    Texture* runQueries = nullptr;
     int rows = 1;  // queries per fragment of a run's passes
     KeyBlocks keyBlocks;
 };
@@ -72,6 +79,7 @@ private:
     Pass stepScores_, stepApply_, runScores_, runRowMax_, runApply_;
     int blockKeys_ = 0;  // 0: never split
     std::optional<Pass> partial_, merge_;
+    std::optional<Pass> runQueries_;  // where the run's scores read fp16 row pairs
 };
 
 // The probabilities of the scores an AttentionOp over `scratch` last computed (runScores or run):

@@ -43,8 +43,8 @@ const char* kMoreOptions =
     "  --pass-per-output N (Q, K and V: -1 auto, a pass each on software renderers; 0 one pass; 1 a pass each)\n"
     "  --row-moments-in-vertex N (one-row matmuls sum their LayerNorm's moments: -1 auto, GPUs for rows of at most\n"
     "    64 texels; 0 never, a pass of their own; 1 always)\n"
-    "  --half-prompt-inputs N (prompt matmuls read their LayerNorm's or activation's rows as fp16 row pairs: -1 auto,\n"
-    "    GPUs with fp16 or int8 weights; 0 fp32 rows; 1 always)\n"
+    "  --half-prompt-inputs N (prompt matmuls read their LayerNorm's or activation's rows, and prompt attention scores\n"
+    "    their queries, as fp16 row pairs: -1 auto, GPUs with fp16 or int8 weights; 0 fp32 rows; 1 always)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
