@@ -43,7 +43,7 @@ struct Gpt2Model::Block {
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     : config_(config),
-      tuning_(tuningFor(options, config.contextLength)),
+      tuning_(tuningFor(options, config)),
       weights_(config, tuning_.weights, tuning_.caps.limits),
       activations_(tuning_) {
     declareGraph();

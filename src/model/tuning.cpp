@@ -1,6 +1,7 @@
 #include "model/tuning.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "util/error.h"
@@ -23,7 +24,15 @@ bool switchOption(int value, const char* name, const char* off, const char* on, 
 }
 }  // namespace
 
-Tuning tuningFor(const ModelOptions& options, int contextLength) {
+int gpuPrefillChunk(const ModelConfig& config) {
+    const auto tokenWeights = [](std::int64_t layers, std::int64_t embed, std::int64_t inner) {
+        return layers * embed * (4 * embed + 2 * inner);  // Q, K, V, the projection, and the MLP's two
+    };
+    const bool small = tokenWeights(config.layers, config.embedDim, config.innerDim) <= tokenWeights(12, 768, 3072);  // 124M
+    return small ? Tuning::kGpuLongPrefillChunk : Tuning::kGpuPrefillChunk;
+}
+
+Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     if (options.prefillChunk < 1 && options.prefillChunk != -1)
         fail("prefillChunk must be at least 1 (or -1: the engine decides), got ", options.prefillChunk);
     Tuning t;
@@ -35,8 +44,8 @@ Tuning tuningFor(const ModelOptions& options, int contextLength) {
     t.weights = options.weights == TexelFormat::Float16 && pairs ? TexelFormat::HalfPairs : options.weights;
     const int chunk = options.prefillChunk > 0 ? options.prefillChunk
                       : caps.softwareRenderer  ? Tuning::kSoftwarePrefillChunk
-                                               : Tuning::kGpuPrefillChunk;
-    t.prefillChunk = std::min(chunk, contextLength);
+                                               : gpuPrefillChunk(config);
+    t.prefillChunk = std::min(chunk, config.contextLength);
     if (options.chunksInFlight == 0 || options.chunksInFlight < -1)
         fail("chunksInFlight must be at least 1 (or -1: the engine decides), got ", options.chunksInFlight);
     t.chunksInFlight = options.chunksInFlight > 0 ? options.chunksInFlight

@@ -5,6 +5,7 @@
 // docs/benchmarks.md has the measurements behind each default.
 #include <string>
 
+#include "format/model_config.h"
 #include "gl/capabilities.h"
 #include "gl/texture.h"
 #include "option_defaults.h"
@@ -57,8 +58,9 @@ struct ModelOptions {
 struct Tuning {
     GlCapabilities caps;  // limits with the pagedRows decision applied
     TexelFormat weights = TexelFormat::Float32;
-    // Prompt tokens per chunk: GPUs fill their passes better with more rows; on software renderers
-    // a chunk is what a browser's frame or an abort may wait for (docs/benchmarks.md).
+    // Prompt tokens per chunk: GPUs fill their passes better with more rows (gpuPrefillChunk); on
+    // software renderers a chunk is what a browser's frame or an abort may wait for
+    // (docs/benchmarks.md).
     int prefillChunk = 32;
     // Prompt chunks a caller that polls (Gpt2Model::chunkDone, the browsers) keeps queued: on GPUs the
     // next chunk is issued while the one before runs, which hides the round trip between them; on
@@ -124,6 +126,7 @@ struct Tuning {
     static constexpr int kGpuSplitTexels = 8;
     static constexpr int kGpuPromptSplitTexels = 32;
     static constexpr int kGpuPrefillChunk = 128;
+    static constexpr int kGpuLongPrefillChunk = 256;
     static constexpr int kSoftwarePrefillChunk = 32;
     static constexpr int kGpuChunksInFlight = 2;
     static constexpr int kGpuAttentionBlockKeys = 64;
@@ -131,7 +134,14 @@ struct Tuning {
     static constexpr int kGpuVertexMomentsTexels = 64;
 };
 
+// Prompt tokens per chunk on a GPU: kGpuLongPrefillChunk where such a chunk multiplies by no more
+// weights than one of GPT-2 124M's (layers x n_embd x (4 n_embd + 2 n_inner)), else
+// kGpuPrefillChunk. Longer chunks take fewer passes per token; a chunk (two, with chunksInFlight)
+// is what an abort waits for, so larger models keep the shorter one (docs/benchmarks.md, "Prompt
+// chunks of 256 tokens for models up to 124M's size").
+int gpuPrefillChunk(const ModelConfig& config);
+
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).
-Tuning tuningFor(const ModelOptions& options, int contextLength);
+Tuning tuningFor(const ModelOptions& options, const ModelConfig& config);
 
 }  // namespace gpt2
