@@ -12,14 +12,15 @@ namespace {
 // The layers' attention scratch, as the policy shapes it: a decode step's scores, a prompt chunk's
 // (queries tiled as the matmuls' rows are, and read as fp16 row pairs with the matmuls' inputs), and
 // the blocks of keys of long decode steps.
-AttentionScratch attentionScratch(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels, int Cq) {
+AttentionScratch attentionScratch(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels) {
     AttentionScratch s;
     s.rows = tuning.rowsPerFragment;
     const int runRows = c.heads * attentionStride(tuning.prefillChunk, s.rows), P = c.contextLength;
     s.stepScores = &t.add("attention scores", c.heads, P);                         // [H, P]
     s.runScores = &t.addInterleaved("chunk attention scores", runRows, P, s.rows);  // [H * chunk, P]
     s.runRowMax = &t.add("chunk attention row maxima", runRows, 1);                 // [H * chunk, 1]
-    if (tuning.halfPromptInputs && s.rows > 1) s.runQueries = &t.addHalfPairs("chunk queries", tuning.prefillChunk, Cq);  // [chunk, Cq]
+    if (tuning.halfPromptInputs && s.rows > 1)
+        s.runQueries = &t.addHalfPairs("chunk queries", tuning.prefillChunk, c.heads * headTexels * 4);  // [chunk, Cq]
     KeyBlocks& blocks = s.keyBlocks;
     blocks.blockKeys = tuning.attentionBlockKeys;
     if (blocks.blockKeys <= 0) return s;
@@ -72,7 +73,7 @@ void Gpt2Model::declareGraph() {
     logits_ = &t.add("logits", 1, d.vocabRows);                                  // [1, V] the last position's
     candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);                 // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
-    attentionScratch_ = attentionScratch(t, tuning_, c, d.headTexels, Cq);
+    attentionScratch_ = attentionScratch(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]

@@ -26,7 +26,8 @@ constexpr float kAttentionTolerance = 1e-4f;
 // the CPU reference with the same rounded weights stays within this tolerance of Hugging Face, and
 // the GL forward matches that rounded reference to the fp32 tolerance. With fp16 prompt inputs
 // (Tuning::halfPromptInputs, GPUs' default with fp16 weights) the prompt matmuls' input rows are
-// rounded the same way: FixtureFp16.RoundingMatmulInputsTooStaysWithinTheTolerance.
+// rounded the same way, and so are the queries of the prompt's attention scores:
+// FixtureFp16.RoundingProductInputsTooStaysWithinTheTolerance.
 constexpr float kFp16LogitTolerance = 0.01f;
 
 struct Variant {
@@ -131,9 +132,14 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
     engine_->prefill(prompt.ids);
     const std::size_t perLayer = prompt.attention.size() / std::size_t(engine_->config().layers);
     const bool half = GetParam().weights == TexelFormat::Float16, halfInputs = GetParam().halfPromptInputs == 1;
-    const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids,
-                                                   {true, halfInputs, halfInputs && GetParam().splitTexels > 0,
-                                                    halfInputs && GetParam().rowsPerFragment != 1})
+    // What this variant rounds: its weights; with fp16 prompt inputs the LayerNorm outputs, the
+    // activated MLP rows where c_fc is split, and the queries where scores tile several per fragment.
+    reference::HalfRounding rounding;
+    rounding.weights = true;
+    rounding.layerNormOutputs = halfInputs;
+    rounding.activatedRows = halfInputs && GetParam().splitTexels > 0;
+    rounding.queries = halfInputs && GetParam().rowsPerFragment != 1;
+    const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids, rounding)
                               : reference::ForwardResult{};
     for (int layer = 0; layer < engine_->config().layers; ++layer) {
         const std::vector<float> expected =
@@ -205,17 +211,18 @@ TEST(FixtureFp16, ErrorComesFromWeightRoundingOnly) {
 }
 
 // The premise of the fp16 prompt inputs' variants: the CPU reference with the weights and every
-// product input the engine may round (LayerNorm outputs, the activated MLP rows, the queries) rounded to fp16 stays
-// within the fp16 tolerance of Hugging Face. The engine rounds a subset of these (which, depends on
-// split-K); the variants above check it against Hugging Face at that tolerance.
-TEST(FixtureFp16, RoundingMatmulInputsTooStaysWithinTheTolerance) {
+// product input the engine may round (LayerNorm outputs, the activated MLP rows, the queries)
+// rounded to fp16 stays within the fp16 tolerance of Hugging Face. The engine rounds a subset of
+// these (which, depends on split-K and row tiling); the variants above check it against Hugging
+// Face at that tolerance.
+TEST(FixtureFp16, RoundingProductInputsTooStaysWithinTheTolerance) {
     const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
     for (const auto& prompt : tinyPrompts()) {
         const auto rounded = reference::forward(checkpoint, prompt.ids, {true, true, true, true});
         const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
         const float effect = maxAbsDiff(roundedLast, prompt.lastLogits);
         EXPECT_LE(effect, kFp16LogitTolerance) << prompt.key;
-        std::cout << "[ measured ] " << prompt.key << " fp16 weights and matmul inputs move logits by " << effect << "\n";
+        std::cout << "[ measured ] " << prompt.key << " fp16 weights and product inputs move logits by " << effect << "\n";
     }
 }
 
