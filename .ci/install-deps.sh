@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ pkg-config git libegl-dev libgles-dev libegl-mesa0 libglm-dev nlohmann-json3-dev
-          libgtest-dev emscripten chromium firefox-esr wamerican nodejs clang libclang-rt-14-dev)
+          libgtest-dev emscripten chromium firefox-esr wamerican nodejs clang libclang-rt-14-dev
+          webkit2gtk-driver xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -34,8 +34,9 @@ async function tokenText(id) {
   return tokenTexts.get(id);
 }
 
-function showError(error) {
-  const box = $('error');
+// Load errors show next to the Load button; the others beside the generated text.
+function showError(error, where = 'error') {
+  const box = $(where);
   box.textContent = error ? `Error: ${error.message ?? error}` : '';
   box.hidden = !error;
   if (error) console.error(error);
@@ -91,6 +92,7 @@ function fillSelect(select, count, label) {
 async function loadModel(event) {
   event?.preventDefault();
   showError(null);
+  showError(null, 'load-error');
   setBusy(true);
   const progressBar = $('load-progress');
   progressBar.value = 0;
@@ -109,9 +111,10 @@ async function loadModel(event) {
     });
     const c = model.config;
     const stats = await model.stats();
+    const where = model.mode.worker ? 'in a Worker' : `on this page's thread: ${model.mode.reason}`;
     $('model-status').textContent =
       `Loaded: ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, context ${c.n_positions}, ` +
-      `${(stats.gpuBytes / 1e6).toFixed(1)} MB of textures on ${stats.renderer}.`;
+      `${(stats.gpuBytes / 1e6).toFixed(1)} MB of textures on ${stats.renderer}, running ${where}.`;
     fillSelect($('layer'), c.n_layer, 'layer');
     fillSelect($('head'), c.n_head, 'head');
     sequence = [];
@@ -119,7 +122,7 @@ async function loadModel(event) {
     await fillPicker();
   } catch (error) {
     $('model-status').textContent = 'No model loaded.';
-    showError(error);
+    showError(error, 'load-error');
   } finally {
     setBusy(false);
   }

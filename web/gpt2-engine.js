@@ -5,6 +5,7 @@
 import createGpt2Module from './gpt2-wasm.js';
 import { ModelFiles } from './gpt2-cache.js';
 import { abortError, Progress, streamSafetensors } from './gpt2-loader.js';
+import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 let modulePromise = null;
 function nativeModule() {
@@ -36,15 +37,26 @@ function sleep() {
 const BUSY = 'this model is generating; abort that generation or wait for it';
 let canvasCounter = 0;
 
+// The canvas the engine makes for itself on this thread: an OffscreenCanvas where that gives WebGL2
+// with float render targets, else, in a page, a hidden page canvas (WebKit gives OffscreenCanvas no
+// WebGL2 context). Without a page, the OffscreenCanvas's own failure is the load's error.
+function ownCanvas() {
+  if (typeof document === 'undefined') {
+    if (typeof OffscreenCanvas === 'undefined') throw new Error('this thread has no page and no OffscreenCanvas to render on; pass { canvas }');
+    return new OffscreenCanvas(1, 1);
+  }
+  if (probeOffscreenCanvas().ok) return new OffscreenCanvas(1, 1);
+  const canvas = Object.assign(document.createElement('canvas'), { width: 1, height: 1, hidden: true });
+  return (document.body ?? document.documentElement).appendChild(canvas);
+}
+
 // The canvas a model renders with, registered for the C++ side under a name of its own: the
-// caller's, else an OffscreenCanvas (a hidden page canvas where there is none).
+// caller's, else one of its own (ownCanvas).
 class Surface {
   constructor(M, canvas, onLost) {
     this.M = M;
     this.owned = !canvas;
-    if (canvas) this.canvas = canvas;
-    else if (typeof OffscreenCanvas !== 'undefined') this.canvas = new OffscreenCanvas(1, 1);
-    else this.canvas = Object.assign(document.body.appendChild(document.createElement('canvas')), { width: 1, height: 1, hidden: true });
+    this.canvas = canvas ?? ownCanvas();
     this.target = `!gpt2-canvas-${++canvasCounter}`;
     M.specialHTMLTargets[this.target] = this.canvas;
     this.lost = false;
@@ -185,6 +197,11 @@ export class Engine {
     this.config = config;
   }
 
+  // The kind of canvas the engine renders with: OffscreenCanvas or HTMLCanvasElement.
+  get canvasKind() {
+    return this._surface.canvas.constructor.name;
+  }
+
   get contextLost() {
     return this._surface.lost || (this._model !== null && this._model.contextLost());
   }
@@ -194,11 +211,16 @@ export class Engine {
     if (this.contextLost) throw new Error('WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
   }
 
-  // Runs `work` after the calls before it; refuses while a generation that was not aborted runs
-  // (a call from inside a generation's loop would otherwise wait for it forever).
-  async _exclusive(work) {
+  // Refuses while a generation that was not aborted runs (a call from inside a generation's loop
+  // would otherwise wait for it forever). Checked when a call starts, before it waits for anything.
+  _refuseWhileGenerating() {
+    this._check();
     if (this._running && !this._running.signal?.aborted) throw new Error(BUSY);
-    if (this._running) await this._running.done;
+  }
+
+  // Runs `work` after the calls before it (an aborted generation included).
+  async _exclusive(work) {
+    this._refuseWhileGenerating();
     const turn = this._queue.then(async () => {
       this._check();
       return work();
@@ -220,15 +242,19 @@ export class Engine {
   // Streams { id, text[, captured] } for `prompt` (text or ids) with the generate options resolved against
   // options.json. An abort ends the iteration with the signal's reason before the next token or
   // prefill chunk.
+  // The generation claims the model when its iteration starts, before it waits for the calls
+  // before it, so that a second generation started at once is refused as it would be later.
   async *generate(prompt, options, signal) {
+    this._refuseWhileGenerating();
     let finished;
-    const done = new Promise((resolve) => { finished = resolve; });
-    const claim = this._exclusive(async () => {
-      this._running = { signal, done };
-    });
-    await claim;
+    const running = { signal, done: new Promise((resolve) => { finished = resolve; }) };
+    const before = this._queue;
+    this._running = running;
+    this._queue = running.done;
     let active = false;
     try {
+      await before;
+      this._check();
       const ids = typeof prompt === 'string' ? this._model.tokenize(prompt, true) : Array.from(prompt);
       if (signal?.aborted) throw abortError(signal);
       this._model.beginGeneration(ids, options);
@@ -247,7 +273,7 @@ export class Engine {
       }
     } finally {
       if (active && this._model && !this.contextLost) this._model.cancelGeneration();
-      this._running = null;
+      if (this._running === running) this._running = null;
       finished();
     }
   }

@@ -17,7 +17,7 @@ function remoteError({ name, message }) {
 
 class WorkerHost {
   constructor() {
-    if (typeof Worker === 'undefined') throw new Error('Workers are not available here; load the model with { worker: false }');
+    if (typeof Worker === 'undefined') throw new Error('this browser has no Worker');
     this.worker = startWorker();
     this.calls = new Map();
     this.nextCall = 1;
@@ -67,6 +67,19 @@ class WorkerHost {
 }
 
 export class RemoteEngine {
+  // Whether the worker gets what the engine needs on an OffscreenCanvas: { ok: true } or
+  // { ok: false, reason }, asked once per page. A worker that cannot start answers with why.
+  static probe() {
+    RemoteEngine.probed ??= (async () => {
+      try {
+        return await WorkerHost.shared().request('probe');
+      } catch (error) {
+        return { ok: false, reason: error.message };
+      }
+    })();
+    return RemoteEngine.probed;
+  }
+
   static async load(source, options, { onProgress, signal } = {}) {
     const host = WorkerHost.shared();
     if (signal?.aborted) throw abortError(signal);

@@ -3,6 +3,7 @@
 // reply is { call, result } or { call, error }, with { call, event } messages before it for
 // progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context.
 import { Engine } from './gpt2-engine.js';
+import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 const models = new Map();
 const controllers = new Map();
@@ -32,6 +33,7 @@ const handlers = {
     models.set(id, model);
     return { model: id, config: model.config };
   },
+  probe: () => probeOffscreenCanvas(),
   liveGlObjects: () => Engine.liveGlObjects(),
   tokenize: (id, [text, allowSpecial]) => engine(id).tokenize(text, allowSpecial),
   decode: (id, [ids]) => engine(id).decode(ids),

@@ -7,7 +7,11 @@ export interface LoadProgress {
   total: number;
   /** How many of the loaded bytes were read from the browser's cache rather than the network. */
   fromCache: number;
-  /** Set on the event that reports why the model's files are not being cached (no Cache API, storage quota full). */
+  /**
+   * Set on an event of its own when something the user should know of happened: the engine runs on
+   * this thread because the browser gives a Worker no WebGL2 (model.mode), or the model's files are
+   * not being cached (no Cache API, storage quota full).
+   */
   warning?: string;
 }
 
@@ -27,9 +31,10 @@ export interface LoadOptions {
    */
   maxTextureSize?: number;
   /**
-   * Run the engine in a dedicated module Worker on an OffscreenCanvas, so this thread never waits
-   * for it; false runs it on the calling thread (a page, or your own worker).
-   * @default true
+   * true: run the engine in a dedicated module Worker on an OffscreenCanvas, so this thread never
+   * waits for it, or fail with the reason; false: on the calling thread (a page, or your own
+   * worker); unset: in a Worker where the browser gives it WebGL2 with float render targets on an
+   * OffscreenCanvas, else on the calling thread, with a warning. `model.mode` says which and why.
    */
   worker?: boolean;
   /**
@@ -50,8 +55,9 @@ export interface LoadOptions {
   /** Override the engine's choices for this GPU (benchmarks, tests, a misbehaving driver). */
   tuning?: Tuning;
   /**
-   * With worker: false only: the canvas to create the WebGL2 context on (by default an
-   * OffscreenCanvas of the engine's own).
+   * The canvas to create the WebGL2 context on, which runs the engine on the calling thread (not
+   * with worker: true). By default the engine makes its own: an OffscreenCanvas where that has
+   * WebGL2, else a hidden canvas in the page.
    */
   canvas?: HTMLCanvasElement | OffscreenCanvas;
   signal?: AbortSignal;
@@ -64,6 +70,16 @@ export interface Tuning {
   splitTexels?: number;
   /** Register tiling of the matmuls over prompt chunks: rows each fragment computes, written through multiple render targets (1, 2, 4 or 8; 1: off); unset: as many as the renderer draws to at once, up to 8. */
   rowsPerFragment?: number;
+}
+
+/** Where a model's engine runs, and why (GPT2.mode). */
+export interface RunMode {
+  /** true: in the module's Worker; false: on the thread that called GPT2.load. */
+  worker: boolean;
+  /** The kind of canvas the engine renders with. */
+  canvas: 'OffscreenCanvas' | 'HTMLCanvasElement';
+  /** Why: the option that chose it, or what the browser lacked (for the Worker). */
+  reason: string;
 }
 
 export interface GenerateOptions {
@@ -207,6 +223,8 @@ export declare class GPT2 {
   static liveGlObjects(): Promise<number>;
 
   readonly config: Readonly<GPT2Config>;
+  /** Where the engine runs (a Worker or this thread), on which canvas, and why. */
+  readonly mode: Readonly<RunMode>;
   tokenize(text: string, options?: { allowSpecial?: boolean }): Promise<number[]>;
   decode(ids: ArrayLike<number>): Promise<string>;
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GeneratedToken, void, undefined>;

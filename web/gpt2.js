@@ -34,9 +34,28 @@ function loadOptions(options) {
   const resolved = resolveOptions('load', options, { passThrough: ['tuning', 'onProgress', 'signal', 'canvas'] });
   resolved.tuning = resolveOptions('tuning', options.tuning, { prefix: 'tuning.' });
   if (resolved.worker && resolved.canvas) {
-    throw new Error('canvas: the engine renders on its own OffscreenCanvas in worker mode; pass worker: false to render on this canvas');
+    throw new Error('canvas: the engine renders on its own OffscreenCanvas in worker mode; leave worker unset or pass worker: false to render on this canvas');
   }
   return resolved;
+}
+
+// Where the engine runs: { worker, reason[, warning] }. Unset, a Worker where the browser gives one
+// WebGL2 with float render targets on an OffscreenCanvas, else this thread, with a warning that says
+// why; `worker: true` fails instead, with the same reason.
+async function chooseMode(worker, canvas) {
+  if (worker === false) return { worker: false, reason: 'worker: false' };
+  if (canvas) return { worker: false, reason: 'a canvas was given' };
+  const probe = await RemoteEngine.probe();
+  if (worker === true) {
+    if (!probe.ok) throw new Error(`worker: true, but ${probe.reason}; leave worker unset to run the engine on this thread instead`);
+    return { worker: true, reason: 'worker: true' };
+  }
+  if (probe.ok) return { worker: true, reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas' };
+  return {
+    worker: false,
+    reason: `this browser has no WebGL2 in workers: ${probe.reason}`,
+    warning: `the engine runs on this page's thread, not in a Worker: ${probe.reason}`,
+  };
 }
 
 export class GPT2 {
@@ -49,10 +68,13 @@ export class GPT2 {
   static async load(source, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
     const url = modelUrl(source, { hubUrl, revision });
-    const backend = settings.worker
+    const { worker, reason, warning } = await chooseMode(settings.worker, canvas);
+    if (warning) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning });
+    const backend = worker
       ? await RemoteEngine.load(url, settings, { onProgress, signal })
       : await Engine.load(url, settings, { onProgress, signal, canvas });
-    return new GPT2(backend, { url, options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined } });
+    const mode = { worker, canvas: worker ? 'OffscreenCanvas' : backend.canvasKind, reason };
+    return new GPT2(backend, mode, { url, options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined } });
   }
 
   /** Deletes every model file this origin keeps in the browser's cache. */
@@ -70,11 +92,12 @@ export class GPT2 {
     return (await Engine.liveGlObjects()) + (await RemoteEngine.liveGlObjects());
   }
 
-  constructor(backend, loadedWith) {
+  constructor(backend, mode, loadedWith) {
     this._backend = backend;
     this._loadedWith = loadedWith;
     this._disposed = false;
     this.config = Object.freeze(backend.config);
+    this.mode = Object.freeze(mode);
   }
 
   _check() {
@@ -97,6 +120,7 @@ export class GPT2 {
     const fresh = await GPT2.load(this._loadedWith.url, { ...this._loadedWith.options, onProgress, signal });
     await this._backend.dispose();
     this._backend = fresh._backend;
+    this.mode = fresh.mode;
   }
 
   /** Token ids of `text`. `allowSpecial: false` encodes "<|endoftext|>" as plain text. */

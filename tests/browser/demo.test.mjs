@@ -22,8 +22,8 @@ after(() => site?.close());
 
 async function waitForModel(page) {
   await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
-    !document.getElementById('error').hidden, null, { timeout: 60000 });
-  assert.equal(await page.locator('#error').isHidden(), true, await page.locator('#error').textContent());
+    !document.getElementById('load-error').hidden, null, { timeout: 60000 });
+  assert.equal(await page.locator('#load-error').isHidden(), true, await page.locator('#load-error').textContent());
 }
 
 test('the demo page streams text with tokens/s and draws an attention heatmap', async () => {
@@ -180,8 +180,8 @@ async function loadError(page, url) {
   await page.selectOption('#model-source', 'url');
   await page.fill('#model-url', url);
   await page.click('#load');
-  await page.waitForFunction(() => !document.getElementById('error').hidden, null, { timeout: 60000 });
-  return page.locator('#error').textContent();
+  await page.waitForFunction(() => !document.getElementById('load-error').hidden, null, { timeout: 60000 });
+  return page.locator('#load-error').textContent();
 }
 
 test('bad model sources show a clear error on the page', async () => {
@@ -212,9 +212,15 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
     const original = await route.fetch();
     await route.fulfill({ response: original, body: noWebgl2 + (await original.text()) });
   });
+  await page.setViewportSize({ width: 1000, height: 700 });
   await page.goto(site.url);
-  await page.waitForFunction(() => !document.getElementById('error').hidden, null, { timeout: 60000 });
-  assert.match(await page.locator('#error').textContent(), /WebGL2 is not available .*\. The browser said: "simulated: no GPU here"$/);
+  await page.waitForFunction(() => !document.getElementById('load-error').hidden, null, { timeout: 60000 });
+  assert.match(await page.locator('#load-error').textContent(), /WebGL2 is not available .*\. The browser said: "simulated: no GPU here"$/);
+  // At the top, next to the Load button: on the first screen, without scrolling.
+  const box = await page.locator('#load-error').boundingBox();
+  const button = await page.locator('#load').boundingBox();
+  assert.ok(box.y + box.height <= 700 && box.y - (button.y + button.height) < 120, `error at ${JSON.stringify(box)}, Load at ${JSON.stringify(button)}`);
+  await page.screenshot({ path: join(artifactsDir, 'demo-load-error.png') });
   await page.close();
 });
 

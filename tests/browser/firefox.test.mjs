@@ -95,8 +95,8 @@ test('Firefox: the demo page loads the bundled model and generates with its live
   const page = await firefox.page('');
   await page.setViewport({ width: 1000, height: 1400 });
   await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
-    !document.getElementById('error').hidden, { timeout: 60000 });
-  assert.equal(await page.$eval('#error', (e) => e.hidden), true, await page.$eval('#error', (e) => e.textContent));
+    !document.getElementById('load-error').hidden, { timeout: 60000 });
+  assert.equal(await page.$eval('#load-error', (e) => e.hidden), true, await page.$eval('#load-error', (e) => e.textContent));
   await page.$eval('#max-new-tokens', (e) => { e.value = '10'; });
   await page.click('#generate');
   await page.waitForFunction(() => /10 tokens/.test(document.getElementById('speed').textContent) &&

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, siteDir, startSite } from './harness.mjs';
+import { fixtureCheck, lensCheck } from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const prompts = Object.values(reference.prompts);
@@ -33,28 +34,8 @@ before(async () => {
 after(() => site?.close());
 
 // Runs the fixture checks inside the page; returns the measured maxima.
-async function checkFixture(options) {
-  return page.evaluate(async ({ options, prompts }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/gpt2-tiny/', options);
-    const out = { logitDiff: 0, greedyEqual: true, attentionDiff: 0 };
-    for (const p of prompts) {
-      const logits = await model.logits(p.ids);
-      p.last_logits.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i])); });
-      const ids = [];
-      for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false })) ids.push(t.id);
-      if (JSON.stringify(ids) !== JSON.stringify(p.greedy)) out.greedyEqual = false;
-    }
-    const p1 = prompts[0];
-    await model.logits(p1.ids);
-    for (let layer = 0; layer < p1.attentions.length; layer += 1) {
-      const { heads, tokens, data } = await model.attention(layer);
-      p1.attentions[layer].flat(2).forEach((v, i) => { out.attentionDiff = Math.max(out.attentionDiff, Math.abs(v - data[i])); });
-      out.shape = [heads, tokens];
-    }
-    await model.dispose();
-    return out;
-  }, { options, prompts });
+function checkFixture(options) {
+  return page.evaluate(fixtureCheck, { options, prompts });
 }
 
 const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
@@ -330,36 +311,7 @@ test('worker: the module served from another origin starts its worker and genera
 // hidden_states.json, made by transformers with make_hidden_states.py), fp32 weights, both modes.
 const hiddenStates = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/hidden_states.json'), 'utf8'));
 for (const { worker, name } of modes) test(`${name}: lens() and hiddenStates() match Hugging Face's logit lens and hidden states`, async () => {
-  const r = await page.evaluate(async ({ prompts, worker }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
-    const out = { probDiff: 0, idMismatches: [], stateDiff: 0, shapes: [] };
-    for (const [key, p] of Object.entries(prompts)) {
-      const lens = await model.lens(p.ids, { topK: 5 });
-      out.shapes.push([lens.layers, lens.tokens, lens.topK, lens.ids.length, lens.probs.length]);
-      p.lens_top5.forEach((layer, l) => layer.forEach((cell, t) => cell.ids.forEach((id, rank) => {
-        const at = (l * lens.tokens + t) * lens.topK + rank;
-        out.probDiff = Math.max(out.probDiff, Math.abs(lens.probs[at] - cell.probs[rank]));
-        // Ids may swap only where Hugging Face's own probabilities tie.
-        const tied = (rank > 0 && cell.probs[rank - 1] - cell.probs[rank] <= 1e-4) || (rank < 4 && cell.probs[rank] - cell.probs[rank + 1] <= 1e-4);
-        if (!tied && lens.ids[at] !== id) out.idMismatches.push([key, l, t, rank, lens.ids[at], id]);
-      })));
-      // The lens leaves its ids as the sequence: attention() reads it.
-      out.attentionTokens = (await model.attention(0)).tokens;
-      for (let l = 0; l < p.block_outputs.length; l += 1) {
-        const states = await model.hiddenStates(p.ids, { layer: l });
-        out.stateDiff = Math.max(out.stateDiff, ...p.block_outputs[l].flat().map((v, i) => Math.abs(v - states[i])));
-        out.shapes.push(states.length);
-      }
-    }
-    try {
-      await model.hiddenStates([1, 2], { layer: 2 });
-    } catch (e) {
-      out.refused = e.message;
-    }
-    await model.dispose();
-    return out;
-  }, { prompts: hiddenStates.prompts, worker });
+  const r = await page.evaluate(lensCheck, { options: { weights: 'fp32', worker }, prompts: hiddenStates.prompts });
   console.log(`[ measured ] browser ${name}: lens max |dprob| against Hugging Face ${r.probDiff}, hidden states max |diff| ${r.stateDiff}`);
   assert.deepEqual(r.shapes, [[2, 5, 5, 50, 50], 160, 160, [2, 40, 5, 400, 400], 1280, 1280, [2, 1, 5, 10, 10], 32, 32]);
   assert.deepEqual(r.idMismatches, []);

@@ -30,6 +30,8 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const renderer: string = stats.renderer;
   const result: Record<string, unknown> = await model.benchmark({ promptTokens: 32, newTokens: 16, profile: true });
   const lost: boolean = model.contextLost;
+  const where: string = model.mode.worker ? 'a Worker' : `this thread, on an ${model.mode.canvas}: ${model.mode.reason}`;
+  void where;
   if (lost) await model.restore({ onProgress: () => {}, signal: controller.signal });
   await model.simulateContextLoss();
   const live: number = await GPT2.liveGlObjects();

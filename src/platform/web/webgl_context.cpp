@@ -16,8 +16,8 @@ WebGlContext::WebGlContext(const std::string& canvasSelector) {
     attributes.powerPreference = EM_WEBGL_POWER_PREFERENCE_HIGH_PERFORMANCE;
     handle_ = emscripten_webgl_create_context(canvasSelector.c_str(), &attributes);
     if (handle_ <= 0)
-        fail("WebGL2 is not available (creating a context on ", canvasSelector, " failed with ", int(handle_),
-             "); use a browser with WebGL2 enabled");
+        fail("WebGL2 is not available (the browser gave no WebGL2 context on the engine's canvas, error ", int(handle_),
+             "); turn on WebGL2 and hardware acceleration in the browser's settings, or try another browser");
     makeCurrent();
     if (!emscripten_webgl_enable_extension(handle_, "EXT_color_buffer_float"))
         fail("this browser's WebGL2 lacks EXT_color_buffer_float (float render targets), which the engine needs; "
