@@ -40,12 +40,15 @@ let canvasCounter = 0;
 // The canvas the engine makes for itself on this thread: an OffscreenCanvas where that gives WebGL2
 // with float render targets, else, in a page, a hidden page canvas (WebKit gives OffscreenCanvas no
 // WebGL2 context). Without a page, the OffscreenCanvas's own failure is the load's error.
+// The probe runs once per thread: what a browser offers does not change while a page lives.
+let offscreenWebgl2 = null;
 function ownCanvas() {
   if (typeof document === 'undefined') {
     if (typeof OffscreenCanvas === 'undefined') throw new Error('this thread has no page and no OffscreenCanvas to render on; pass { canvas }');
     return new OffscreenCanvas(1, 1);
   }
-  if (probeOffscreenCanvas().ok) return new OffscreenCanvas(1, 1);
+  offscreenWebgl2 ??= probeOffscreenCanvas().ok;
+  if (offscreenWebgl2) return new OffscreenCanvas(1, 1);
   const canvas = Object.assign(document.createElement('canvas'), { width: 1, height: 1, hidden: true });
   return (document.body ?? document.documentElement).appendChild(canvas);
 }
@@ -119,7 +122,8 @@ export class Engine {
     const surface = new Surface(M, canvas, onContextLost);
     const native = { weights: options.weights, maxTextureSize: options.maxTextureSize,
       halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
-      splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1 };
+      splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
+      maxColorBits: options.tuning.maxColorBits ?? 0 };
     let model = null;
     // Marks a failure while reading a file that came from the cache, which load() then fetches again.
     const reading = async (url, work) => {
@@ -241,9 +245,8 @@ export class Engine {
 
   // Streams { id, text[, captured] } for `prompt` (text or ids) with the generate options resolved against
   // options.json. An abort ends the iteration with the signal's reason before the next token or
-  // prefill chunk.
-  // The generation claims the model when its iteration starts, before it waits for the calls
-  // before it, so that a second generation started at once is refused as it would be later.
+  // prefill chunk. The generation claims the model as its iteration starts, before it waits for the
+  // calls before it, so that a second generation started at once is refused as a later one is.
   async *generate(prompt, options, signal) {
     this._refuseWhileGenerating();
     let finished;

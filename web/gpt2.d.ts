@@ -70,6 +70,8 @@ export interface Tuning {
   splitTexels?: number;
   /** Register tiling of the matmuls over prompt chunks: rows each fragment computes, written through multiple render targets (1, 2, 4 or 8; 1: off); unset: as many as the renderer draws to at once, up to 8. */
   rowsPerFragment?: number;
+  /** Pretend one framebuffer may carry no more colour bits (R+G+B+A over its render targets; 128 per target) than this, as ANGLE on Metal allows 512 (256 on A7-A10 iPhones); unset: what the context takes, probed at load. */
+  maxColorBits?: number;
 }
 
 /** Where a model's engine runs, and why (GPT2.mode). */
@@ -205,6 +207,10 @@ export interface ModelStats {
   passDraws: number;
   renderer: string;
   maxTextureSize: number;
+  /** Colour bits one framebuffer may carry, probed at load (within tuning.maxColorBits). */
+  colorBits: number;
+  /** Render targets one pass writes at most: MAX_DRAW_BUFFERS, within colorBits (128 bits each). */
+  renderTargets: number;
   /** Size of the WebAssembly heap (it grows to hold the largest tensor while loading, never the file). */
   wasmHeapBytes: number;
 }

@@ -51,6 +51,8 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
     r.decodeSubmitMs = submits[submits.size() / 2];
     r.gpuBytes = model.gpuBytes();
     r.renderer = model.capabilities().renderer;
+    r.colorBits = model.capabilities().colorBits;
+    r.renderTargets = model.capabilities().renderTargets;
     if (profile) {
         // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
         // queries reported seconds per token for a 5 ms step.
@@ -94,7 +96,9 @@ std::string benchmarkJson(const BenchmarkResult& r) {
                           {"passes_per_token", r.passesPerToken},
                           {"readback_bytes_per_token", r.readbackBytesPerToken},
                           {"gpu_bytes", r.gpuBytes},
-                          {"renderer", r.renderer}};
+                          {"renderer", r.renderer},
+                          {"color_bits", r.colorBits},
+                          {"render_targets", r.renderTargets}};
     if (!r.profileMsPerToken.empty()) {
         double total = 0;
         for (const auto& [pass, ms] : r.profileMsPerToken) total += ms;

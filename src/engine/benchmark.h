@@ -22,6 +22,8 @@ struct BenchmarkResult {
     double readbackBytesPerToken = 0;
     long long gpuBytes = 0;             // texture memory of the model
     std::string renderer;
+    int colorBits = 0;      // colour bits one pass may write, as probed (GlCapabilities::colorBits)
+    int renderTargets = 0;  // render targets one pass writes at most, within them
     // With profiling: ms per decode token of each pass ("shader -> output"), from a second run, and
     // how they were measured: "gpu timer queries" on hardware GPUs in native builds, else "wall
     // clock, each pass waiting for its result" (then their sum exceeds a plain step).

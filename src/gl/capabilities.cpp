@@ -1,8 +1,10 @@
 #include "gl/capabilities.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "gl/gl_api.h"
+#include "gl/gl_objects.h"
 #include "util/error.h"
 
 #ifdef __EMSCRIPTEN__
@@ -27,6 +29,32 @@ std::string glString(GLenum name) {
     return text ? text : "";
 }
 
+// How many 1x1 targets of `format` one framebuffer takes, from `most` down: no query reports the
+// colour-bits cap of ANGLE's Metal back end, only checkFramebufferStatus does.
+int completeTargets(GLenum format, int most) {
+    std::vector<GlObject> textures;
+    for (int i = 0; i < most; ++i) {
+        textures.push_back(GlObject::texture());
+        glBindTexture(GL_TEXTURE_2D, textures.back().get());
+        glTexStorage2D(GL_TEXTURE_2D, 1, format, 1, 1);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    const GlObject framebuffer = GlObject::framebuffer();
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.get());
+    int complete = 0;
+    for (int n = most; n >= 1 && complete == 0; --n) {
+        for (int i = 0; i < most; ++i)
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GLenum(GL_COLOR_ATTACHMENT0 + i), GL_TEXTURE_2D,
+                                   i < n ? textures[std::size_t(i)].get() : 0, 0);
+        std::vector<GLenum> buffers;
+        for (int i = 0; i < n; ++i) buffers.push_back(GLenum(GL_COLOR_ATTACHMENT0 + i));
+        glDrawBuffers(GLsizei(n), buffers.data());
+        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) complete = n;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return complete;
+}
+
 }  // namespace
 
 bool hasGlExtension(const std::string& name) {
@@ -39,7 +67,8 @@ bool hasGlExtension(const std::string& name) {
     return false;
 }
 
-GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
+GlCapabilities queryCapabilities(const CapabilityOverrides& overrides) {
+    const int maxTextureSizeOverride = overrides.maxTextureSize;
     GlCapabilities caps;
     caps.version = glString(GL_VERSION);
     caps.renderer = glString(GL_RENDERER);
@@ -63,7 +92,16 @@ GlCapabilities queryCapabilities(int maxTextureSizeOverride) {
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
     glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &attachments);
-    caps.renderTargets = std::min(drawBuffers, attachments);
+    if (overrides.maxColorBits > 0 && overrides.maxColorBits < 2 * kTargetColorBits)
+        fail("maxColorBits ", overrides.maxColorBits, " is too small; use at least ", 2 * kTargetColorBits, " (two RGBA32F targets)");
+    const int targets = std::min(drawBuffers, attachments);
+    caps.colorBits = kTargetColorBits * std::min(completeTargets(GL_RGBA32F, targets), completeTargets(GL_RGBA32UI, targets));
+    if (overrides.maxColorBits > 0) caps.colorBits = std::min(caps.colorBits, overrides.maxColorBits);
+    // Two targets: decode attention over blocks of keys writes its partial sums and their statistics at once.
+    if (caps.colorBits < 2 * kTargetColorBits)
+        fail("this GPU/browser takes only ", caps.colorBits, " colour bits in one framebuffer (renderer: ", caps.renderer,
+             "); the engine needs ", 2 * kTargetColorBits, ": two RGBA32F targets");
+    caps.renderTargets = caps.colorBits / kTargetColorBits;
     caps.limits.maxTextureSize = maxTextureSizeOverride > 0 ? std::min<int>(size, maxTextureSizeOverride) : size;
     caps.limits.maxArrayLayers = layers;
     caps.limits.pagedRows = caps.softwareRenderer;

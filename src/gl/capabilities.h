@@ -16,14 +16,28 @@ struct GlCapabilities {
     bool slowHalfUnpacking = false;
     bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
     bool parallelShaderCompile = false;  // KHR_parallel_shader_compile: links can be polled (Program::linked)
-    int renderTargets = 4;          // colour attachments one draw can write (MAX_DRAW_BUFFERS, at least 4)
+    // Colour attachments one draw can write: MAX_DRAW_BUFFERS (at least 4), fewer where a framebuffer
+    // of that many of the engine's targets is refused (colorBits).
+    int renderTargets = 4;
+    // The most colour bits (R+G+B+A over the attachments) one framebuffer of the engine's targets may
+    // carry, probed: ANGLE on Metal refuses more than 512 (256 on A7-A10) while MAX_DRAW_BUFFERS says 8.
+    int colorBits = 0;
 };
+
+// Bits of one render target of the engine (RGBA32F activations, RGBA32UI fp16 row pairs).
+constexpr int kTargetColorBits = 128;
 
 // Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).
 bool hasGlExtension(const std::string& name);
 
-// Throws a clear Error when the context cannot run the engine (no float render targets).
-// `maxTextureSizeOverride` > 0 lowers MAX_TEXTURE_SIZE, so tests can force folding.
-GlCapabilities queryCapabilities(int maxTextureSizeOverride = 0);
+// What the context reports and what it refuses; `overrides` pretend it offers less.
+struct CapabilityOverrides {
+    int maxTextureSize = 0;  // > 0 lowers MAX_TEXTURE_SIZE, so tests can force folding
+    int maxColorBits = 0;    // > 0 lowers the probed colour bits of one framebuffer (colorBits)
+};
+
+// Throws a clear Error when the context cannot run the engine (no float render targets, or fewer
+// colour bits per framebuffer than two targets).
+GlCapabilities queryCapabilities(const CapabilityOverrides& overrides = {});
 
 }  // namespace gpt2

@@ -8,7 +8,7 @@
 namespace gpt2 {
 
 void Linear::run(int outRow, int inRow, int count) {
-    const bool oneRow = count == 1 && row_;
+    const bool oneRow = count == 1 && !row_.empty();
     if (!oneRow && rows_.empty()) fail("forward: a matmul declared for one row only was asked for ", count, " rows");
     // Where a LayerNorm or activation pass runs, it writes the chunk's rows of its output from row
     // outRow % 2 on, so that every even output row reads an even row of it: with fp16 row pairs, a
@@ -27,8 +27,11 @@ void Linear::run(int outRow, int inRow, int count) {
         offset = first - outRow;
     }
     if (oneRow) {
-        setInputRowOffset(*row_, offset);
-        return row_->run(outRow, outRow + 1);
+        for (Pass& pass : row_) {
+            setInputRowOffset(pass, offset);
+            pass.run(outRow, outRow + 1);
+        }
+        return;
     }
     if (tiledReadsPairs_ && offset % 2 != 0)
         fail("linear: the row-tiled passes read row pairs, and output row ", outRow, " would read input row ", outRow + offset);
@@ -96,8 +99,9 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
             row.x = spec.x;
         }
     }
-    if (canTakeInputFromVertex(row)) linear.row_.emplace(matmulPass(programs_, decl.outputs, row));
-    if (decl.oneRowOnly && linear.row_) return linear;
+    const int parts = int(decl.outputs.size());
+    if (canTakeInputFromVertex(row)) linear.row_ = matmulPasses(decl.outputs, row, !tuning_.oneDrawWrites(parts));
+    if (decl.oneRowOnly && !linear.row_.empty()) return linear;
     // Over many rows, an activation on fetch would run once per input texel and output texel: a pass
     // activates the chunk's rows once instead.
     if (spec.inputActivation != Epilogue::None) {
@@ -108,10 +112,10 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         spec.inputActivation = Epilogue::None;
     }
     spec.splitTexels = tuning_.promptSplitFor(*decl.outputs[0]);
-    linear.rows_ = matmulPasses(decl.outputs, spec, tuning_.passPerOutput);
+    linear.rows_ = matmulPasses(decl.outputs, spec, tuning_.passPerOutputFor(parts));
     // Row groups as large as the render targets allow: all outputs in one pass, or a pass per output
     // (the fused Q/K/V) where that fits more rows.
-    const int parts = int(decl.outputs.size()), together = tuning_.rowsPerFragmentFor(parts);
+    const int together = tuning_.rowsPerFragmentFor(parts);
     const int rows = std::max(together, tuning_.rowsPerFragmentFor(1));
     if (rows == 1 || decl.oneRowOnly || decl.outputs[0]->layout().interleave % rows != 0) return linear;
     MatmulSpec tiled = spec;

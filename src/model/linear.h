@@ -59,7 +59,7 @@ private:
     // one per output: rows_ over any rows, tiled_ over whole groups of tileRows_ rows.
     std::vector<Pass> rows_;
     std::vector<Pass> tiled_;
-    std::optional<Pass> row_;       // one row (decode steps), where split
+    std::vector<Pass> row_;         // one row (decode steps), where split: one pass, or one per output
     bool rowReadsMoments_ = false;  // row_ normalises x from the moments pass (else it sums them itself)
     int tileRows_ = 1;
     bool tiledReadsPairs_ = false;  // tiled_ fetch two input rows at a time (readsRowPairs)

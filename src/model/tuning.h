@@ -53,6 +53,8 @@ struct ModelOptions {
     int halfPromptInputs = -1;
     // Prompt chunks a polling caller keeps queued (Tuning::chunksInFlight), at least 1. -1: the policy's.
     int chunksInFlight = -1;
+    // > 0: pretend a framebuffer may carry no more colour bits than this (GlCapabilities::colorBits).
+    int maxColorBits = 0;
 };
 
 struct Tuning {
@@ -107,6 +109,11 @@ struct Tuning {
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.
     int rowsPerFragmentFor(int outputs) const;
+    // Whether one draw may write `targets` render targets (GlCapabilities::renderTargets).
+    bool oneDrawWrites(int targets) const { return targets <= caps.renderTargets; }
+    // Whether a many-row matmul with `outputs` outputs runs a pass per output: passPerOutput, or where
+    // a draw cannot write them all (a colour-bits cap of two targets, and the fused Q/K/V's three).
+    bool passPerOutputFor(int outputs) const { return passPerOutput || !oneDrawWrites(outputs); }
     bool rowMomentsInVertex(int rowTexels) const { return rowTexels <= vertexMomentsTexels; }
     // `rows` rounded up to whole groups of rowsPerFragment rows.
     int tiledRows(int rows) const { return (rows + rowsPerFragment - 1) / rowsPerFragment * rowsPerFragment; }

@@ -43,6 +43,7 @@ struct Variant {
     int rowMomentsInVertex = -1;  // ModelOptions::rowMomentsInVertex; -1 is off for software renderers
     int halfPromptInputs = 0;     // ModelOptions::halfPromptInputs: 0 here also where GPUs would round them
     int prefillChunk = 32;
+    int maxColorBits = 0;  // ModelOptions::maxColorBits; 0: what the context takes
 };
 
 std::ostream& operator<<(std::ostream& out, const Variant& v) {
@@ -57,6 +58,7 @@ std::ostream& operator<<(std::ostream& out, const Variant& v) {
     if (v.rowMomentsInVertex == 1) out << "_moments_in_vertex";
     if (v.halfPromptInputs == 1) out << "_half_prompt_inputs";
     if (v.prefillChunk != 32) out << "_chunk" << v.prefillChunk;
+    if (v.maxColorBits > 0) out << "_bits" << v.maxColorBits;
     return out;
 }
 
@@ -70,7 +72,7 @@ protected:
                                                                               v.promptSplitTexels >= 0 ? v.promptSplitTexels
                                                                                                        : v.splitTexels,
                                                                               v.passPerOutput, v.rowMomentsInVertex,
-                                                                              v.halfPromptInputs});
+                                                                              v.halfPromptInputs, -1, v.maxColorBits});
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
@@ -186,7 +188,13 @@ INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                                            Variant{TexelFormat::Float16, 0, 0, -1, 1, -1, -1, -1, -1, -1, 1},
                                            // Chunks of 7 start on odd rows, where the tiled matmuls
                                            // still fetch their input rows two at a time.
-                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, 2, -1, 0, -1, 1, 7}),
+                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, 2, -1, 0, -1, 1, 7},
+                                           // As on GPUs whose framebuffers take 512 colour bits (ANGLE on
+                                           // Metal, A11 and later: 4 rows per fragment) or 256 (A7-A10: 2
+                                           // rows, the Q/K/V a pass per output, no one-row Q/K/V pass).
+                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, -1, -1, 0, 1, 0, 32, 512},
+                                           Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0, 1, 0, 32, 256},
+                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, -1, -1, 0, 1, 1, 32, 256}),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;
@@ -223,6 +231,44 @@ TEST(FixtureFp16, RoundingProductInputsTooStaysWithinTheTolerance) {
         const float effect = maxAbsDiff(roundedLast, prompt.lastLogits);
         EXPECT_LE(effect, kFp16LogitTolerance) << prompt.key;
         std::cout << "[ measured ] " << prompt.key << " fp16 weights and product inputs move logits by " << effect << "\n";
+    }
+}
+
+// Passes kept within 512 or 256 colour bits per framebuffer (fewer rows per fragment, the Q/K/V a pass
+// per output) compute the same sums: their logits equal an unrestricted run's, as on GPUs (split-K,
+// fused Q/K/V, fp16 prompt inputs where the weights are fp16).
+TEST(FixtureColourBits, CappedPassesGiveTheUnrestrictedRunsLogits) {
+    testing::ensureGlContext();
+    for (const TexelFormat weights : {TexelFormat::Float32, TexelFormat::Float16, TexelFormat::Int8Quads}) {
+        std::vector<std::vector<float>> runs;
+        for (const int bits : {0, 512, 256}) {
+            ModelOptions options{weights, 0};
+            options.splitTexels = 3;
+            options.promptSplitTexels = 3;
+            options.passPerOutput = 0;
+            options.halfPromptInputs = weights == TexelFormat::Float32 ? 0 : 1;
+            options.maxColorBits = bits;
+            Engine engine(testing::tinyModelDir(), options);
+            if (bits > 0) {
+                EXPECT_EQ(engine.model().capabilities().colorBits, bits);
+            }
+            std::vector<float> all;
+            for (const auto& prompt : tinyPrompts()) {
+                engine.prefill(prompt.ids);
+                const auto logits = engine.logits();
+                all.insert(all.end(), logits.begin(), logits.end());
+                engine.step(prompt.greedy.front());
+                const auto next = engine.logits();
+                all.insert(all.end(), next.begin(), next.end());
+            }
+            runs.push_back(all);
+        }
+        for (std::size_t r = 1; r < runs.size(); ++r) {
+            const float diff = maxAbsDiff(runs[r], runs[0]);
+            EXPECT_LE(diff, 1e-5f) << int(weights) << " capped run " << r;
+            std::cout << "[ measured ] colour bits cap " << (r == 1 ? 512 : 256) << ", weights " << int(weights)
+                      << ": max |dlogit| against the unrestricted run " << diff << "\n";
+        }
     }
 }
 

@@ -60,6 +60,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
     if (args.has("--weights")) options.weights = weightFormatNamed(args.text("--weights"));
     options.maxTextureSize = args.integer("--max-texture-size", defaults::maxTextureSize);
+    options.maxColorBits = args.integer("--max-color-bits", 0);
     options.splitTexels = args.integer("--split-texels", -1);
     if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
     options.activationLineWidth = args.integer("--line-width", -1);
@@ -73,6 +74,7 @@ ModelOptions modelOptions(const CliArgs& args) {
     if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
+    if (args.has("--max-color-bits") && options.maxColorBits <= 0) fail("--max-color-bits must be positive");
     return options;
 }
 
@@ -119,7 +121,7 @@ int run(int argc, char** argv) {
                                             "--split-texels", "--half-pairs", "--line-width",
                                             "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
                                             "--prefill-chunk", "--pass-per-output", "--row-moments-in-vertex",
-                                            "--half-prompt-inputs"};
+                                            "--half-prompt-inputs", "--max-color-bits"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;

@@ -29,6 +29,7 @@ struct WebLoadOptions {
     int halfPairs = -1;
     int splitTexels = -1;
     int rowsPerFragment = -1;
+    int maxColorBits = 0;
 };
 
 // The generate options as they cross the seam: topK 0 and seed -1 are unset; stop is a JS array.
@@ -124,6 +125,7 @@ public:
         options.halfPairs = o.halfPairs;
         options.splitTexels = o.splitTexels;
         options.rowsPerFragment = o.rowsPerFragment;
+        options.maxColorBits = o.maxColorBits;
         loading_ = std::make_unique<Gpt2Model>(config, options);
     }
 
@@ -325,6 +327,8 @@ public:
         out.set("passDraws", double(passDraws()));
         out.set("renderer", m.capabilities().renderer);
         out.set("maxTextureSize", m.capabilities().limits.maxTextureSize);
+        out.set("colorBits", m.capabilities().colorBits);
+        out.set("renderTargets", m.capabilities().renderTargets);
         out.set("wasmHeapBytes", double(emscripten_get_heap_size()));
         return out;
     }
@@ -430,7 +434,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("maxTextureSize", &WebLoadOptions::maxTextureSize)
         .field("halfPairs", &WebLoadOptions::halfPairs)
         .field("splitTexels", &WebLoadOptions::splitTexels)
-        .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment);
+        .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment)
+        .field("maxColorBits", &WebLoadOptions::maxColorBits);
     value_object<WebGenerateOptions>("GenerateOptions")
         .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
         .field("temperature", &WebGenerateOptions::temperature)
