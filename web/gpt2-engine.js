@@ -123,7 +123,7 @@ export class Engine {
     const native = { weights: options.weights, maxTextureSize: options.maxTextureSize,
       halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
       splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
-      maxColorBits: options.tuning.maxColorBits ?? 0 };
+      maxColorBits: options.tuning.maxColorBits ?? 0, phone: options.phone };
     let model = null;
     // Marks a failure while reading a file that came from the cache, which load() then fetches again.
     const reading = async (url, work) => {

@@ -30,9 +30,17 @@ function modelUrl(source, { hubUrl, revision }) {
   return target.href;
 }
 
+// A phone or tablet, as the page's navigator tells it (iPadOS presents itself as a Mac with touch):
+// there Apple GPUs keep textures to 4096 (docs/architecture.md, "Textures on phones").
+function isPhone() {
+  const agent = globalThis.navigator?.userAgent ?? '';
+  return /iPhone|iPad|iPod|Android/.test(agent) || (/Macintosh/.test(agent) && globalThis.navigator?.maxTouchPoints > 1);
+}
+
 function loadOptions(options) {
   const resolved = resolveOptions('load', options, { passThrough: ['tuning', 'onProgress', 'signal', 'canvas'] });
   resolved.tuning = resolveOptions('tuning', options.tuning, { prefix: 'tuning.' });
+  resolved.phone = isPhone();
   if (resolved.worker && resolved.canvas) {
     throw new Error('canvas: the engine renders on its own OffscreenCanvas in worker mode; leave worker unset or pass worker: false to render on this canvas');
   }

@@ -67,8 +67,7 @@ bool hasGlExtension(const std::string& name) {
     return false;
 }
 
-GlCapabilities queryCapabilities(const CapabilityOverrides& overrides) {
-    const int maxTextureSizeOverride = overrides.maxTextureSize;
+GlCapabilities queryCapabilities(const CapabilityOptions& options) {
     GlCapabilities caps;
     caps.version = glString(GL_VERSION);
     caps.renderer = glString(GL_RENDERER);
@@ -92,21 +91,22 @@ GlCapabilities queryCapabilities(const CapabilityOverrides& overrides) {
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
     glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &attachments);
-    if (overrides.maxColorBits > 0 && overrides.maxColorBits < 2 * kTargetColorBits)
-        fail("maxColorBits ", overrides.maxColorBits, " is too small; use at least ", 2 * kTargetColorBits, " (two RGBA32F targets)");
+    if (options.maxColorBits > 0 && options.maxColorBits < 2 * kTargetColorBits)
+        fail("maxColorBits ", options.maxColorBits, " is too small; use at least ", 2 * kTargetColorBits, " (two RGBA32F targets)");
     const int targets = std::min(drawBuffers, attachments);
     caps.colorBits = kTargetColorBits * std::min(completeTargets(GL_RGBA32F, targets), completeTargets(GL_RGBA32UI, targets));
-    if (overrides.maxColorBits > 0) caps.colorBits = std::min(caps.colorBits, overrides.maxColorBits);
+    if (options.maxColorBits > 0) caps.colorBits = std::min(caps.colorBits, options.maxColorBits);
     // Two targets: decode attention over blocks of keys writes its partial sums and their statistics at once.
     if (caps.colorBits < 2 * kTargetColorBits)
         fail("this GPU/browser takes only ", caps.colorBits, " colour bits in one framebuffer (renderer: ", caps.renderer,
              "); the engine needs ", 2 * kTargetColorBits, ": two RGBA32F targets");
     caps.renderTargets = caps.colorBits / kTargetColorBits;
-    caps.limits.maxTextureSize = maxTextureSizeOverride > 0 ? std::min<int>(size, maxTextureSizeOverride) : size;
+    if (options.phone && caps.renderer == "Apple GPU") size = std::min<GLint>(size, kApplePhoneTextureSize);
+    caps.limits.maxTextureSize = options.maxTextureSize > 0 ? std::min<int>(size, options.maxTextureSize) : size;
     caps.limits.maxArrayLayers = layers;
     caps.limits.pagedRows = caps.softwareRenderer;
-    if (maxTextureSizeOverride > 0 && maxTextureSizeOverride < 16)
-        fail("maxTextureSize ", maxTextureSizeOverride, " is too small; use at least 16");
+    if (options.maxTextureSize > 0 && options.maxTextureSize < 16)
+        fail("maxTextureSize ", options.maxTextureSize, " is too small; use at least 16");
     return caps;
 }
 

@@ -30,14 +30,21 @@ constexpr int kTargetColorBits = 128;
 // Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).
 bool hasGlExtension(const std::string& name);
 
-// What the context reports and what it refuses; `overrides` pretend it offers less.
-struct CapabilityOverrides {
+// What the context is asked with: limits to pretend (lower than it offers), and the device.
+struct CapabilityOptions {
     int maxTextureSize = 0;  // > 0 lowers MAX_TEXTURE_SIZE, so tests can force folding
     int maxColorBits = 0;    // > 0 lowers the probed colour bits of one framebuffer (colorBits)
+    // A phone or tablet (the web build asks the page's navigator): there Apple GPUs keep textures to
+    // kApplePhoneTextureSize.
+    bool phone = false;
 };
+
+// An iPhone on iOS 26.2 was reported to claim MAX_TEXTURE_SIZE 16384 and crash above 4096, and many
+// phones offer no more: on an Apple GPU in a phone, the engine keeps to this (docs/architecture.md).
+constexpr int kApplePhoneTextureSize = 4096;
 
 // Throws a clear Error when the context cannot run the engine (no float render targets, or fewer
 // colour bits per framebuffer than two targets).
-GlCapabilities queryCapabilities(const CapabilityOverrides& overrides = {});
+GlCapabilities queryCapabilities(const CapabilityOptions& options = {});
 
 }  // namespace gpt2

@@ -36,7 +36,7 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     if (options.prefillChunk < 1 && options.prefillChunk != -1)
         fail("prefillChunk must be at least 1 (or -1: the engine decides), got ", options.prefillChunk);
     Tuning t;
-    t.caps = queryCapabilities({options.maxTextureSize, options.maxColorBits});
+    t.caps = queryCapabilities({options.maxTextureSize, options.maxColorBits, options.phone});
     const GlCapabilities& caps = t.caps;
     if (options.pagedRows >= 0) t.caps.limits.pagedRows = options.pagedRows != 0;
     // Row pairs halve the weight fetches, except where unpacking halves is slow (llvmpipe).

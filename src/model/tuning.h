@@ -55,6 +55,8 @@ struct ModelOptions {
     int chunksInFlight = -1;
     // > 0: pretend a framebuffer may carry no more colour bits than this (GlCapabilities::colorBits).
     int maxColorBits = 0;
+    // The device is a phone or tablet (CapabilityOptions::phone; the web build asks the page).
+    bool phone = false;
 };
 
 struct Tuning {

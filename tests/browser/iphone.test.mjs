@@ -82,8 +82,10 @@ function appleGpu(bits, { layeredOnly = false } = {}) {
 })();\n`;
 }
 
-async function emulatedPage(bits, options) {
-  const page = await site.browser.newPage();
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+
+async function emulatedPage(bits, { userAgent, ...options } = {}) {
+  const page = await site.browser.newPage(userAgent ? { userAgent } : {});
   page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
   const script = appleGpu(bits, options);
   await page.addInitScript(script);
@@ -173,4 +175,33 @@ test('a framebuffer the GPU still refuses fails with its status by name and its 
   });
   assert.match(message, /^matmul\.frag: the GPU refuses this pass's framebuffer: FRAMEBUFFER_UNSUPPORTED \(0x8cdd\): 8 RGBA32F targets, 1,024 colour bits; some GPUs take fewer colour bits in one pass than MAX_DRAW_BUFFERS suggests: try a lower tuning\.maxColorBits/);
   await page.close();
+});
+
+// One report has an iPhone claim MAX_TEXTURE_SIZE 16384 and crash above 4096: on an Apple GPU in a
+// phone the engine keeps to 4096, which folds the bundled model's 50,257-row embedding into more
+// panels and changes no logit. A desktop with the same renderer (a Mac) keeps the context's limit.
+test('an Apple GPU in a phone keeps textures to 4096, with the logits of a Mac\'s larger ones, in both modes', async () => {
+  const measure = async (userAgent) => {
+    const page = await emulatedPage(0, { userAgent });
+    const r = await page.evaluate(async () => {
+      const { GPT2 } = await import('/gpt2.js');
+      const out = [];
+      for (const worker of [false, true]) {
+        const model = await GPT2.load('/models/default/', { weights: 'fp32', worker });
+        out.push({ maxTextureSize: (await model.stats()).maxTextureSize, logits: Array.from(await model.logits([464, 9116, 531, 326])) });
+        await model.dispose();
+      }
+      return out;
+    });
+    await page.close();
+    return r;
+  };
+  const mac = await measure(undefined);
+  const phone = await measure(IPHONE);
+  for (const [i, mode] of ['same thread', 'worker'].entries()) {
+    assert.ok(mac[i].maxTextureSize > 4096, `${mode}: a desktop keeps the context's ${mac[i].maxTextureSize}`);
+    assert.equal(phone[i].maxTextureSize, 4096, mode);
+    const diff = Math.max(...phone[i].logits.map((v, j) => Math.abs(v - mac[i].logits[j])));
+    assert.ok(diff <= 1e-5, `${mode}: max |dlogit| ${diff}`);
+  }
 });

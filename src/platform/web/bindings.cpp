@@ -30,6 +30,7 @@ struct WebLoadOptions {
     int splitTexels = -1;
     int rowsPerFragment = -1;
     int maxColorBits = 0;
+    bool phone = false;  // the page's navigator says phone or tablet (gpt2.js)
 };
 
 // The generate options as they cross the seam: topK 0 and seed -1 are unset; stop is a JS array.
@@ -126,6 +127,7 @@ public:
         options.splitTexels = o.splitTexels;
         options.rowsPerFragment = o.rowsPerFragment;
         options.maxColorBits = o.maxColorBits;
+        options.phone = o.phone;
         loading_ = std::make_unique<Gpt2Model>(config, options);
     }
 
@@ -435,7 +437,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("halfPairs", &WebLoadOptions::halfPairs)
         .field("splitTexels", &WebLoadOptions::splitTexels)
         .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment)
-        .field("maxColorBits", &WebLoadOptions::maxColorBits);
+        .field("maxColorBits", &WebLoadOptions::maxColorBits)
+        .field("phone", &WebLoadOptions::phone);
     value_object<WebGenerateOptions>("GenerateOptions")
         .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
         .field("temperature", &WebGenerateOptions::temperature)

@@ -31,11 +31,16 @@ if [ -z "${MODEL:-}" ]; then
     cat "$OUT/native.jsonl"
 fi
 # MODULES: the module builds to measure, each a URL path in SITE (an older build copied into a folder
-# of SITE by hand gives an A/B comparison in one machine session).
+# of SITE by hand gives an A/B comparison in one machine session). TUNINGS: the load's `tuning` for
+# each module's runs, space-separated JSON objects without spaces (default {}: the engine's own), e.g.
+# '{} {"maxColorBits":512}'.
 # One file for all runs: the device machine hands back only a few files per call.
 : >"$OUT/browser.jsonl"
 for module in ${MODULES:-/gpt2.js}; do
-    SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE&profile=$PROFILE" \
-        TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
-    cat "$OUT/results.jsonl" >>"$OUT/browser.jsonl" && rm "$OUT/results.jsonl"
+    for tuning in ${TUNINGS:-"{}"}; do
+        encoded=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$tuning")
+        SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE&profile=$PROFILE&tuning=$encoded" \
+            TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
+        cat "$OUT/results.jsonl" >>"$OUT/browser.jsonl" && rm "$OUT/results.jsonl"
+    done
 done

@@ -7,7 +7,8 @@
 // rounds on the page's thread), live (comma-separated 0/1: generations without and with the live
 // views, the logit lens's top 5 and layer 0's attention captured at every position), profile (1:
 // after each prompt length's rounds, `benchmark({ profile: true })` in each mode, as a row of kind
-// 'benchmark' with its per-pass profile).
+// 'benchmark' with its per-pass profile), tuning (JSON: the load's `tuning` option, e.g.
+// {"maxColorBits":512}).
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
 
@@ -26,12 +27,12 @@ async function measure(model, prompt, newTokens, live = false) {
   return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps) };
 }
 
-export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], profile = false, report = () => {} }) {
+export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], profile = false, tuning = {}, report = () => {} }) {
   const models = {};
   const rows = [];
   for (const worker of [true, false]) {
     const start = performance.now();
-    models[worker] = await GPT2.load(source, { weights, worker });
+    models[worker] = await GPT2.load(source, { weights, worker, tuning });
     rows.push({ kind: 'load', worker, load_ms: performance.now() - start });
   }
   const stats = await models[true].stats();  // a Promise since worker mode; a plain object before
@@ -45,7 +46,7 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
     for (let round = 0; round < rounds; round += 1) {
       for (const worker of [true, false]) {
         for (const views of live) {
-          const row = { kind: 'generate', worker, live: views, prompt_tokens: P, new_tokens: tokens, round, module: query.get('module') ?? '/gpt2.js',
+          const row = { kind: 'generate', worker, live: views, prompt_tokens: P, new_tokens: tokens, round, module: query.get('module') ?? '/gpt2.js', tuning,
             ...(await measure(models[worker], prompt, tokens, views)) };
           rows.push(row);
           await report(row);
@@ -59,7 +60,8 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
     }
   }
   for (const model of Object.values(models)) await model.dispose();
-  return { renderer: stats.renderer, weights, model: source, module: query.get('module') ?? '/gpt2.js', user_agent: navigator.userAgent, rows };
+  return { renderer: stats.renderer, color_bits: stats.colorBits, weights, model: source, module: query.get('module') ?? '/gpt2.js', tuning,
+    user_agent: navigator.userAgent, rows };
 }
 
 if (query.get('post') === '1') {
@@ -73,6 +75,7 @@ if (query.get('post') === '1') {
       rounds: Number(query.get('rounds') ?? 3),
       live: (query.get('live') ?? '0').split(',').map((v) => v === '1'),
       profile: query.get('profile') === '1',
+      tuning: JSON.parse(query.get('tuning') ?? '{}'),
       report: (row) => post('row', row),
     });
     await post('summary', result);
