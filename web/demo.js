@@ -7,14 +7,19 @@ import { GPT2 } from './gpt2.js';
 import { AttentionMap, LensGrid } from './demo-views.js';
 
 // The model picker: the bundled model (the default; served with the page, so it works offline) and
-// the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors).
+// the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors)
+// and the shapes of their config.json, from which the module plans their GPU memory before any
+// download (the bundled model's config is read from the page's own copy).
+const official = (n_embd, n_layer, n_head) => ({ model_type: 'gpt2', vocab_size: 50257, n_positions: 1024, n_embd, n_layer, n_head });
 const MODELS = [
   { value: 'bundled', source: 'models/default/', label: 'Bundled demo model (7.7M parameters)', bytes: 15.4e6 },
-  { value: 'openai-community/gpt2', source: 'openai-community/gpt2', label: 'GPT-2 124M (hub)', bytes: 548e6 },
-  { value: 'openai-community/gpt2-medium', source: 'openai-community/gpt2-medium', label: 'GPT-2 355M (hub)', bytes: 1.52e9 },
-  { value: 'openai-community/gpt2-large', source: 'openai-community/gpt2-large', label: 'GPT-2 774M (hub)', bytes: 3.25e9 },
-  { value: 'openai-community/gpt2-xl', source: 'openai-community/gpt2-xl', label: 'GPT-2 1.5B (hub)', bytes: 6.43e9 },
+  { value: 'openai-community/gpt2', source: 'openai-community/gpt2', label: 'GPT-2 124M (hub)', bytes: 548e6, config: official(768, 12, 12) },
+  { value: 'openai-community/gpt2-medium', source: 'openai-community/gpt2-medium', label: 'GPT-2 355M (hub)', bytes: 1.52e9, config: official(1024, 24, 16) },
+  { value: 'openai-community/gpt2-large', source: 'openai-community/gpt2-large', label: 'GPT-2 774M (hub)', bytes: 3.25e9, config: official(1280, 36, 20) },
+  { value: 'openai-community/gpt2-xl', source: 'openai-community/gpt2-xl', label: 'GPT-2 1.5B (hub)', bytes: 6.43e9, config: official(1600, 48, 25) },
 ];
+// A tab on iOS is killed near this much memory (WebKit bug 268816).
+const PHONE_TAB_BYTES = 1.5e9;
 const HUB = 'https://huggingface.co';
 const $ = (id) => document.getElementById(id);
 
@@ -60,13 +65,35 @@ function megabytes(bytes) {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-// Fills the picker, marking the models the browser has cached; keeps the current choice.
+// GPU bytes of each picker entry with the chosen weights, planned by the module for this browser.
+const planned = new Map();  // weights -> [bytes per MODELS entry]
+// Where the browser cannot plan (no WebGL2), the entries go without the figure: the load then
+// shows the browser's reason.
+async function plannedBytes(weights) {
+  if (!planned.has(weights)) {
+    try {
+      MODELS[0].config ??= await (await fetch(new URL('config.json', new URL(MODELS[0].source, location.href)))).json();
+      planned.set(weights, await GPT2.gpuBytes(MODELS.map((m) => m.config), { weights }));
+    } catch (error) {
+      console.warn(`the models' GPU memory could not be planned: ${error.message}`);
+      return MODELS.map(() => null);
+    }
+  }
+  return planned.get(weights);
+}
+
+// Fills the picker, marking the models the browser has cached, with each one's download and the
+// GPU memory it takes with the chosen weights (flagged where a phone's tab would not survive it);
+// keeps the current choice.
 async function fillPicker() {
   const select = $('model-source');
   const chosen = select.value || 'bundled';
   const cached = new Set((await GPT2.cachedModels()).map((m) => m.source));
+  const gpu = await plannedBytes($('weights').value);
   select.replaceChildren(
-    ...MODELS.map((m) => new Option(`${m.label}, ${megabytes(m.bytes)}${cached.has(cacheKey(m)) ? ', cached' : ''}`, m.value)),
+    ...MODELS.map((m, i) => new Option(`${m.label}, ${megabytes(m.bytes)} download` +
+      `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
+      `${gpu[i] > PHONE_TAB_BYTES ? ' (more than a phone\'s tab survives)' : ''}${cached.has(cacheKey(m)) ? ', cached' : ''}`, m.value)),
     new Option('A URL…', 'url'));
   select.value = chosen;
 }
@@ -243,6 +270,7 @@ async function showAttention() {
   $('heatmap-tooltip').textContent = `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
 }
 
+$('weights').addEventListener('change', () => fillPicker().catch((error) => showError(error, 'load-error')));
 $('model-source').addEventListener('change', () => {
   $('model-url-label').hidden = $('model-source').value !== 'url';
 });

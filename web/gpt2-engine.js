@@ -35,6 +35,14 @@ function sleep() {
 }
 
 const BUSY = 'this model is generating; abort that generation or wait for it';
+
+// The load options as the C++ side takes them (WebLoadOptions in bindings.cpp): every field set.
+function nativeOptions(options) {
+  return { weights: options.weights, maxTextureSize: options.maxTextureSize,
+    halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
+    splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
+    maxColorBits: options.tuning.maxColorBits ?? 0, phone: options.phone, maxGpuBytes: options.maxGpuBytes };
+}
 let canvasCounter = 0;
 
 // The canvas the engine makes for itself on this thread: an OffscreenCanvas where that gives WebGL2
@@ -117,13 +125,23 @@ export class Engine {
     }
   }
 
+  // The GPU bytes a model of each of `configs` (config.json objects) would take with `options` (the
+  // load options, resolved), planned on a canvas made for it and released at once.
+  static async plannedGpuBytes(configs, options) {
+    const M = await nativeModule();
+    const surface = new Surface(M, null);
+    try {
+      return configs.map((config) => M.plannedGpuBytes(surface.target, JSON.stringify(config), nativeOptions(options)));
+    } finally {
+      surface.canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
+      surface.release();
+    }
+  }
+
   static async loadFiles(source, options, files, progress, { signal, canvas, onContextLost }) {
     const M = await nativeModule();
     const surface = new Surface(M, canvas, onContextLost);
-    const native = { weights: options.weights, maxTextureSize: options.maxTextureSize,
-      halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
-      splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
-      maxColorBits: options.tuning.maxColorBits ?? 0, phone: options.phone };
+    const native = nativeOptions(options);
     let model = null;
     // Marks a failure while reading a file that came from the cache, which load() then fetches again.
     const reading = async (url, work) => {
@@ -142,6 +160,7 @@ export class Engine {
         progress.expect(source, response);
         await reading(source, () => streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
           model = M.openPacked(surface.target, ptr, length, fileSize, native, source);
+          progress.plan(model.gpuBytes());
           return model;
         }, signal));
       } else {
@@ -155,6 +174,7 @@ export class Engine {
         vocab = vocabText ?? '';
         merges = mergesText ?? '';
         model = await reading(url('config.json'), async () => M.createModel(surface.target, config, native));
+        progress.plan(model.gpuBytes());
         // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
         const weightFiles = [];
         const single = await files.response(url('model.safetensors'), { optional: true });

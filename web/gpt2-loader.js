@@ -95,9 +95,16 @@ export class Progress {
   knowEnd(url, end) {
     if (!this.sizes.has(url)) this.sizes.set(url, end);
   }
+  // The bytes of the model's textures, known once it is made (before any weight is uploaded): every
+  // event from then on carries them.
+  plan(gpuBytes) {
+    this.gpuBytes = gpuBytes;
+    this.report();
+  }
   report(extra = {}) {
     const total = [...this.sizes.values()].reduce((a, b) => a + b, 0);
-    if (total > 0 || extra.warning) this.onProgress?.({ loaded: Math.min(this.loaded, total), total, fromCache: this.fromCache, ...extra });
+    const plan = this.gpuBytes === undefined ? {} : { gpuBytes: this.gpuBytes };
+    if (total > 0 || extra.warning) this.onProgress?.({ loaded: Math.min(this.loaded, total), total, fromCache: this.fromCache, ...plan, ...extra });
   }
   warn(text) {
     if (this.warnings.has(text)) return;

@@ -94,6 +94,10 @@ export class RemoteEngine {
     }
   }
 
+  static plannedGpuBytes(configs, options) {
+    return WorkerHost.shared().request('plannedGpuBytes', { args: [configs, options] });
+  }
+
   // Live GL objects in the shared worker; 0 before it has started.
   static async liveGlObjects() {
     return WorkerHost.instance ? WorkerHost.instance.request('liveGlObjects') : 0;

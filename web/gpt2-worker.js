@@ -34,6 +34,7 @@ const handlers = {
     return { model: id, config: model.config };
   },
   probe: () => probeOffscreenCanvas(),
+  plannedGpuBytes: (_, [configs, options]) => Engine.plannedGpuBytes(configs, options),
   liveGlObjects: () => Engine.liveGlObjects(),
   tokenize: (id, [text, allowSpecial]) => engine(id).tokenize(text, allowSpecial),
   decode: (id, [ids]) => engine(id).decode(ids),

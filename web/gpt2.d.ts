@@ -8,6 +8,12 @@ export interface LoadProgress {
   /** How many of the loaded bytes were read from the browser's cache rather than the network. */
   fromCache: number;
   /**
+   * GPU bytes the model's textures take (weights, KV cache, activations): on every event from the one
+   * after the model's config or packed header is read, before any weight is uploaded. `maxGpuBytes`
+   * refuses a model above it before allocating any texture.
+   */
+  gpuBytes?: number;
+  /**
    * Set on an event of its own when something the user should know of happened: the engine runs on
    * this thread because the browser gives a Worker no WebGL2 (model.mode), or the model's files are
    * not being cached (no Cache API, storage quota full).
@@ -30,6 +36,11 @@ export interface LoadOptions {
    * @default 0
    */
   maxTextureSize?: number;
+  /**
+   * Refuse, before allocating any texture, a model whose textures would take more GPU bytes than this (a phone's tab dies near 1.5 GB on iOS); 0: no cap.
+   * @default 0
+   */
+  maxGpuBytes?: number;
   /**
    * true: run the engine in a dedicated module Worker on an OffscreenCanvas, so this thread never
    * waits for it, or fail with the reason; false: on the calling thread (a page, or your own
@@ -221,6 +232,13 @@ export declare class GPT2 {
    * model.safetensors or a sharded index, vocab.json, merges.txt), or a hub id ('owner/name').
    */
   static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
+  /**
+   * The GPU bytes a model would take in this browser (weights, KV cache, activations), before
+   * anything is downloaded, allocated or compiled: `config` is a config.json object, or an array of
+   * them answered in order; `options` are load options (weights, maxTextureSize, tuning).
+   */
+  static gpuBytes(config: Partial<GPT2Config> & Record<string, unknown>, options?: LoadOptions): Promise<number>;
+  static gpuBytes(configs: (Partial<GPT2Config> & Record<string, unknown>)[], options?: LoadOptions): Promise<number[]>;
   /** Deletes every model file this origin keeps in the browser's cache. */
   static clearCache(): Promise<void>;
   /** The models this origin keeps in the browser's cache. */

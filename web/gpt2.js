@@ -85,6 +85,19 @@ export class GPT2 {
     return new GPT2(backend, mode, { url, options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined } });
   }
 
+  /**
+   * The GPU bytes a model would take in this browser, before anything is downloaded, allocated or
+   * compiled: `config` is a config.json object (or an array of them, answered in order); `options`
+   * are load options (weights, maxTextureSize, tuning). Planned on the thread a load would use.
+   */
+  static async gpuBytes(config, options = {}) {
+    const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
+    const configs = Array.isArray(config) ? config : [config];
+    const { worker } = await chooseMode(settings.worker, canvas);
+    const bytes = worker ? await RemoteEngine.plannedGpuBytes(configs, settings) : await Engine.plannedGpuBytes(configs, settings);
+    return Array.isArray(config) ? bytes : bytes[0];
+  }
+
   /** Deletes every model file this origin keeps in the browser's cache. */
   static async clearCache() {
     await clearCache();

@@ -130,8 +130,10 @@ void Program::setIvec4(GLint location, int x, int y, int z, int w) {
 }
 
 Program& ProgramCache::get(const std::string& fragmentName, const std::string& defines, const std::string& vertexName) {
-    auto& slot = programs_[vertexName + "\n" + fragmentName + "\n" + defines];
-    if (!slot) slot = std::make_unique<Program>(vertexName, fragmentName, defines);
+    auto& slot = programs_[mode_ == Mode::Planning ? "" : vertexName + "\n" + fragmentName + "\n" + defines];
+    if (!slot)
+        slot = mode_ == Mode::Planning ? std::make_unique<Program>(Program::Unbuilt{})
+                                       : std::make_unique<Program>(vertexName, fragmentName, defines);
     return *slot;
 }
 

@@ -18,6 +18,9 @@ class Program {
 public:
     // Both shaders get the same `defines`.
     Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines);
+    // A program that is never built: what a cache that only plans (ProgramCache::Planning) hands out.
+    struct Unbuilt {};
+    explicit Program(Unbuilt) : label_("a planned pass (never built)") {}
     GLuint id() const { return program_.get(); }
     const std::string& label() const { return label_; }
     // Whether the driver has finished linking (GL_COMPLETION_STATUS_KHR); never waits. Without the
@@ -57,6 +60,10 @@ private:
 class ProgramCache {
 public:
     static constexpr const char* kFullscreenVertex = "fullscreen.vert";
+    // Planning: get() compiles nothing and hands out one unbuilt program, for a model that is declared
+    // to count its textures and never runs (Gpt2Model::plannedGpuBytes).
+    enum class Mode { Building, Planning };
+    explicit ProgramCache(Mode mode = Mode::Building) : mode_(mode) {}
     // `defines` is a block of "#define X Y\n" lines; each (shaders, defines) compiles once.
     Program& get(const std::string& fragmentName, const std::string& defines = "",
                  const std::string& vertexName = kFullscreenVertex);
@@ -66,6 +73,7 @@ public:
     void finish();
 
 private:
+    Mode mode_;
     std::map<std::string, std::unique_ptr<Program>> programs_;
 };
 

@@ -25,17 +25,25 @@ const TexelFormatInfo& formatInfo(TexelFormat format) {
 
 std::int64_t liveTextureBytes() { return g_textureBytes; }
 
-Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string name)
-    : layout_(layout), format_(format), name_(std::move(name)), texture_(GlObject::texture()) {
-    glBindTexture(GL_TEXTURE_2D_ARRAY, texture_.get());
+Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string name, Allocation when)
+    : layout_(layout), format_(format), name_(std::move(name)) {
+    if (when == Allocation::Now) allocate();
+}
+
+void Texture::allocate() {
+    if (allocated()) fail("texture ", name_, " is allocated already");
+    GlObject texture = GlObject::texture();
+    glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
     // Float textures are incomplete under a filtering min filter; texelFetch needs them complete.
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format).internalFormat, layout.width, layout.height, layout.pages);
+    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format_).internalFormat, layout_.width, layout_.height, layout_.pages);
     checkGlError(("allocating texture " + name_).c_str());
-    framebuffers_.resize(std::size_t(layout.pages));
-    clearToZero();
+    // Counted from here on: the destructor of an allocated texture takes its bytes off the tally.
+    texture_ = std::move(texture);
     g_textureBytes += bytes();
+    framebuffers_.resize(std::size_t(layout_.pages));
+    clearToZero();
 }
 
 void Texture::clearToZero() {

@@ -39,7 +39,10 @@ std::int64_t liveTextureBytes();
 
 class Texture {
 public:
-    Texture(const TensorLayout& layout, TexelFormat format, std::string name);
+    // When the storage is allocated: at once, or by allocate() (a model counts the bytes of all its
+    // textures, and may refuse them, before allocating any).
+    enum class Allocation { Now, Later };
+    Texture(const TensorLayout& layout, TexelFormat format, std::string name, Allocation when = Allocation::Now);
     ~Texture();
     Texture(const Texture&) = delete;
     Texture& operator=(const Texture&) = delete;
@@ -51,7 +54,11 @@ public:
     TexelFormat format() const { return format_; }
     const std::string& name() const { return name_; }
     GLuint id() const { return texture_.get(); }
+    // Bytes of its storage, allocated or not.
     std::int64_t bytes() const;
+    // Allocates the storage of a texture made with Allocation::Later, cleared to zero; once.
+    void allocate();
+    bool allocated() const { return texture_.get() != 0; }
 
     // Writes rows [row0, row0 + rowCount) from `values` (rowCount x cols floats, row-major);
     // padding columns become 0. Float16 and HalfPairs textures store the values rounded to half

@@ -18,9 +18,15 @@ Texture& Activations::addHalfPairs(const std::string& name, int rows, int cols) 
 
 Texture& Activations::addStored(const std::string& name, int storedRows, int cols, int interleave, TexelFormat format) {
     const int lineWidth = tuning_.lineWidth((storedRows + interleave - 1) / interleave, (cols + 3) / 4);
-    textures_.push_back(std::make_unique<Texture>(
-        TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave), format, name));
+    textures_.push_back(std::make_unique<Texture>(TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave),
+                                                  format, name, allocating_ ? Texture::Allocation::Now : Texture::Allocation::Later));
     return *textures_.back();
+}
+
+void Activations::allocate() {
+    for (const auto& t : textures_)
+        if (!t->allocated()) t->allocate();
+    allocating_ = true;
 }
 
 std::int64_t Activations::bytes() const {

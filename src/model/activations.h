@@ -25,7 +25,10 @@ public:
     // A rows x cols matrix of fp16 row pairs (TexelFormat::HalfPairs), written by passes with
     // row_output.glsl and read through `fetch` as any input.
     Texture& addHalfPairs(const std::string& name, int rows, int cols);
+    // Bytes of every texture declared, allocated or not.
     std::int64_t bytes() const;
+    // Allocates every texture declared so far; later ones are allocated as they are declared.
+    void allocate();
 
 private:
     // A texture of `storedRows` lines of `format` (row pairs: half the matrix's rows).
@@ -33,6 +36,7 @@ private:
 
     const Tuning& tuning_;
     std::vector<std::unique_ptr<Texture>> textures_;
+    bool allocating_ = false;  // allocate() has run
 };
 
 }  // namespace gpt2

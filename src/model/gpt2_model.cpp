@@ -30,6 +30,18 @@ AttentionScratch attentionScratch(Activations& t, const Tuning& tuning, const Mo
     return s;
 }
 
+// "1,634.2 MB": what a reader compares at a glance.
+std::string megabytes(std::int64_t bytes) {
+    const std::int64_t tenths = (bytes + 50'000) / 100'000;
+    const std::string whole = std::to_string(tenths / 10);
+    std::string grouped;
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
+        grouped += whole[i];
+    }
+    return grouped + "." + std::to_string(tenths % 10) + " MB";
+}
+
 float attentionScale(const ModelConfig& c, int layer) {
     const float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
     return c.scaleAttentionByInverseLayer ? scale / float(layer + 1) : scale;
@@ -43,11 +55,28 @@ struct Gpt2Model::Block {
 };
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
+    : Gpt2Model(config, options, ProgramCache::Mode::Building) {
+    // Every texture is declared and none is allocated yet: a phone's tab dies while allocating more
+    // than it survives, so a cap refuses before.
+    if (options.maxGpuBytes > 0 && double(gpuBytes()) > options.maxGpuBytes)
+        fail("this model's textures would take ", megabytes(gpuBytes()), " of GPU memory (weights ", megabytes(weights_.bytes()),
+             ", activations and KV cache ", megabytes(activations_.bytes()), "), more than maxGpuBytes ",
+             megabytes(std::int64_t(options.maxGpuBytes)), "; try int8 weights or a smaller model");
+    weights_.allocate();
+    activations_.allocate();
+}
+
+Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode mode)
     : config_(config),
       tuning_(tuningFor(options, config)),
-      weights_(config, tuning_.weights, tuning_.caps.limits),
+      programs_(mode),
+      weights_(config, tuning_.weights, tuning_.caps.limits, Texture::Allocation::Later),
       activations_(tuning_) {
     declareGraph();
+}
+
+std::int64_t Gpt2Model::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options) {
+    return Gpt2Model(config, options, ProgramCache::Mode::Planning).gpuBytes();
 }
 
 Gpt2Model::~Gpt2Model() = default;

@@ -24,8 +24,12 @@ namespace gpt2 {
 
 class Gpt2Model {
 public:
-    // Allocates every texture and declares every pass; weights arrive through weights().
+    // Declares every texture and pass, then allocates the textures (refused above
+    // options.maxGpuBytes); weights arrive through weights().
     Gpt2Model(const ModelConfig& config, const ModelOptions& options);
+    // The bytes of the textures such a model would take on the current context (its limits and
+    // tuning), declared but neither allocated nor compiled: what a page shows before choosing a model.
+    static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options);
     ~Gpt2Model();
 
     ModelWeights& weights() { return weights_; }
@@ -125,6 +129,8 @@ public:
 
 private:
     struct Block;  // the ops of one transformer block, declared with the graph (gpt2_model.cpp)
+    // Declares the textures and passes; Building programs allocates nothing yet, Planning never will.
+    Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode programs);
     void declareGraph();
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);

@@ -16,7 +16,8 @@ std::string withoutPrefix(const std::string& name) {
 
 }  // namespace
 
-ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits) : config_(config) {
+ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits, Texture::Allocation when)
+    : config_(config) {
     for (const MatrixSpec& spec : engineMatrices(config)) {
         // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
         TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
@@ -24,13 +25,21 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
         const int perTexel = rowsPerTexel(texelFormat);
         const int storedRows = (spec.rows + perTexel - 1) / perTexel;
         Slot slot{spec, std::make_unique<Texture>(TensorLayout::make(storedRows, spec.cols, limits, spec.name.c_str()),
-                                                  texelFormat, spec.name),
+                                                  texelFormat, spec.name, when),
                   nullptr, false, {}};
         if (texelFormat == TexelFormat::Int8Quads) {
             const std::string name = spec.name + " scales";
-            slot.scales = std::make_unique<Texture>(TensorLayout::make(1, int8Channels(spec), limits, name.c_str()), TexelFormat::Float32, name);
+            slot.scales = std::make_unique<Texture>(TensorLayout::make(1, int8Channels(spec), limits, name.c_str()), TexelFormat::Float32,
+                                                    name, when);
         }
         slots_[spec.name] = std::move(slot);
+    }
+}
+
+void ModelWeights::allocate() {
+    for (auto& [name, s] : slots_) {
+        s.texture->allocate();
+        if (s.scales) s.scales->allocate();
     }
 }
 

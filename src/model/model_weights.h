@@ -1,6 +1,6 @@
 #pragma once
-// The model's weights as textures. All textures are allocated up front; tensors then arrive one at a
-// time in any order (a file read tensor by tensor, or a download streamed in file order) and are
+// The model's weights as textures. All textures are allocated up front (at once, or by allocate() once
+// a model has counted its bytes); tensors then arrive one at a time in any order (a file read tensor by tensor, or a download streamed in file order) and are
 // packed and uploaded as they come, so no more than one tensor is ever held in CPU memory.
 #include <map>
 #include <memory>
@@ -14,7 +14,10 @@ namespace gpt2 {
 
 class ModelWeights {
 public:
-    ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits);
+    ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits,
+                 Texture::Allocation when = Texture::Allocation::Now);
+    // Allocates the textures of weights made with Allocation::Later.
+    void allocate();
 
     // True when `name` (a Hugging Face tensor name, "transformer." optional) is a weight the engine uses.
     bool wants(const std::string& name) const;
@@ -31,6 +34,7 @@ public:
     const Texture& operator[](const std::string& name) const;
     // The scale of each output channel of an int8 matrix ([1, channels]); null for other formats.
     const Texture* scales(const std::string& name) const;
+    // Bytes of every weight texture, allocated or not.
     std::int64_t bytes() const;
 
 private:

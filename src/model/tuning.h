@@ -57,6 +57,8 @@ struct ModelOptions {
     int maxColorBits = 0;
     // The device is a phone or tablet (CapabilityOptions::phone; the web build asks the page).
     bool phone = false;
+    // > 0: refuse, before allocating any texture, a model whose textures would take more bytes.
+    double maxGpuBytes = defaults::maxGpuBytes;
 };
 
 struct Tuning {

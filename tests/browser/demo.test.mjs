@@ -224,6 +224,36 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
   await page.close();
 });
 
+// The picker's GPU figure for a model is what the model takes once loaded (stats().gpuBytes, shown in
+// the status as "N MB of textures"), in each weight format; the hub sizes are planned alike.
+test('the model picker shows each model\'s GPU memory per weight format, as the loaded model takes it', async () => {
+  const page = await site.page('');
+  await waitForModel(page);
+  const figures = {};
+  for (const weights of ['fp16', 'fp32', 'int8']) {
+    const before = await page.locator('#model-source option').first().textContent();
+    if (weights !== 'fp16') {  // fp16 is the default the page started with
+      await page.selectOption('#weights', weights);
+      await page.waitForFunction((text) => document.querySelector('#model-source option').textContent !== text, before, { timeout: 30000 });
+    }
+    assert.match(await page.locator('#model-source option').first().textContent(), /GPU memory/);
+    const entries = await page.locator('#model-source option').allTextContents();
+    figures[weights] = entries.slice(0, 5).map((text) => text.match(/, ([\d.]+ [MG]B) of GPU memory/)?.[1]);
+    await page.click('#load');
+    await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) &&
+      !document.getElementById('load').disabled, null, { timeout: 60000 });
+    const status = await page.locator('#model-status').textContent();
+    assert.equal(status.match(/([\d.]+ MB) of textures/)[1], figures[weights][0], `${weights}: picker ${figures[weights][0]}, loaded ${status}`);
+  }
+  const mb = (text) => parseFloat(text) * (text.endsWith('GB') ? 1000 : 1);
+  for (let i = 0; i < 5; i += 1) {
+    assert.ok(mb(figures.fp32[i]) > mb(figures.fp16[i]) && mb(figures.fp16[i]) > mb(figures.int8[i]), JSON.stringify(figures));
+    if (i > 0) assert.ok(mb(figures.fp16[i]) > mb(figures.fp16[i - 1]), 'larger models take more');
+  }
+  console.log(`[ measured ] planned GPU memory (bundled, 124M, 355M, 774M, 1.5B): ${JSON.stringify(figures)}`);
+  await page.close();
+});
+
 test('the model picker offers the bundled model and the hub sizes, marks what is cached, and clears the cache', async () => {
   const page = await site.page('');
   await waitForModel(page);
@@ -231,9 +261,9 @@ test('the model picker offers the bundled model and the hub sizes, marks what is
   await page.waitForFunction(() => /cached/.test(document.querySelector('#model-source option').textContent), null, { timeout: 10000 });
   const listed = await options();
   assert.equal(listed.length, 6, listed.join(' | '));
-  assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB, cached$/);
-  assert.match(listed[1], /^GPT-2 124M \(hub\), 548\.0 MB$/);
-  assert.match(listed[4], /^GPT-2 1\.5B \(hub\), 6\.43 GB$/);
+  assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB download, [\d.]+ MB of GPU memory, cached$/);
+  assert.match(listed[1], /^GPT-2 124M \(hub\), 548\.0 MB download, [\d.]+ MB of GPU memory$/);
+  assert.match(listed[4], /^GPT-2 1\.5B \(hub\), 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/);
   assert.equal(listed[5], 'A URL…');
   assert.equal(await page.locator('#model-source').inputValue(), 'bundled');
   await page.screenshot({ path: join(artifactsDir, 'demo-picker.png') });

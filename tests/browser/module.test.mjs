@@ -212,6 +212,27 @@ for (const { worker, name } of modes) test(`${name}: progress events rise monoto
   assert.equal(events.at(-1).total, readFileSync(join(root, 'tests/fixtures/gpt2-tiny/model.safetensors')).length);
 });
 
+// The GPU bytes a model's textures take come with the progress events before its weights are
+// uploaded, and maxGpuBytes refuses a model above it before allocating any texture.
+for (const { worker, name } of modes) test(`${name}: progress tells the model's GPU bytes before its weights arrive, and maxGpuBytes refuses up front`, async () => {
+  const r = await page.evaluate(async (worker) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const events = [];
+    const model = await GPT2.load('/models/default/', { onProgress: (e) => events.push(e), worker, cache: false });
+    const { gpuBytes } = await model.stats();
+    await model.dispose();
+    const before = await GPT2.liveGlObjects();
+    const refused = await GPT2.load('/models/default/', { worker, maxGpuBytes: gpuBytes - 1 }).then(() => 'loaded', (e) => e.message);
+    return { events, gpuBytes, refused, before, after: await GPT2.liveGlObjects() };
+  }, worker);
+  const first = r.events.findIndex((e) => e.gpuBytes !== undefined);
+  assert.ok(first >= 0, 'an event carries gpuBytes');
+  assert.ok(r.events[first].loaded < r.events[first].total, `known at ${r.events[first].loaded} of ${r.events[first].total} bytes`);
+  assert.ok(r.events.slice(first).every((e) => e.gpuBytes === r.gpuBytes), `the figure is stats().gpuBytes, ${r.gpuBytes}`);
+  assert.match(r.refused, /^this model's textures would take [\d,]+\.\d MB of GPU memory \(weights [\d,.]+ MB, activations and KV cache [\d,.]+ MB\), more than maxGpuBytes [\d,.]+ MB; try int8 weights or a smaller model/);
+  assert.equal(r.after, r.before, 'the refused load left no GL object');
+});
+
 for (const { worker, name } of modes) test(`${name}: abort stops generation within one token, and generation starts again afterwards`, async () => {
   const r = await page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');

@@ -14,7 +14,11 @@ export async function typedUse(output: HTMLElement): Promise<void> {
     signal: controller.signal,
   };
   const model: GPT2 = await GPT2.load(new URL('https://example.com/gpt2/'), options);
-  const fromHub: GPT2 = await GPT2.load('openai-community/gpt2', { hubUrl: 'https://hub.example.com', revision: 'v1' });
+  const fromHub: GPT2 = await GPT2.load('openai-community/gpt2', { hubUrl: 'https://hub.example.com', revision: 'v1', maxGpuBytes: 1.5e9 });
+  const planned: number = await GPT2.gpuBytes({ n_embd: 768, n_layer: 12, n_head: 12, n_positions: 1024, vocab_size: 50257 }, { weights: 'int8' });
+  const plans: number[] = await GPT2.gpuBytes([{ n_embd: 768, n_layer: 12, n_head: 12 }], { tuning: { maxColorBits: 512 } });
+  void planned;
+  void plans;
   await fromHub.dispose();
   const same: typeof GPT2 = GPT2Default;
   void same;

@@ -35,6 +35,57 @@ TEST(GlResources, OutOfMemoryDuringAllocationIsAClearErrorAndFreesEverything) {
     EXPECT_EQ(engine.logits().size(), 50257u);
 }
 
+// A model counts the bytes of every texture it declares before allocating any: a cap below them
+// refuses it with both numbers and leaves nothing allocated; at or above them it loads, and its
+// textures then take exactly what it counted.
+TEST(GlResources, GpuBytesAreCountedBeforeAllocatingAndACapRefusesUpFront) {
+    testing::ensureGlContext();
+    const int objects = liveGlObjects();
+    const std::int64_t bytes = liveTextureBytes();
+    std::int64_t planned = 0;
+    {
+        Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float16});
+        planned = engine.model().gpuBytes();
+        EXPECT_EQ(liveTextureBytes() - bytes, planned);
+    }
+    ModelOptions capped{TexelFormat::Float16};
+    capped.maxGpuBytes = double(planned - 1);
+    try {
+        Engine engine(testing::tinyModelDir(), capped);
+        ADD_FAILURE() << "a model above maxGpuBytes loaded";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("this model's textures would take "), std::string::npos) << message;
+        EXPECT_NE(message.find("more than maxGpuBytes"), std::string::npos) << message;
+        EXPECT_NE(message.find("try int8 weights or a smaller model"), std::string::npos) << message;
+    }
+    EXPECT_EQ(liveTextureBytes(), bytes) << "nothing was allocated";
+    EXPECT_EQ(liveGlObjects(), objects);
+    capped.maxGpuBytes = double(planned);
+    Engine engine(testing::tinyModelDir(), capped);
+    EXPECT_EQ(engine.model().gpuBytes(), planned);
+}
+
+// What a page shows before it loads anything: the bytes a model would take, planned without
+// allocating a texture or compiling a program, equal what the loaded model takes, in each format.
+TEST(GlResources, PlannedGpuBytesEqualALoadedModelsWithoutAllocatingAnything) {
+    testing::ensureGlContext();
+    const ModelConfig config = Engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32}).config();
+    for (const TexelFormat weights : {TexelFormat::Float32, TexelFormat::Float16, TexelFormat::Int8Quads}) {
+        for (const int maxTextureSize : {0, 256}) {
+            const int objects = liveGlObjects();
+            const std::int64_t bytes = liveTextureBytes();
+            ModelOptions options{weights, maxTextureSize};
+            const std::int64_t planned = Gpt2Model::plannedGpuBytes(config, options);
+            EXPECT_EQ(liveTextureBytes(), bytes);
+            EXPECT_EQ(liveGlObjects(), objects);
+            Engine engine(testing::tinyModelDir(), options);
+            EXPECT_EQ(planned, engine.model().gpuBytes()) << int(weights) << ", max texture " << maxTextureSize;
+            EXPECT_EQ(liveTextureBytes() - bytes, planned);
+        }
+    }
+}
+
 TEST(GlResources, ModelsReleaseEveryObject) {
     testing::ensureGlContext();
     const int before = liveGlObjects();

@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 
 void expectGenerates(const std::string& model) {
     Engine engine(model, ModelOptions{TexelFormat::Float16, 0});
+    EXPECT_EQ(Gpt2Model::plannedGpuBytes(engine.config(), ModelOptions{TexelFormat::Float16, 0}), engine.model().gpuBytes())
+        << "what a page is told before loading is what the model takes";
     GenerateOptions options;
     options.maxNewTokens = 3;
     options.stopAtEndOfText = false;
@@ -51,6 +53,23 @@ TEST(OfficialSizes, Synth355MLoadsFromItsFolderAndGenerates) {
     const fs::path dir = synthesize("355M");
     expectGenerates(dir.string());
     fs::remove_all(dir);
+}
+
+// The figures the demo's picker shows: every official size in each weight format, planned on this
+// context without allocating anything. fp16 holds about half of fp32's weight bytes and int8 half
+// of fp16's, and the activations and KV cache come on top of each.
+TEST(OfficialSizes, PlannedGpuBytesOfEverySizeAndFormat) {
+    testing::ensureGlContext();
+    for (const char* size : {"124M", "355M", "774M", "1.5B"}) {
+        std::int64_t fp32 = 0, fp16 = 0, int8 = 0;
+        for (auto [format, bytes] : {std::pair{TexelFormat::Float32, &fp32}, std::pair{TexelFormat::Float16, &fp16},
+                                     std::pair{TexelFormat::Int8Quads, &int8}})
+            *bytes = Gpt2Model::plannedGpuBytes(officialConfig(size), ModelOptions{format, 0});
+        std::cout << "[ measured ] " << size << " planned GPU bytes: fp32 " << fp32 << ", fp16 " << fp16 << ", int8 " << int8 << "\n";
+        EXPECT_GT(fp32, fp16);
+        EXPECT_GT(fp16, int8);
+        EXPECT_LT(double(fp16), 0.6 * double(fp32)) << size;
+    }
 }
 
 }  // namespace

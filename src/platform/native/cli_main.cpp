@@ -56,11 +56,21 @@ bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
     fail(flag, " must be on or off, got \"", v, "\"");
 }
 
+float real(const CliArgs& args, const std::string& flag, float fallback) {
+    if (!args.has(flag)) return fallback;
+    const std::string text = args.text(flag);
+    char* end = nullptr;
+    const float v = std::strtof(text.c_str(), &end);
+    if (text.empty() || *end != '\0') fail(flag, ": \"", text, "\" is not a number");
+    return v;
+}
+
 ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
     if (args.has("--weights")) options.weights = weightFormatNamed(args.text("--weights"));
     options.maxTextureSize = args.integer("--max-texture-size", defaults::maxTextureSize);
     options.maxColorBits = args.integer("--max-color-bits", 0);
+    options.maxGpuBytes = real(args, "--max-gpu-bytes", float(options.maxGpuBytes));
     options.splitTexels = args.integer("--split-texels", -1);
     if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
     options.activationLineWidth = args.integer("--line-width", -1);
@@ -75,16 +85,8 @@ ModelOptions modelOptions(const CliArgs& args) {
     if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
     if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
     if (args.has("--max-color-bits") && options.maxColorBits <= 0) fail("--max-color-bits must be positive");
+    if (options.maxGpuBytes < 0) fail("--max-gpu-bytes must be 0 (no cap) or positive");
     return options;
-}
-
-float real(const CliArgs& args, const std::string& flag, float fallback) {
-    if (!args.has(flag)) return fallback;
-    const std::string text = args.text(flag);
-    char* end = nullptr;
-    const float v = std::strtof(text.c_str(), &end);
-    if (text.empty() || *end != '\0') fail(flag, ": \"", text, "\" is not a number");
-    return v;
 }
 
 Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
@@ -121,7 +123,7 @@ int run(int argc, char** argv) {
                                             "--split-texels", "--half-pairs", "--line-width",
                                             "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
                                             "--prefill-chunk", "--pass-per-output", "--row-moments-in-vertex",
-                                            "--half-prompt-inputs", "--max-color-bits"};
+                                            "--half-prompt-inputs", "--max-color-bits", "--max-gpu-bytes"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;

@@ -31,6 +31,7 @@ struct WebLoadOptions {
     int rowsPerFragment = -1;
     int maxColorBits = 0;
     bool phone = false;  // the page's navigator says phone or tablet (gpt2.js)
+    double maxGpuBytes = 0;
 };
 
 // The generate options as they cross the seam: topK 0 and seed -1 are unset; stop is a JS array.
@@ -114,21 +115,26 @@ val capturedToJs(const std::vector<Gpt2Model::CapturedPosition>& captured) {
 val parseJson(const std::string& text) { return val::global("JSON").call<val>("parse", text); }
 
 // Members are destroyed bottom-up: every GL object goes before the context that owns it.
+ModelOptions modelOptions(const WebLoadOptions& o) {
+    ModelOptions options;
+    options.weights = weightFormatNamed(o.weights);
+    options.maxTextureSize = o.maxTextureSize;
+    options.halfPairs = o.halfPairs;
+    options.splitTexels = o.splitTexels;
+    options.rowsPerFragment = o.rowsPerFragment;
+    options.maxColorBits = o.maxColorBits;
+    options.phone = o.phone;
+    options.maxGpuBytes = o.maxGpuBytes;
+    return options;
+}
+
 class WebModel {
 public:
     // `canvasTarget` names the canvas in Module.specialHTMLTargets (an HTMLCanvasElement or an
     // OffscreenCanvas: the page's or a worker's).
     WebModel(const std::string& canvasTarget, const ModelConfig& config, const WebLoadOptions& o)
         : context_(std::make_unique<WebGlContext>(canvasTarget)) {
-        ModelOptions options;
-        options.weights = weightFormatNamed(o.weights);
-        options.maxTextureSize = o.maxTextureSize;
-        options.halfPairs = o.halfPairs;
-        options.splitTexels = o.splitTexels;
-        options.rowsPerFragment = o.rowsPerFragment;
-        options.maxColorBits = o.maxColorBits;
-        options.phone = o.phone;
-        loading_ = std::make_unique<Gpt2Model>(config, options);
+        loading_ = std::make_unique<Gpt2Model>(config, modelOptions(o));
     }
 
     ~WebModel() {
@@ -186,6 +192,9 @@ public:
         current();
         return (engine_ ? engine_->model() : *loading_).programsLinked();
     }
+
+    // Bytes of the model's textures, known once it is made, before any weight arrives.
+    double gpuBytes() { return double((engine_ ? engine_->model() : *loading_).gpuBytes()); }
 
     void setPackedTokenizer(std::string vocab, std::string merges) {
         packedVocab_ = std::move(vocab);
@@ -405,6 +414,15 @@ WebModel* createModel(const std::string& canvasTarget, const std::string& config
     return guarded([&] { return new WebModel(canvasTarget, parseModelConfig(configJson, "config.json"), options); });
 }
 
+// The GPU bytes a model of `configJson` (config.json) would take with `options`, planned on a context
+// made for it on the canvas, which is destroyed again: nothing is allocated or compiled.
+double plannedGpuBytes(const std::string& canvasTarget, const std::string& configJson, const WebLoadOptions& options) {
+    return guarded([&] {
+        const WebGlContext context(canvasTarget);
+        return double(Gpt2Model::plannedGpuBytes(parseModelConfig(configJson, "config"), modelOptions(options)));
+    });
+}
+
 // A model for a packed file, from its header (at heap `header`), which carries the config and
 // tokenizer; the file's tensors then stream in through beginFile with the same header.
 WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
@@ -438,7 +456,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("splitTexels", &WebLoadOptions::splitTexels)
         .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment)
         .field("maxColorBits", &WebLoadOptions::maxColorBits)
-        .field("phone", &WebLoadOptions::phone);
+        .field("phone", &WebLoadOptions::phone)
+        .field("maxGpuBytes", &WebLoadOptions::maxGpuBytes);
     value_object<WebGenerateOptions>("GenerateOptions")
         .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
         .field("temperature", &WebGenerateOptions::temperature)
@@ -461,6 +480,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
         .function("endFile", &safe<&WebModel::endFile>)
         .function("programsLinked", &safe<&WebModel::programsLinked>)
+        .function("gpuBytes", &safe<&WebModel::gpuBytes>)
         .function("finishLoad", &safe<&WebModel::finishLoad, std::string, std::string, std::string>)
         .function("tokenize", &safe<&WebModel::tokenize, std::string, bool>)
         .function("decode", &safe<&WebModel::decode, val>)
@@ -483,4 +503,5 @@ EMSCRIPTEN_BINDINGS(gpt2) {
     function("createModel", &createModel, allow_raw_pointers());
     function("openPacked", &openPacked, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);
+    function("plannedGpuBytes", &plannedGpuBytes);
 }
