@@ -197,7 +197,6 @@ test('bad model sources show a clear error on the page', async () => {
 // The demo runs the engine in a worker, which an init script patching the page cannot reach: the
 // worker script is served with the same patch in front (a worker that has no WebGL2).
 test('a browser without WebGL2 gets a clear error on the page', async () => {
-  const page = await site.browser.newPage();
   // Refused as a browser refuses: getContext gives null and a webglcontextcreationerror says why.
   const noWebgl2 = `for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas].filter(Boolean)) {
     const original = C.prototype.getContext;
@@ -207,13 +206,7 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
       return null;
     };
   }\n`;
-  await page.addInitScript(noWebgl2);
-  await page.route('**/gpt2-worker.js', async (route) => {
-    const original = await route.fetch();
-    await route.fulfill({ response: original, body: noWebgl2 + (await original.text()) });
-  });
-  await page.setViewportSize({ width: 1000, height: 700 });
-  await page.goto(site.url);
+  const page = await site.scriptedPage(noWebgl2, '', { viewport: { width: 1000, height: 700 } });
   await page.waitForFunction(() => !document.getElementById('load-error').hidden, null, { timeout: 60000 });
   assert.match(await page.locator('#load-error').textContent(), /WebGL2 is not available .*\. The browser said: "simulated: no GPU here"$/);
   // At the top, next to the Load button: on the first screen, without scrolling.

@@ -34,6 +34,20 @@ export function session(server, url, browser, extra = {}) {
       await page.goto(url + path);
       return page;
     },
+    // A page of Playwright's whose page and module worker both run `script` before their own code:
+    // a browser as it would be elsewhere (WebGL patched to refuse or cap what this one offers).
+    // `context`: Playwright's page options (a userAgent, say).
+    async scriptedPage(script, path = 'examples/blank.html', context = {}) {
+      const page = await browser.newPage(context);
+      page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
+      await page.addInitScript(script);
+      await page.route('**/gpt2-worker.js', async (route) => {
+        const original = await route.fetch();
+        await route.fulfill({ response: original, body: script + (await original.text()) });
+      });
+      await page.goto(url + path);
+      return page;
+    },
     async close() {
       await browser.close();
       await new Promise((ok) => server.close(ok));

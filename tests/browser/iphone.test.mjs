@@ -84,17 +84,8 @@ function appleGpu(bits, { layeredOnly = false } = {}) {
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
 
-async function emulatedPage(bits, { userAgent, ...options } = {}) {
-  const page = await site.browser.newPage(userAgent ? { userAgent } : {});
-  page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
-  const script = appleGpu(bits, options);
-  await page.addInitScript(script);
-  await page.route('**/gpt2-worker.js', async (route) => {
-    const original = await route.fetch();
-    await route.fulfill({ response: original, body: script + (await original.text()) });
-  });
-  await page.goto(`${site.url}examples/blank.html`);
-  return page;
+function emulatedPage(bits, { userAgent, ...options } = {}) {
+  return site.scriptedPage(appleGpu(bits, options), undefined, userAgent ? { userAgent } : {});
 }
 
 // Logits of two prompts, greedy tokens and the lens, for each weight format, in one mode.

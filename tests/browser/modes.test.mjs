@@ -21,18 +21,6 @@ const noOffscreenWebgl2 = `if (globalThis.OffscreenCanvas) {
   };
 }\n`;
 
-async function pageWithoutOffscreenWebgl2() {
-  const page = await site.browser.newPage();
-  page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
-  await page.addInitScript(noOffscreenWebgl2);
-  await page.route('**/gpt2-worker.js', async (route) => {
-    const original = await route.fetch();
-    await route.fulfill({ response: original, body: noOffscreenWebgl2 + (await original.text()) });
-  });
-  await page.goto(`${site.url}examples/blank.html`);
-  return page;
-}
-
 test('without WebGL2 on an OffscreenCanvas, the default load runs on the page\'s thread, warns once, and generates as a Worker does', async () => {
   const page = await site.page();
   const inWorker = await page.evaluate(async () => {
@@ -46,7 +34,7 @@ test('without WebGL2 on an OffscreenCanvas, the default load runs on the page\'s
   assert.deepEqual(inWorker.mode, { worker: true, canvas: 'OffscreenCanvas', reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas' });
   await page.close();
 
-  const fallback = await pageWithoutOffscreenWebgl2();
+  const fallback = await site.scriptedPage(noOffscreenWebgl2);
   const r = await fallback.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const warnings = [];

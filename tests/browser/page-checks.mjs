@@ -1,6 +1,8 @@
 // Checks that run inside a page of the site, shared by the browser engines' tests: each is an async
 // function of one JSON argument, passed to page.evaluate (Playwright's, or webkit.mjs's), so it may
-// use nothing from this module's scope. Each returns plain JSON for the test to assert on.
+// use nothing from this module's scope. Each returns plain JSON for the test to assert on; where
+// every engine asserts the same, the assertions are here too (assert...).
+import assert from 'node:assert/strict';
 
 // The Hugging Face fixture (tests/fixtures/gpt2-tiny/reference.json): the largest |Δlogit| of the
 // last position, whether greedy continuations are identical, and the largest |Δprob| of the first
@@ -57,4 +59,15 @@ export async function lensCheck({ options, prompts }) {
   }
   await model.dispose();
   return out;
+}
+
+// What lensCheck must find on the fixture's prompts, in any engine and mode: Hugging Face's shapes,
+// ids (but at near-ties), probabilities and hidden states within 1e-4.
+export function assertLensCheck(r) {
+  assert.deepEqual(r.shapes, [[2, 5, 5, 50, 50], 160, 160, [2, 40, 5, 400, 400], 1280, 1280, [2, 1, 5, 10, 10], 32, 32]);
+  assert.deepEqual(r.idMismatches, []);
+  assert.ok(r.probDiff <= 1e-4, `${r.probDiff}`);
+  assert.ok(r.stateDiff <= 1e-4, `${r.stateDiff}`);
+  assert.equal(r.attentionTokens, 1);
+  assert.match(r.refused, /hiddenStates: layer 2 outside \[0, 2\)/);
 }
