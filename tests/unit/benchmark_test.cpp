@@ -1,6 +1,7 @@
 // The benchmark's own numbers (docs/benchmarks.md) on the gpt2-tiny fixture: draws and readback per
 // decode step, and a per-pass profile whose entries cover every pass of the step.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         EXPECT_GT(r.decodeMsPerToken, 0);
         EXPECT_GE(r.prefillMs, 0);
         EXPECT_EQ(r.gpuBytes, engine.model().gpuBytes());
+        // The row says what the policy chose within: the colour bits a pass may write, as probed.
+        const auto row = nlohmann::json::parse(benchmarkJson(r));
+        EXPECT_EQ(row.at("color_bits").get<int>(), engine.model().capabilities().colorBits);
+        EXPECT_EQ(row.at("render_targets").get<int>() * kTargetColorBits, row.at("color_bits").get<int>());
 
         // Every shader of a decode step has an entry; each took some time, and together no more than a
         // generous multiple of a plain step (llvmpipe's timer queries once reported seconds per token
