@@ -138,7 +138,8 @@ export class GPT2 {
    */
   async restore({ onProgress, signal } = {}) {
     if (this._disposed) throw new Error('this model has been disposed');
-    const fresh = await GPT2.load(this._loadedWith.url, { ...this._loadedWith.options, onProgress, signal });
+    // The same thread as before: a model given a canvas of the page's stays on the page's thread.
+    const fresh = await GPT2.load(this._loadedWith.url, { ...this._loadedWith.options, worker: this.mode.worker, onProgress, signal });
     await this._backend.dispose();
     this._backend = fresh._backend;
     this.mode = fresh.mode;
