@@ -3,7 +3,7 @@
 // a context. Chromium runs the same kinds of checks in the other files of this folder.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactsDir, root } from './harness.mjs';
 import { firefoxPath, hasFirefox, startFirefox } from './firefox.mjs';
@@ -16,7 +16,12 @@ before(async () => {
   assert.ok(hasFirefox, `${firefoxPath} not found: tests/run-all.sh installs firefox-esr`);
   firefox = await startFirefox();
 });
-after(() => firefox?.close());
+// Firefox's own output (its WebGL and GPU-process messages) stays in build/test-artifacts: what to
+// read when a test here times out.
+after(async () => {
+  if (firefox) writeFileSync(join(artifactsDir, 'firefox.log'), firefox.log());
+  await firefox?.close();
+});
 
 const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
 
