@@ -1,5 +1,5 @@
 // The native `gpt2` tool: JSON on stdout (or streamed text), one clear error line on stderr and exit
-// code 1 on failure. `gpt2 help` lists the commands; docs/cli.md documents them.
+// code 1 on failure. `gpt2 help` lists the commands; README.md, "Command line", shows them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The seam between the WebAssembly module and web/gpt2-session.js, through embind: typed values
+// The seam between the WebAssembly module and web/gpt2-engine.js, through embind: typed values
 // (numbers, strings, typed arrays, option objects checked against src/options.json by the JS side)
 // both ways. A C++ failure reaches JS as a thrown Error with the engine's message.
 #include <emscripten/bind.h>
@@ -21,7 +21,7 @@ using emscripten::val;
 namespace gpt2 {
 namespace {
 
-// The load options as they cross the seam: every field present (gpt2-session.js fills the defaults
+// The load options as they cross the seam: every field present (gpt2-engine.js fills the defaults
 // of options.json); -1 for the tuning knobs the engine decides.
 struct WebLoadOptions {
     std::string weights;
