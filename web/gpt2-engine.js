@@ -43,13 +43,15 @@ function nativeOptions(options) {
     splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
     maxColorBits: options.tuning.maxColorBits ?? 0, phone: options.phone, maxGpuBytes: options.maxGpuBytes };
 }
+
 let canvasCounter = 0;
+// Whether an OffscreenCanvas on this thread has WebGL2, probed once: what a browser offers does not
+// change while a page lives.
+let offscreenWebgl2 = null;
 
 // The canvas the engine makes for itself on this thread: an OffscreenCanvas where that gives WebGL2
 // with float render targets, else, in a page, a hidden page canvas (WebKit gives OffscreenCanvas no
 // WebGL2 context). Without a page, the OffscreenCanvas's own failure is the load's error.
-// The probe runs once per thread: what a browser offers does not change while a page lives.
-let offscreenWebgl2 = null;
 function ownCanvas() {
   if (typeof document === 'undefined') {
     if (typeof OffscreenCanvas === 'undefined') throw new Error('this thread has no page and no OffscreenCanvas to render on; pass { canvas }');

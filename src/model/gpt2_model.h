@@ -129,7 +129,8 @@ public:
 
 private:
     struct Block;  // the ops of one transformer block, declared with the graph (gpt2_model.cpp)
-    // Declares the textures and passes; Building programs allocates nothing yet, Planning never will.
+    // Declares the textures and passes and allocates none of the textures; with Planning programs it
+    // compiles nothing either (plannedGpuBytes).
     Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode programs);
     void declareGraph();
     void checkPositions(std::size_t count, int pos0);
