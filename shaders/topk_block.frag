@@ -1,31 +1,48 @@
-// Round u_rank of the top-k search, first level: the best (logit, id) after candidate u_rank - 1 in
-// each block of u_block_texels logit texels, for each row of logits. Output: row r of logits, one
-// texel per block, (logit, id, 0, 0).
+// Top-k search, first level: output row g * u_k + r, texel b holds candidate r (best first) of block b
+// of logits texels for search g, as (key, id, m, s): key = the logit as sampling warps it, and
+// (m, s) = (max, Σ exp(value - m)) of the block's values (keys without noise) when u_log_sum_exp is
+// on. Each of the k fragments of a block scans the whole block, keeping its best r + 1: k small
+// passes' worth of work in one pass. Search g reads logits row u_first_row + g, or with u_shared_row
+// row 0 as draw u_draw + g of the same distribution.
 #include "common.glsl"
 #include "topk.glsl"
-// Inputs (declared by the pass): u_logits, rows of padded vocabulary logits; u_candidates, row r
-// holding candidate r of logits row j in texel u_first_column + j, as (logit, id).
+#include "sampling.glsl"
+// Inputs (declared by the pass): u_logits, rows of padded vocabulary logits; u_seen, one row of
+// vocabulary texels, lane j 1.0 where token 4t + j is in the sequence (read when u_penalty != 1).
 
-uniform int u_rank;
-uniform int u_first_column;
+uniform int u_k;
 uniform int u_vocab;  // real vocabulary size: padding ids never win
 uniform int u_block_texels;
+uniform int u_first_row;
+uniform int u_shared_row;
+uniform int u_log_sum_exp;
+uniform float u_inv_temperature;
+uniform float u_penalty;
+uniform int u_gumbel;  // add Gumbel noise to each key (temperature sampling without top-k or top-p)
+uniform ivec2 u_seed;
+uniform int u_draw;
 
-out vec4 o_best;
+out vec4 o_candidate;
 
 void main() {
     ivec2 c = outputCoord();
-    // Before round 0 every id is eligible: start from a point before every candidate.
-    vec2 previous = u_rank == 0 ? vec2(3.0e38, -1.0) : fetch(u_candidates, u_candidates_layout, u_rank - 1, u_first_column + c.x).xy;
-    vec2 best = kNone;
+    int search = c.x / u_k, rank = c.x - search * u_k, wanted = rank + 1;
+    int row = u_shared_row == 1 ? 0 : u_first_row + search, draw = u_draw + (u_shared_row == 1 ? search : 0);
+    keepNone();
+    vec2 lse = vec2(-1.0e30, 0.0);
     int first = c.y * u_block_texels;
     int last = min(first + u_block_texels, u_logits_layout.x);
     for (int t = first; t < last; ++t) {
-        vec4 v = fetch(u_logits, u_logits_layout, c.x, t);
+        vec4 v = fetch(u_logits, u_logits_layout, row, t);
+        vec4 seen = u_penalty != 1.0 ? fetch(u_seen, u_seen_layout, 0, t) : vec4(0.0);
         for (int j = 0; j < 4; ++j) {
-            vec2 candidate = vec2(v[j], float(4 * t + j));
-            if (4 * t + j < u_vocab && comesBefore(previous, candidate) && comesBefore(candidate, best)) best = candidate;
+            int id = 4 * t + j;
+            if (id >= u_vocab) break;
+            float value = (seen[j] > 0.5 ? penalized(v[j], u_penalty) : v[j]) * u_inv_temperature;
+            if (u_log_sum_exp == 1) lse = combineLogSumExp(lse, vec2(value, 1.0));
+            vec2 candidate = vec2(u_gumbel == 1 ? value + gumbel(u_seed, draw, id) : value, float(id));
+            if (enters(candidate, wanted)) keep(candidate, wanted);
         }
     }
-    o_best = vec4(best, 0.0, 0.0);
+    o_candidate = vec4(kept[rank], lse);
 }

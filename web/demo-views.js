@@ -19,7 +19,8 @@ export class LensGrid {
     this._table = table;
     this._decode = decode;
     this._describe = describe;
-    this._cells = [];  // per position: { ids, probs } of every layer (layer * topK + rank)
+    this._cells = [];  // per column: { ids, probs } of every layer (layer * topK + rank)
+    this._first = 0;   // the position of the first column
     table.addEventListener('mouseover', (event) => this._hover(event.target.closest('td')));
     table.addEventListener('focusin', (event) => this._hover(event.target.closest('td')));
   }
@@ -44,23 +45,24 @@ export class LensGrid {
     this._table.hidden = false;
   }
 
-  get positions() {
-    return this._cells.length;
+  // Drops the columns from `column` on.
+  _truncate(column) {
+    this._cells.length = Math.min(this._cells.length, column);
+    for (const row of this._table.rows) while (row.cells.length > column + 1) row.lastChild.remove();
   }
 
-  // Drops the columns from `position` on (a sliding window numbers its positions from 0 again).
-  truncate(position) {
-    this._cells.length = Math.min(this._cells.length, position);
-    for (const row of this._table.rows) while (row.cells.length > position + 1) row.lastChild.remove();
-  }
-
-  // Appends the column of `position`, whose input token is `inputText`.
+  // Appends the column of `position`, whose input token is `inputText`, replacing any from that
+  // position on. Positions without a lens (a long prompt's first ones, GenerateOptions.lensPositions)
+  // get no column: the grid starts at the first that has one.
   async add(position, lens, inputText) {
+    if (!lens) return;
     // Follow the newest column only when the reader is at the right edge; never scroll the page.
     const wrap = this._table.parentElement;
     const follow = wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 2;
-    this.truncate(position);
-    this._cells[position] = lens;
+    if (this._cells.length === 0 || position < this._first) this._first = position;
+    const column = position - this._first;
+    this._truncate(column);
+    this._cells[column] = lens;
     const header = document.createElement('th');
     header.scope = 'col';
     header.textContent = visible(inputText);
@@ -82,7 +84,7 @@ export class LensGrid {
   async _hover(td) {
     if (!td?.dataset.layer) return;
     const layer = Number(td.dataset.layer), position = Number(td.dataset.position);
-    const lens = this._cells[position];
+    const lens = this._cells[position - this._first];
     const ranks = await Promise.all(Array.from({ length: this._topK }, async (_, r) => {
       const at = layer * this._topK + r;
       return `${JSON.stringify(await this._decode(lens.ids[at]))} ${lens.probs[at].toFixed(3)}`;

@@ -5,6 +5,7 @@
 // into the page as text (textContent), never as HTML.
 import { GPT2 } from './gpt2.js';
 import { AttentionMap, LensGrid } from './demo-views.js';
+import { DEMO_LENS_TOP_K, DEMO_SAMPLING } from './demo-settings.js';
 
 // The model picker: the bundled model (the default; served with the page, so it works offline) and
 // the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors)
@@ -23,7 +24,11 @@ const PHONE_TAB_BYTES = 1.5e9;
 const HUB = 'https://huggingface.co';
 const $ = (id) => document.getElementById(id);
 
-const LENS_TOP_K = 5;  // alternatives the live lens keeps per layer and position
+const LENS_TOP_K = DEMO_LENS_TOP_K;  // alternatives the live lens keeps per layer and position
+$('temperature').value = String(DEMO_SAMPLING.temperature);
+$('top-k').value = String(DEMO_SAMPLING.topK);
+$('top-p').value = String(DEMO_SAMPLING.topP);
+$('repetition-penalty').value = String(DEMO_SAMPLING.repetitionPenalty);
 
 let model = null;
 let controller = null;

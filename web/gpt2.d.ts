@@ -145,6 +145,11 @@ export interface GenerateOptions {
    * @default -1
    */
   attentionLayer?: number;
+  /**
+   * The live lens covers the last lensPositions positions of a prompt (every generated token's position is covered); 0: every position, at the cost of the output head over every layer of each.
+   * @default 16
+   */
+  lensPositions?: number;
   /** Aborting stops generation before the next token or prefill chunk; the iteration throws an AbortError. */
   signal?: AbortSignal;
 }
@@ -153,7 +158,7 @@ export interface GenerateOptions {
 export interface CapturedPosition {
   /** The position in the sequence (after a sliding window: in the window kept). */
   position: number;
-  /** The logit lens at this position: ids and probabilities [layer * lensTopK + rank]. */
+  /** The logit lens at this position: ids and probabilities [layer * lensTopK + rank]; none for prompt positions before GenerateOptions.lensPositions. */
   lens?: { ids: Int32Array; probs: Float32Array };
   /** attentionLayer's probabilities of this query over keys 0..position: [head * (position + 1) + key]. */
   attention?: Float32Array;

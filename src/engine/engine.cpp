@@ -10,16 +10,6 @@
 
 namespace gpt2 {
 
-const char* stopReasonName(StopReason reason) {
-    switch (reason) {
-        case StopReason::MaxTokens: return "max_tokens";
-        case StopReason::EndOfText: return "end_of_text";
-        case StopReason::StopString: return "stop_string";
-        case StopReason::Cancelled: return "cancelled";
-    }
-    return "max_tokens";
-}
-
 Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) { model_->finishPrograms(); }
 
 Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
@@ -99,11 +89,11 @@ void Engine::step(int id) {
     tokens_.push_back(id);
 }
 
-void Engine::stepFromTopCandidate() {
+void Engine::stepFromChosenToken() {
     const int pos = int(tokens_.size()) + speculative_;
-    if (tokens_.empty()) fail("stepFromTopCandidate: call prefill with a prompt first");
-    if (pos >= config().contextLength) fail("stepFromTopCandidate: position ", pos, " is past the model's context");
-    model_->forwardTopCandidate(pos);
+    if (tokens_.empty()) fail("stepFromChosenToken: call prefill with a prompt first");
+    if (pos >= config().contextLength) fail("stepFromChosenToken: position ", pos, " is past the model's context");
+    model_->forwardChosenToken(pos);
     ++speculative_;
 }
 
@@ -144,32 +134,6 @@ std::vector<float> Engine::attention(int layer) {
     return model_->attention(tokens_, layer);
 }
 
-namespace {
-// The GPU's top candidates hold every token greedy or top-k can choose, unless a repetition penalty
-// may reorder them; then all logits are read.
-bool candidatesFromGpu(const SamplingOptions& s) {
-    return s.repetitionPenalty == 1.0f && (s.greedy() || (s.topK && *s.topK <= Gpt2Model::kMaxCandidates));
-}
-}  // namespace
-
-void Engine::requestCandidates(const SamplingOptions& s) {
-    if (candidatesFromGpu(s))
-        model_->requestCandidates(s.greedy() ? 1 : std::min(*s.topK, config().vocabSize));
-    else
-        model_->requestLogits();
-}
-
-std::vector<TokenLogit> Engine::takeCandidates(const SamplingOptions& s) {
-    std::vector<TokenLogit> out;
-    if (candidatesFromGpu(s)) {
-        for (const auto& c : model_->takeCandidates()) out.push_back({c.id, c.logit});
-    } else {
-        const auto logits = model_->takeLogits();
-        for (std::size_t i = 0; i < logits.size(); ++i) out.push_back({int(i), logits[i]});
-    }
-    return out;
-}
-
 bool Engine::append(int id, bool slideWindow) {
     const int context = config().contextLength;
     if (int(tokens_.size()) < context) {
@@ -202,6 +166,11 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
     : engine_(engine), options_(options), capture_(engine.model(), options.capture), sampler_(options.sampling), stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
+    const SamplingOptions& s = options.sampling;
+    // A top-k of the whole vocabulary or more is no top-k.
+    const int topK = s.topK && *s.topK < engine.config().vocabSize ? *s.topK : 0;
+    cpuPicks_ = !s.greedy() && topK > kMaxTopk;
+    gpuSampling_ = {s.temperature, cpuPicks_ ? 0 : topK, s.topP, s.repetitionPenalty, sampler_.seed()};
     if (!options.stop.empty() && !engine.hasTokenizer()) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
     if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
     done_ = options.maxNewTokens == 0;
@@ -227,26 +196,47 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         if (!wait && !model.chunkDone()) return std::nullopt;
         if (!engine_.prefillStep()) return std::nullopt;
         prefilling_ = false;
-        engine_.requestCandidates(options_.sampling);
-        reading_ = 1;
+        request(cpuPicks_);
         speculate();
         return std::nullopt;
     }
     if (!wait && !model.readReady()) return std::nullopt;
     --reading_;
-    const int id = sampler_.pick(engine_.takeCandidates(options_.sampling), engine_.tokens());
+    // Reads arrive in order: this one is of draw ids_.size().
+    const int draw = int(ids_.size());
+    if (readingLogits_) {
+        readingLogits_ = false;
+        std::vector<TokenLogit> all;
+        const std::vector<float> logits = model.takeLogits();
+        for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
+        return emit(sampler_.pick(std::move(all), engine_.tokens(), draw));
+    }
+    const int id = model.takeToken();
+    if (id < 0) {
+        // Top-p alone whose mass the GPU's candidates did not reach: no step ran ahead of it.
+        request(true);
+        return std::nullopt;
+    }
     return emit(id);
 }
 
+void Generation::request(bool logits) {
+    Gpt2Model& model = engine_.model();
+    if (logits)
+        model.requestLogits();
+    else
+        model.requestToken(gpuSampling_, int(ids_.size()) + reading_);
+    readingLogits_ = logits;
+    ++reading_;
+}
+
 void Generation::speculate() {
-    const SamplingOptions& s = options_.sampling;
-    const bool gpuToken = s.greedy() && s.repetitionPenalty == 1.0f;
+    const bool final = !cpuPicks_ && !gpuSampling_.mayDecline();
     const int pos = int(engine_.tokens().size()) + engine_.speculative();
     const bool wanted = int(ids_.size()) + reading_ < options_.maxNewTokens;
-    if (!gpuToken || !wanted || reading_ >= Gpt2Model::kMaxReads || pos >= engine_.config().contextLength) return;
-    engine_.stepFromTopCandidate();
-    engine_.requestCandidates(s);
-    ++reading_;
+    if (!final || !wanted || reading_ >= Gpt2Model::kMaxReads || pos >= engine_.config().contextLength) return;
+    engine_.stepFromChosenToken();
+    request(false);
 }
 
 std::optional<GeneratedToken> Generation::emit(int id) {
@@ -277,8 +267,7 @@ std::optional<GeneratedToken> Generation::emit(int id) {
         prefilling_ = true;
     } else {
         // The next token's read is in flight while the caller handles this one.
-        engine_.requestCandidates(options_.sampling);
-        ++reading_;
+        request(cpuPicks_);
         speculate();
     }
     return token;

@@ -25,7 +25,7 @@ struct GenerateOptions {
     bool slideWindow = defaults::slideWindow;
     // Live views (Gpt2Model::setCapture): captured while the prompt and each step run, and handed
     // out with the token they lead to. A generation sets them for the model until the next one.
-    Gpt2Model::Capture capture{defaults::lensTopK, defaults::attentionLayer};
+    Gpt2Model::Capture capture{defaults::lensTopK, defaults::attentionLayer, defaults::lensPositions};
 };
 
 struct GeneratedToken {
@@ -37,7 +37,6 @@ struct GeneratedToken {
 };
 
 enum class StopReason { MaxTokens, EndOfText, StopString, Cancelled };
-const char* stopReasonName(StopReason reason);
 
 struct GenerateResult {
     std::vector<int> ids;  // the new tokens
@@ -83,22 +82,29 @@ private:
 
     std::optional<GeneratedToken> advance(bool wait);
     std::optional<GeneratedToken> emit(int id);
-    // Greedy steps from the GPU's top candidate: while a token's readback travels, the step that
-    // feeds it to the model already runs (Engine::stepFromTopCandidate), when another token will be
-    // needed and the context has room.
+    // Starts the read of the next token not yet requested: its id, drawn on the GPU, or all the
+    // logits where the CPU draws (top-k beyond what the GPU lists, or top-p alone that the GPU
+    // declined).
+    void request(bool logits);
+    // Steps from the token the GPU chose: while a token's readback travels, the step that feeds it to
+    // the model already runs (Engine::stepFromChosenToken), when another token will be needed, the
+    // context has room and the GPU's choice is final.
     void speculate();
 
     Engine& engine_;
     GenerateOptions options_;
     CaptureScope capture_;
     Sampler sampler_;
+    TokenSampling gpuSampling_;  // the same options as the GPU takes them
+    bool cpuPicks_ = false;      // top-k beyond what the GPU lists: every token from all the logits
+    bool readingLogits_ = false;  // the read in flight is of all the logits (at most one read then)
     std::optional<StreamDecoder> decoder_;
     StopStringFilter stops_;
     std::vector<int> ids_;
     StopReason reason_ = StopReason::MaxTokens;
     bool done_ = false;
     bool prefilling_ = true;  // else the next token's candidates are being read
-    int reading_ = 0;         // tokens whose candidates are being read
+    int reading_ = 0;         // tokens being read
 };
 
 // Runs `ids` as a new sequence and reads the last position's logits, polled like Generation::poll:
@@ -140,10 +146,10 @@ public:
     bool prefillStep();
     // Appends one token, reusing the KV cache: costs O(sequence length).
     void step(int id);
-    // Runs the next position with the best candidate of the last read as its token, before that
-    // token is known here (greedy pipelining); commit(id) then appends it once read. Steps run this
-    // way and not committed yet are speculative(); step, logits and a new sequence discard them.
-    void stepFromTopCandidate();
+    // Runs the next position with the token the GPU chose in the last read as its token, before that
+    // token is known here (pipelining); commit(id) then appends it once read. Steps run this way and
+    // not committed yet are speculative(); step, logits and a new sequence discard them.
+    void stepFromChosenToken();
     void commit(int id);
     int speculative() const { return speculative_; }
     // Logits after the last token of the sequence.
@@ -161,8 +167,9 @@ public:
 
     // Continues `prompt`. `onToken` is called for each new token; returning false cancels
     // (between tokens). When <|endoftext|> ends the text, it is not in the result's ids, but if text
-    // was held back it comes in one last call with that id. Greedy and top-k (k <= 64) steps read
-    // back only the GPU's top candidates.
+    // was held back it comes in one last call with that id. The GPU draws each token and only its id
+    // is read back (all the logits for top-k beyond 64, or where top-p alone needs more than 64
+    // candidates).
     GenerateResult generate(const std::vector<int>& prompt, const GenerateOptions& options,
                             const std::function<bool(const GeneratedToken&)>& onToken = {});
     // Greedy continuation of `prompt`: the new ids only.
@@ -170,10 +177,6 @@ public:
 
 private:
     friend class Generation;
-    // The next token's candidates: the GPU's top k where they hold every token `sampling` can pick,
-    // else all logits. request starts the read; take returns it (waiting natively if not ready).
-    void requestCandidates(const SamplingOptions& sampling);
-    std::vector<TokenLogit> takeCandidates(const SamplingOptions& sampling);
     // Adds `id` to the sequence: a step, or when the context is full (and slideWindow), begins a
     // prefill of the window kept plus `id`, which prefillStep() then runs; returns true in that case.
     bool append(int id, bool slideWindow);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <unordered_set>
 
 #include "util/error.h"
@@ -51,18 +52,41 @@ std::vector<std::pair<int, double>> Sampler::distribution(std::vector<TokenLogit
     return probs;
 }
 
-Sampler::Sampler(const SamplingOptions& options) : options_(options), rng_(options.seed ? *options.seed : std::random_device{}()) {
+namespace {
+std::uint32_t mixBits(std::uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+std::uint32_t chainBits(std::uint32_t h, std::uint32_t x) { return mixBits(h ^ (x + 0x9e3779b9u)); }
+
+std::uint64_t randomSeed() {
+    std::random_device device;
+    return (std::uint64_t(device()) << 32) | device();
+}
+}  // namespace
+
+double drawUniform(std::uint64_t seed, int draw) {
+    std::uint32_t h = chainBits(chainBits(chainBits(0u, std::uint32_t(seed)), std::uint32_t(seed >> 32)), std::uint32_t(draw));
+    h = chainBits(h, 0xffffffffu);
+    return (double(h >> 9) + 0.5) / 8388608.0;
+}
+
+Sampler::Sampler(const SamplingOptions& options) : options_(options), seed_(options.seed ? *options.seed : randomSeed()) {
     validateSampling(options);
 }
 
-int Sampler::pick(std::vector<TokenLogit> candidates, const std::vector<int>& history) {
+int Sampler::pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw) {
     if (candidates.empty()) fail("sampling: no candidate tokens");
     applyRepetitionPenalty(candidates, history, options_.repetitionPenalty);
     if (options_.greedy()) return std::min_element(candidates.begin(), candidates.end(), better)->id;
     for (auto& c : candidates) c.logit /= options_.temperature;
     const auto probs = distribution(std::move(candidates), options_);
-    // 53 random bits -> [0, 1): the same on every standard library, unlike uniform_real_distribution.
-    const double u = double(rng_() >> 11) * (1.0 / 9007199254740992.0);
+    const double u = drawUniform(seed_, draw);
     double cumulative = 0;
     for (const auto& [id, p] : probs) {
         cumulative += p;

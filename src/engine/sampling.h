@@ -3,7 +3,6 @@
 // temperature, top-k and top-p (nucleus), then a draw from the softmax. Temperature 0 is greedy.
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <vector>
 
 #include "option_defaults.h"
@@ -32,19 +31,27 @@ struct TokenLogit {
 // divided by `penalty` and a negative one multiplied by it.
 void applyRepetitionPenalty(std::vector<TokenLogit>& candidates, const std::vector<int>& history, float penalty);
 
+// The number in (0, 1) that picks draw `draw` of `seed` among its candidates: the GPU's
+// (shaders/sampling.glsl, drawUniform with id -1), bit for bit.
+double drawUniform(std::uint64_t seed, int draw);
+
+// Picks tokens on the CPU, where the GPU's sampler (src/model/ops/sampler.h) does not: from all the
+// logits, with the same numbers for the same seed and draw.
 class Sampler {
 public:
     explicit Sampler(const SamplingOptions& options);
-    // Picks a token from `candidates` (all logits, or the GPU's top candidates when they are known to
-    // contain every token that top-k could keep). `history` is the sequence so far.
-    int pick(std::vector<TokenLogit> candidates, const std::vector<int>& history);
+    // The seed: the options' own, or a random one.
+    std::uint64_t seed() const { return seed_; }
+    // Picks draw `draw` from `candidates` (all logits, or any set known to contain every token the
+    // options can keep). `history` is the sequence so far.
+    int pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw);
     // Top-k and top-p on (already penalised and tempered) candidates: the survivors, best first, with
     // their probabilities renormalised. Exposed for tests.
     static std::vector<std::pair<int, double>> distribution(std::vector<TokenLogit> candidates, const SamplingOptions& options);
 
 private:
     SamplingOptions options_;
-    std::mt19937_64 rng_;
+    std::uint64_t seed_;
 };
 
 }  // namespace gpt2

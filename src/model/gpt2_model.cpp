@@ -100,7 +100,7 @@ void Gpt2Model::declareGraph() {
     Texture& attended = t.addPerPosition("attention output", tuning_.tiledRows(P), Cq);
     Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);             // [P, F]
     logits_ = &t.add("logits", 1, d.vocabRows);                                  // [1, V] the last position's
-    candidates_ = &t.add("top-k candidates", kMaxCandidates, 4);                 // [k, (logit, id)]
+    candidates_ = &t.add("top-k candidates", kMaxTopk, 4);                       // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
     attentionScratch_ = attentionScratch(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
@@ -132,35 +132,42 @@ void Gpt2Model::declareGraph() {
     // scored = ln_f(x[p .. p + kScoreRows)) @ wte^T, and lse[r] = log Σ exp scored[r] (perplexity at
     // rows [0, kScoreRows)); its rows interleave so that the head computes whole row groups
     LinearDecl rows = head;
-    Texture& scored = t.addInterleaved("scored logits", kScoreRows, d.vocabRows, tuning_.rowsPerFragment);  // [kScoreRows, V]
+    const int lensBatch = lensBatchRows();
+    Texture& scored = t.addInterleaved("scored logits", std::max(kScoreRows, lensBatch), d.vocabRows, tuning_.rowsPerFragment);  // [rows, V]
     rows.outputs = {&scored};
     rows.oneRowOnly = false;
     scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
-    // lens: after block l, a chunk's output rows go to lens residuals row l * count + position - pos0;
-    // once the chunk has run, the same head scores them lensBatchRows() at a time (a decode step's
-    // layers together, so each weight fetch serves them all), then the top-k and the log-sum-exp of
-    // each scored row into cell = its lens residuals row
-    const int lensCells = c.layers * tuning_.prefillChunk, blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
-    const int lensBatch = lensBatchRows(), lensRows = (lensCells + lensBatch - 1) / lensBatch * lensBatch;
+    // lens: after block l, the chunk's rows that get a lens go to lens residuals row l * count + p;
+    // once the chunk has run, the head scores them lensBatchRows() at a time into `scored` (a decode
+    // step's layers in one run, so each weight fetch serves them all), then the top-k of each scored
+    // row, carrying its log-sum-exp, into cell = its lens residuals row
+    const int lensCells = c.layers * tuning_.prefillChunk, lensRows = (lensCells + lensBatch - 1) / lensBatch * lensBatch;
     Texture& lensResiduals = t.add("lens residuals", lensRows, c.embedDim);  // [layers * chunk, C]
     lensCopy_ = std::make_unique<Pass>(activationPass(programs_, lensResiduals, x, int(Epilogue::None)));
     LinearDecl lens = rows;
     lens.x = &lensResiduals;
     lensHead_ = std::make_unique<Linear>(plan.linear(lens));
-    logSumExp_ = &t.add("scored log-sum-exp", lensCells, 1);  // [layers * chunk, 1]
+    const int blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
+    logSumExp_ = &t.add("scored log-sum-exp", kScoreRows, 1);  // [kScoreRows, 1]
     scoredLse_ = std::make_unique<LogSumExpOp>(programs_, *logSumExp_, t.add("scored log-sum-exp blocks", kScoreRows, blockColumns),
                                                scored, c.vocabSize);
     // logProbs[r] = scored[r][ids[p + r + 1]] - lse[r]
     logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
     tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, scored, *logSumExp_, *ids_));
-    lensCandidates_ = &t.add("lens candidates", kMaxCandidates, lensCells * 4);  // [k, layers * chunk (logit, id)]
-    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, t.add("lens block winners", kScoreRows, blockColumns), scored,
-                                         c.vocabSize);
     plan.finish();
-    // candidates = top-k(logits); ids[next] = candidates[0].id
-    Texture& winners = t.add("top-k block winners", 1, topkBlockColumns(logits_->layout().texelsPerRow));
-    topk_ = std::make_unique<TopkOp>(programs_, *candidates_, winners, *logits_, c.vocabSize);
-    topCandidateToken_ = std::make_unique<Pass>(topCandidateTokenPass(programs_, *ids_, *candidates_));
+    // seen = the sequence's tokens (the repetition penalty); the next token = a draw of the sampling
+    // asked for, from the logits as penalised (ops/sampler.h): candidates for searches of one
+    // candidate, else chosen; ids[next] = its id. The sampler's and the lens's top-k share their
+    // block lists (kTopkBlockRows rows)
+    Texture& seen = t.add("seen tokens", 1, d.vocabRows);  // [1, V]
+    Texture& seenScratch = t.add("seen tokens scratch", 1, d.vocabRows);
+    chosen_ = &t.add("chosen token", 1, 4);  // [1, (key, id)]
+    Texture& blocks = t.add("top-k blocks", kTopkBlockRows, blockColumns);
+    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, *candidates_, *chosen_, c.vocabSize);
+    candidateToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *candidates_));
+    chosenToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *chosen_));
+    lensCandidates_ = &t.add("lens candidates", kMaxTopk, lensCells * 4);  // [k, layers * chunk (logit, id, lse)]
+    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, blocks, scored, seen, c.vocabSize);
 }
 
 // One transformer block for positions [pos0, pos0 + count).
@@ -185,17 +192,18 @@ void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
 bool Gpt2Model::runChunk() {
     if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
     const int pos0 = chunkNext_, count = std::min(tuning_.prefillChunk, chunkEnd_ - pos0);
+    const int lensFirst = std::max(pos0, lensFrom_), lensCount = capture_.lensTopK > 0 ? std::max(0, pos0 + count - lensFirst) : 0;
     embed_->run(pos0, pos0 + count);
     for (int l = 0; l < config_.layers; ++l) {
         runLayer(l, pos0, count);
-        if (capturing()) captureLayer(l, pos0, count);
+        if (capturing()) captureLayer(l, pos0, count, lensFirst, lensCount);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
         // interleave with the page's frames; as one piece it stalls the page (docs/benchmarks.md).
         if (count > 1) glFlush();
     }
     if (capturing()) {
-        scoreLens(count);
-        readCaptured(pos0, count);
+        scoreLens(lensCount);
+        readCaptured(pos0, count, lensFirst, lensCount);
     }
     chunkNext_ = pos0 + count;
     if (chunkNext_ < chunkEnd_) {
@@ -231,8 +239,11 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
              config_.contextLength, " tokens");
 }
 
+void Gpt2Model::rewritingFrom(int pos0) { seenThrough_ = std::min(seenThrough_, pos0 - 1); }
+
 void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
     checkPositions(ids.size(), pos0);
+    rewritingFrom(pos0);
     std::vector<float> values(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= config_.vocabSize)
@@ -250,9 +261,11 @@ void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     startChunks(pos0, pos0 + int(ids.size()));
 }
 
-void Gpt2Model::forwardTopCandidate(int pos) {
+void Gpt2Model::forwardChosenToken(int pos) {
     checkPositions(1, pos);
-    topCandidateToken_->run(pos, pos + 1);
+    if (!lastTokenPass_) fail("forwardChosenToken: no token has been requested");
+    rewritingFrom(pos);
+    lastTokenPass_->run(pos, pos + 1);
     startChunks(pos, pos + 1);
     runChunk();
 }
@@ -261,6 +274,7 @@ void Gpt2Model::startChunks(int pos0, int end) {
     captured_.erase(captured_.lower_bound(pos0), captured_.end());
     chunkNext_ = pos0;
     chunkEnd_ = end;
+    lensFrom_ = capture_.lensPositions > 0 ? std::max(pos0, end - capture_.lensPositions) : pos0;
 }
 
 std::vector<float> Gpt2Model::logits() {
@@ -289,8 +303,27 @@ void Gpt2Model::requestCandidates(int k) {
     if (lastPosition_ < 0) fail("topCandidates: nothing has been run yet");
     if (k < 1 || k > kMaxCandidates || k > config_.vocabSize)
         fail("topCandidates: k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
-    topk_->run(k);
+    sampler_->topk().run(k);
+    lastTokenPass_ = candidateToken_.get();
     reads_.start(ReadQueue::Kind::Candidates, *candidates_, k);
+}
+
+void Gpt2Model::requestToken(const TokenSampling& sampling, int draw) {
+    if (lastPosition_ < 0) fail("requestToken: nothing has been run yet");
+    if (sampling.topK < 0 || sampling.topK > kMaxTopk) fail("requestToken: top-k must be in [0, ", kMaxTopk, "], got ", sampling.topK);
+    if (sampling.repetitionPenalty != 1.0f && seenThrough_ < lastPosition_) {
+        sampler_->markSeen(seenThrough_ + 1, lastPosition_ + 1);
+        seenThrough_ = lastPosition_;
+    }
+    Texture& result = sampler_->run(sampling, draw);
+    lastTokenPass_ = &result == chosen_ ? chosenToken_.get() : candidateToken_.get();
+    reads_.start(ReadQueue::Kind::Token, result, 1);
+}
+
+int Gpt2Model::takeToken() {
+    const std::vector<float> row = reads_.take(ReadQueue::Kind::Token, "takeToken");
+    readbackBytes_ += 16;
+    return int(row[1]);
 }
 
 std::vector<Gpt2Model::Candidate> Gpt2Model::takeCandidates() {

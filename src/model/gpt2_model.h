@@ -53,30 +53,37 @@ public:
     void beginForward(const std::vector<int>& ids, int pos0);
     bool runChunk();
     bool chunkDone() const;
-    // Runs position `pos` with the best candidate of the last top-k search as its token, without
-    // reading it back first: greedy decode keeps the GPU busy while the readback travels.
-    void forwardTopCandidate(int pos);
+    // Runs position `pos` with the token the last requestToken chose (or the best of the last
+    // requestCandidates) as its token, without reading it back first: decoding keeps the GPU busy
+    // while the readback travels.
+    void forwardChosenToken(int pos);
 
     // Logits of the last position forwarded: vocab_size floats.
     std::vector<float> logits();
     // The k largest of those logits, best first (ties: smaller id first), found on the GPU: reads
     // back k texels instead of the whole vocabulary. 1 <= k <= kMaxCandidates.
-    static constexpr int kMaxCandidates = 64;
+    static constexpr int kMaxCandidates = kMaxTopk;
     struct Candidate {
         int id;
         float logit;
     };
     std::vector<Candidate> topCandidates(int k);
-    // The same two reads without waiting for the GPU: request...() runs the passes and starts the
-    // read, readReady() polls the oldest read, take...() returns its result (waiting natively if it
-    // is not ready). Up to kMaxReads reads may be in flight, taken in the order they were started;
-    // beginForward (a new sequence, or a step with a known token) drops those never taken.
+    // The reads of the next token without waiting for the GPU: request...() runs the passes and
+    // starts the read, readReady() polls the oldest read, take...() returns its result (waiting
+    // natively if it is not ready). Up to kMaxReads reads may be in flight, taken in the order they
+    // were started; beginForward (a new sequence, or a step with a known token) drops those never
+    // taken.
     static constexpr int kMaxReads = ReadQueue::kMaxReads;
     void requestLogits();
     void requestCandidates(int k);
+    // Draw number `draw` of `sampling` (ops/sampler.h) for the next position, the sequence so far
+    // being the tokens the repetition penalty sees; takeToken() gives its id, or -1 where top-p alone
+    // needs more candidates than the GPU lists (then read the logits).
+    void requestToken(const TokenSampling& sampling, int draw);
     bool readReady() const { return reads_.ready(); }
     std::vector<float> takeLogits();
     std::vector<Candidate> takeCandidates();
+    int takeToken();
     // Bytes read back from the GPU so far (every read: logits, candidates and the readouts).
     std::int64_t readbackBytes() const { return readbackBytes_; }
     // Attention probabilities of `layer` for the sequence `ids` (positions 0..T-1), heads x T x T.
@@ -104,13 +111,16 @@ public:
     // Live views: what every forward captures from now on at each position it runs, block by block,
     // without running anything twice: the logit lens (lensTopK > 0) and the attention probabilities
     // of one layer (attentionLayer >= 0). Each chunk of a capturing forward ends with one readback.
+    // The lens covers the last lensPositions positions of each forward (0: all of them; a decode
+    // step's one position is always covered).
     struct Capture {
         int lensTopK = 0;
         int attentionLayer = -1;
+        int lensPositions = 0;
     };
     struct CapturedPosition {
         int position = 0;
-        std::vector<LensCell> lens;    // per layer
+        std::vector<LensCell> lens;    // per layer; none outside Capture::lensPositions
         std::vector<float> attention;  // heads x (position + 1): each head's probabilities over keys 0..position
     };
     void setCapture(const Capture& capture);
@@ -148,31 +158,41 @@ private:
     // Live views: after block `layer`, the lens of its output rows [pos0, pos0 + count) (and that
     // layer's attention) as capture_ asks, into textures that readCaptured reads once the chunk ran.
     bool capturing() const { return capture_.lensTopK > 0 || capture_.attentionLayer >= 0; }
-    void captureLayer(int layer, int pos0, int count);
-    // Once a capturing chunk of `count` positions has run: the lens of every (layer, position), then
-    // one read of each capture.
-    void scoreLens(int count);
-    void readCaptured(int pos0, int count);
-    // Lens residual rows scored per run of the head: kScoreRows, no more than its LayerNorm's chunk.
+    // Positions [lensFirst, lensFirst + lensCount) of the chunk get the lens.
+    void captureLayer(int layer, int pos0, int count, int lensFirst, int lensCount);
+    // Once a capturing chunk of `count` positions has run: the lens of every (layer, position) it
+    // covers, then one read of each capture.
+    void scoreLens(int lensCount);
+    void readCaptured(int pos0, int count, int lensFirst, int lensCount);
+    // Lens residual rows scored per run of the head: a decode step's layers together (each weight
+    // fetch serves them all), no more than its LayerNorm's chunk.
     int lensBatchRows() const;
+    // Positions from `pos0` on are about to be rewritten: the repetition penalty's tokens forget them.
+    void rewritingFrom(int pos0);
 
     ModelConfig config_;
     Tuning tuning_;
     ProgramCache programs_;
     ModelWeights weights_;
     Activations activations_;
-    Texture *ids_ = nullptr, *residual_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr,
+    Texture *ids_ = nullptr, *residual_ = nullptr, *logits_ = nullptr, *candidates_ = nullptr, *chosen_ = nullptr,
             *logProbs_ = nullptr, *logSumExp_ = nullptr, *lensCandidates_ = nullptr;
     AttentionShape shape_;
     AttentionScratch attentionScratch_;
-    std::unique_ptr<Pass> embed_, topCandidateToken_;
+    std::unique_ptr<Pass> embed_, candidateToken_, chosenToken_;
+    Pass* lastTokenPass_ = nullptr;  // of the last token requested: where its id is
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
-    static constexpr int kScoreRows = 8;  // rows scored per lm_head run (tokenLogProbs, the lens)
-    std::unique_ptr<Linear> scoreHead_, lensHead_;
+    static constexpr int kScoreRows = 8;  // rows scored per lm_head run (tokenLogProbs)
+    std::unique_ptr<Linear> scoreHead_, lensHead_;  // over kScoreRows rows, over lensBatchRows()
+    // Rows of the top-k searches' block lists: a search of up to kMaxTopk candidates, or as many
+    // lens rows as fit at the lens's k.
+    static constexpr int kTopkBlockRows = 2 * kMaxTopk;
     std::unique_ptr<Pass> lensCopy_;
     std::unique_ptr<Pass> tokenLogProb_;
-    std::unique_ptr<TopkOp> topk_, lensTopk_;
+    std::unique_ptr<SamplerOp> sampler_;
+    std::unique_ptr<TopkOp> lensTopk_;
+    int seenThrough_ = -1;  // positions [0, seenThrough_] are marked for the repetition penalty
     std::unique_ptr<LogSumExpOp> scoredLse_;
     Capture capture_;
     std::map<int, CapturedPosition> captured_;
@@ -182,6 +202,7 @@ private:
     std::int64_t readbackBytes_ = 0;
     std::deque<GlFence> chunkFences_;  // of the last chunks issued (at most chunksInFlight), oldest first
     int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
+    int lensFrom_ = 0;                  // its first position with a lens
     int lastPosition_ = -1;
     bool weightsChecked_ = false;
 };

@@ -104,6 +104,7 @@ std::vector<std::vector<Gpt2Model::LensCell>> Gpt2Model::lens(const std::vector<
 void Gpt2Model::setCapture(const Capture& capture) {
     if (capture.lensTopK < 0 || capture.lensTopK > kMaxCandidates || capture.lensTopK > config_.vocabSize)
         fail("capture: lens top-k must be in [0, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", capture.lensTopK);
+    if (capture.lensPositions < 0) fail("capture: lens positions must be 0 (all) or more, got ", capture.lensPositions);
     if (capture.attentionLayer < -1 || capture.attentionLayer >= config_.layers)
         fail("capture: attention layer ", capture.attentionLayer, " outside [0, ", config_.layers, ")");
     capture_ = capture;
@@ -133,32 +134,35 @@ std::vector<Gpt2Model::CapturedPosition> Gpt2Model::takeCaptured(int end) {
     return out;
 }
 
-void Gpt2Model::captureLayer(int layer, int pos0, int count) {
+void Gpt2Model::captureLayer(int layer, int pos0, int count, int lensFirst, int lensCount) {
     if (layer == capture_.attentionLayer) {
         // The scratch still holds this layer's scores of the chunk: its attention computed them.
         captureProbsOp_->run(pos0, count);
     }
-    if (capture_.lensTopK == 0) return;
-    const int first = layer * count;
-    lensCopy_->set("u_in_row_offset", pos0 - first).run(first, first + count);
+    if (lensCount == 0) return;
+    const int first = layer * lensCount;
+    lensCopy_->set("u_in_row_offset", lensFirst - first).run(first, first + lensCount);
 }
 
-int Gpt2Model::lensBatchRows() const { return std::min(kScoreRows, tuning_.prefillChunk); }
+int Gpt2Model::lensBatchRows() const { return std::min(tuning_.tiledRows(config_.layers), tuning_.prefillChunk); }
 
-void Gpt2Model::scoreLens(int count) {
-    if (capture_.lensTopK == 0) return;
-    const int cells = config_.layers * count, batch = lensBatchRows();
+void Gpt2Model::scoreLens(int lensCount) {
+    const int cells = config_.layers * lensCount, batch = lensBatchRows();
+    TopkWarp warp;
+    warp.logSumExp = true;
     for (int first = 0; first < cells; first += batch) {
         const int rows = std::min(batch, cells - first);
         // Whole row groups where the batch has room: the rows past the cells score stale residual
         // rows that nothing reads.
         lensHead_->run(0, first, std::min(tuning_.tiledRows(rows), batch));
-        lensTopk_->run(capture_.lensTopK, rows, first);
-        scoredLse_->run(rows, first);
+        // As many rows per search as the block lists hold at this k.
+        const int searches = std::max(1, kTopkBlockRows / capture_.lensTopK);
+        for (int row = 0; row < rows; row += searches)
+            lensTopk_->run(capture_.lensTopK, std::min(searches, rows - row), first + row, warp, row);
     }
 }
 
-void Gpt2Model::readCaptured(int pos0, int count) {
+void Gpt2Model::readCaptured(int pos0, int count, int lensFirst, int lensCount) {
     for (int p = pos0; p < pos0 + count; ++p) captured_[p] = {p, {}, {}};
     if (capture_.attentionLayer >= 0) {
         // Only the keys of the chunk's queries: 0 .. pos0 + count - 1.
@@ -173,20 +177,20 @@ void Gpt2Model::readCaptured(int pos0, int count) {
             }
         }
     }
-    const int k = capture_.lensTopK, cells = config_.layers * count;
-    if (k == 0) return;
-    const std::vector<float> candidates = lensCandidates_->readRowStarts(0, k, cells);  // [k][cells (logit, id)]
-    const std::vector<float> logSumExp = logSumExp_->readRows(0, cells);
-    readbackBytes_ += std::int64_t(candidates.size()) * 4 + std::int64_t(logSumExp.size()) * 16;  // a texel per log-sum-exp
-    for (int q = 0; q < count; ++q) {
-        std::vector<LensCell>& lens = captured_[pos0 + q].lens;
+    const int k = capture_.lensTopK, cells = config_.layers * lensCount;
+    if (cells == 0) return;
+    // [k][cells (logit, id, log-sum-exp of the cell's row)]
+    const std::vector<float> candidates = lensCandidates_->readRowStarts(0, k, cells);
+    readbackBytes_ += std::int64_t(candidates.size()) * 4;
+    for (int q = 0; q < lensCount; ++q) {
+        std::vector<LensCell>& lens = captured_[lensFirst + q].lens;
         lens.resize(std::size_t(config_.layers));
         for (int l = 0; l < config_.layers; ++l) {
-            const std::size_t cell = std::size_t(l) * std::size_t(count) + std::size_t(q);
+            const std::size_t cell = std::size_t(l) * std::size_t(lensCount) + std::size_t(q);
             for (int rank = 0; rank < k; ++rank) {
                 const float* c = &candidates[(std::size_t(rank) * std::size_t(cells) + cell) * 4];
                 lens[std::size_t(l)].ids.push_back(int(c[1]));
-                lens[std::size_t(l)].probs.push_back(std::exp(c[0] - logSumExp[cell]));
+                lens[std::size_t(l)].probs.push_back(std::exp(c[0] - c[2]));
             }
         }
     }

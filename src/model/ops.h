@@ -6,4 +6,5 @@
 #include "model/ops/log_sum_exp.h"
 #include "model/ops/matmul.h"
 #include "model/ops/pointwise.h"
+#include "model/ops/sampler.h"
 #include "model/ops/topk.h"

@@ -11,7 +11,7 @@ namespace gpt2 {
 class ReadQueue {
 public:
     static constexpr int kMaxReads = 2;
-    enum class Kind { Logits, Candidates };
+    enum class Kind { Logits, Candidates, Token };
 
     // Starts reading rows [0, rows) of `texture`; fails when kMaxReads are in flight.
     void start(Kind kind, Texture& texture, int rows);

@@ -378,3 +378,42 @@ for (const { worker, name } of modes) test(`${name}: generate() with live views 
   assert.ok(r.lensDiff <= 1e-5 && r.attentionDiff <= 1e-5, JSON.stringify(r));
   assert.deepEqual(r.plain, [false, false]);
 });
+
+// A seed gives the same tokens in the Worker, on the page's thread and in the native engine, for
+// every way the engine draws: Gumbel noise over the vocabulary (temperature alone, with a repetition
+// penalty), top-k and top-p among the GPU's candidates (the demo's settings), top-p alone where the
+// GPU's 64 candidates fall short of p (the CPU draws from all the logits), and a top-k beyond them.
+test('a seed gives the same tokens in the Worker, on the page\'s thread and natively', async () => {
+  const settings = [
+    { temperature: 0.8, repetitionPenalty: 1.2, seed: 3 },
+    { temperature: 0.8, topK: 40, topP: 0.95, repetitionPenalty: 1.2, seed: 4 },
+    { temperature: 1, topP: 0.9, seed: 5 },
+    { temperature: 0.9, topK: 100, seed: 6 },
+  ];
+  const ids = prompts[0].ids;
+  const native = settings.map((s) => {
+    const args = ['generate', '--model', join(siteDir, 'models/gpt2-tiny'), '--weights', 'fp32', '--ids', ids.join(','), '--max-new-tokens', '20', '--json', '1',
+      '--temperature', String(s.temperature), '--seed', String(s.seed), '--repetition-penalty', String(s.repetitionPenalty ?? 1), '--top-p', String(s.topP ?? 1)];
+    if (s.topK) args.push('--top-k', String(s.topK));
+    return JSON.parse(execFileSync(join(root, 'build/native/gpt2'), args).toString()).ids;
+  });
+  const browser = await page.evaluate(async ({ ids, settings, modes }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const out = {};
+    for (const { worker, name } of modes) {
+      const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
+      out[name] = [];
+      for (const s of settings) {
+        const got = [];
+        for await (const t of model.generate(ids, { maxNewTokens: 20, stopAtEndOfText: false, ...s })) got.push(t.id);
+        out[name].push(got);
+      }
+      await model.dispose();
+    }
+    return out;
+  }, { ids, settings, modes });
+  for (const [i, s] of settings.entries()) {
+    assert.equal(native[i].length, 20);
+    for (const { name } of modes) assert.deepEqual(browser[name][i], native[i], `${name}, ${JSON.stringify(s)}`);
+  }
+});

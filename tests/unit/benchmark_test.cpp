@@ -56,7 +56,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         std::vector<std::string> passes = {"embedding.frag -> residual A", matmul + " -> queries", "attention_scores.frag -> attention scores",
                                            "attention_apply.frag -> attention output", matmul + " -> residual B",
                                            matmul + " -> mlp hidden", matmul + " -> residual A", matmul + " -> logits",
-                                           "topk_block.frag -> top-k block winners", "topk_select.frag -> top-k candidates"};
+                                           "topk_block.frag -> top-k blocks", "topk_merge.frag -> top-k candidates"};
         if (momentsInVertex == 0)
             passes.push_back(split > 0 ? "layer_norm_moments.frag -> layernorm moments" : "layer_norm.frag -> layernorm output");
         if (perOutput == 1)
@@ -76,7 +76,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         // and only the final position reaches lm_head.
         for (const char* pass : {"embedding.frag -> residual A", "attention_scores.frag -> chunk attention scores",
                                  "attention_row_max.frag -> chunk attention row maxima",
-                                 "attention_apply.frag -> attention output", "topk_select.frag -> top-k candidates"})
+                                 "attention_apply.frag -> attention output", "topk_merge.frag -> top-k candidates"})
             EXPECT_GT(r.profilePrefillMs.count(pass) ? r.profilePrefillMs.at(pass) : 0.0, 0) << pass;
         const bool software = engine.model().capabilities().softwareRenderer;
         EXPECT_EQ(r.profileSource, std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"

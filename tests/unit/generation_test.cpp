@@ -69,10 +69,12 @@ TEST_F(GenerationTest, GreedyStepReadsBackOneCandidate) {
     std::cout << "[ measured ] greedy readback per token: " << perToken << " bytes\n";
 }
 
+// A seed whose 30 tokens of the tiny random model form whole characters: this checks streaming, not
+// the repair of split ones (StreamDecoder's own tests).
 TEST_F(GenerationTest, StreamedTextAddsUpAndSeedsReproduce) {
     const auto prompt = engine_->tokenizer().encode("Hello, my name is");
     std::string streamed;
-    const auto first = engine_->generate(prompt, sampled(99, 30), [&](const GeneratedToken& t) {
+    const auto first = engine_->generate(prompt, sampled(42, 30), [&](const GeneratedToken& t) {
         streamed += t.text;
         EXPECT_EQ(t.text.find("\xEF\xBF\xBD"), std::string::npos) << "no replacement characters while streaming";
         return true;
@@ -80,8 +82,8 @@ TEST_F(GenerationTest, StreamedTextAddsUpAndSeedsReproduce) {
     EXPECT_EQ(first.ids.size(), 30u);
     EXPECT_EQ(streamed, first.text);
     EXPECT_EQ(first.text, engine_->tokenizer().decode(first.ids));
-    EXPECT_EQ(engine_->generate(prompt, sampled(99, 30)).ids, first.ids);
-    EXPECT_NE(engine_->generate(prompt, sampled(100, 30)).ids, first.ids);
+    EXPECT_EQ(engine_->generate(prompt, sampled(42, 30)).ids, first.ids);
+    EXPECT_NE(engine_->generate(prompt, sampled(43, 30)).ids, first.ids);
 }
 
 TEST_F(GenerationTest, StopStringEndsTheTextBeforeIt) {
@@ -149,7 +151,7 @@ TEST_F(GenerationTest, BadRequestsFailClearlyAndLeaveTheEngineUsable) {
     EXPECT_EQ(engine_->generate({1}, o).ids.size(), 2u);
 }
 
-// Greedy steps run ahead of their readback (Engine::stepFromTopCandidate): a generation left with
+// Greedy steps run ahead of their readback (Engine::stepFromChosenToken): a generation left with
 // one in flight leaves the engine's sequence and logits as if it had stepped token by token.
 TEST_F(GenerationTest, AStepRunAheadOfItsTokenLeavesTheSequenceAndLogitsExact) {
     const auto& prompt = testing::tinyPrompts().front();
@@ -168,6 +170,67 @@ TEST_F(GenerationTest, AStepRunAheadOfItsTokenLeavesTheSequenceAndLogitsExact) {
     const std::vector<float> after = engine_->logits();
     engine_->prefill(sequence);
     EXPECT_LE(testing::maxAbsDiff(after, engine_->logits()), 1e-4f);
+}
+
+// The GPU draws each token (steps running ahead of the readback, the repetition penalty's tokens
+// marked on the GPU) as the CPU sampler draws from all the logits, token by token: top-k with top-p
+// and a penalty, top-p alone (which the GPU declines where its 64 candidates fall short of p, as
+// here at T = 1, and the CPU then draws), and a top-k beyond what the GPU lists.
+TEST_F(GenerationTest, GpuDrawsEqualTheCpuSamplerOverAllLogits) {
+    const auto& prompt = testing::tinyPrompts().front().ids;
+    struct Case {
+        float temperature;
+        int topK;
+        float topP, penalty;
+    };
+    for (const Case& c : {Case{0.9f, 40, 0.95f, 1.3f}, Case{1.0f, 0, 0.9f, 1.0f}, Case{0.8f, 100, 1.0f, 1.2f}}) {
+        GenerateOptions o;
+        o.maxNewTokens = 16;
+        o.stopAtEndOfText = false;
+        o.sampling.temperature = c.temperature;
+        if (c.topK > 0) o.sampling.topK = c.topK;
+        o.sampling.topP = c.topP;
+        o.sampling.repetitionPenalty = c.penalty;
+        o.sampling.seed = 5;
+        const std::vector<int> gpu = engine_->generate(prompt, o).ids;
+        Sampler cpu(o.sampling);
+        std::vector<int> history = prompt, replayed;
+        engine_->prefill(prompt);
+        for (int draw = 0; draw < o.maxNewTokens; ++draw) {
+            std::vector<TokenLogit> all;
+            const std::vector<float> logits = engine_->logits();
+            for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
+            const int id = cpu.pick(std::move(all), history, draw);
+            history.push_back(id);
+            replayed.push_back(id);
+            engine_->step(id);
+        }
+        EXPECT_EQ(gpu, replayed) << "T " << c.temperature << ", top-k " << c.topK << ", top-p " << c.topP << ", penalty " << c.penalty;
+    }
+}
+
+// Temperature alone draws by Gumbel noise over the whole vocabulary on the GPU: the same seed gives
+// the same tokens, whether steps run ahead of their readback (generate) or each waits for its token.
+TEST_F(GenerationTest, TemperatureAloneReproducesItsSeed) {
+    const auto& prompt = testing::tinyPrompts().front().ids;
+    GenerateOptions o;
+    o.maxNewTokens = 16;
+    o.stopAtEndOfText = false;
+    o.sampling.temperature = 0.8f;
+    o.sampling.repetitionPenalty = 1.2f;
+    o.sampling.seed = 11;
+    const std::vector<int> first = engine_->generate(prompt, o).ids;
+    EXPECT_EQ(engine_->generate(prompt, o).ids, first);
+    std::vector<int> stepped;
+    engine_->prefill(prompt);
+    for (int draw = 0; draw < o.maxNewTokens; ++draw) {
+        engine_->model().requestToken(TokenSampling{0.8f, 0, 1.0f, 1.2f, 11}, draw);
+        stepped.push_back(engine_->model().takeToken());
+        engine_->step(stepped.back());
+    }
+    EXPECT_EQ(stepped, first);
+    o.sampling.seed = 12;
+    EXPECT_NE(engine_->generate(prompt, o).ids, first);
 }
 
 }  // namespace

@@ -258,6 +258,43 @@ TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
     }
 }
 
+// lensPositions: a prompt's positions before its last N get no lens (their attention is still
+// captured), every later one does, and those equal the lens of the sequence. At k = 40 the block
+// lists hold 3 rows: a scored batch takes several searches.
+TEST(LiveViews, TheLensCoversThePromptsLastPositionsAndEveryStep) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    const auto& prompt = testing::tinyPrompts()[1];
+    const int P = int(prompt.ids.size()), N = 6, k = 40;
+    GenerateOptions options;
+    options.maxNewTokens = 4;
+    options.stopAtEndOfText = false;
+    options.capture = {k, 0, N};
+    Generation generation(engine, prompt.ids, options);
+    std::vector<int> sequence = prompt.ids;
+    std::vector<Gpt2Model::CapturedPosition> captured;
+    while (auto token = generation.next()) {
+        for (auto& c : token->captured) captured.push_back(std::move(c));
+        sequence.push_back(token->id);
+    }
+    sequence.pop_back();
+    ASSERT_EQ(captured.size(), sequence.size());
+    const auto lens = engine.lens(sequence, k);
+    for (int p = 0; p < int(sequence.size()); ++p) {
+        const auto& c = captured[std::size_t(p)];
+        EXPECT_EQ(c.attention.size(), std::size_t(engine.config().heads) * (p + 1)) << "position " << p;
+        if (p < P - N) {
+            EXPECT_TRUE(c.lens.empty()) << "position " << p << " is before the prompt's last " << N;
+            continue;
+        }
+        ASSERT_EQ(c.lens.size(), lens.size()) << "position " << p;
+        for (std::size_t l = 0; l < lens.size(); ++l) {
+            EXPECT_EQ(c.lens[l].ids, lens[l][std::size_t(p)].ids) << "position " << p << " layer " << l;
+            EXPECT_LE(testing::maxAbsDiff(c.lens[l].probs, lens[l][std::size_t(p)].probs), 1e-5f) << "position " << p;
+        }
+    }
+}
+
 TEST(LiveViews, OffByDefaultAndRefusedOutsideTheModel) {
     testing::ensureGlContext();
     Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});

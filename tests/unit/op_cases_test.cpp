@@ -297,28 +297,42 @@ std::vector<float> logitRows(const Dims& d, int rows) {
     return logits;
 }
 
-// The k best logits of each row, (logit, id) per rank: candidates row `rank`, texel `first + row`;
-// the texels around them (first before, 2 after) keep what they held.
-Prepared topk(OpContext& o, int rows, int first) {
+// The k best keys of each row, (key, id, log Σ exp of the keys, 0) per rank: candidates row `rank`,
+// texel `first + row`; the texels around them (first before, 2 after) keep what they held. With a
+// warp (penalty != 1), every third token is seen: key = penalised logit / T.
+Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty) {
     const Dims& d = o.d;
-    const int k = 8, vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
+    const int vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
     const std::vector<float> logits = logitRows(d, rows);
-    std::vector<float> expected(std::size_t(64) * std::size_t(columns) * 4, 7.0f);
-    Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(64, 4 * columns, expected),
-            &blocks = o.texture(rows, topkBlockColumns(vocabRows / 4));
-    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, d.vocab);
+    std::vector<float> seen(std::size_t(vocabRows), 0.0f);
+    for (int i = 0; i < d.vocab; i += 3) seen[std::size_t(i)] = 1.0f;
+    std::vector<float> expected(std::size_t(kMaxTopk) * std::size_t(columns) * 4, 7.0f);
+    Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(kMaxTopk, 4 * columns, expected),
+            &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4)), &seenTexture = o.texture(1, vocabRows, seen);
+    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, seenTexture, d.vocab);
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
-        const auto row = logits.begin() + std::ptrdiff_t(r) * vocabRows;
-        const std::vector<int> best = testing::topK({row, row + d.vocab}, k);
+        std::vector<float> keys(std::size_t(d.vocab));
+        double sum = 0;
+        for (int i = 0; i < d.vocab; ++i) {
+            const float l = logits[std::size_t(r) * vocabRows + std::size_t(i)];
+            keys[std::size_t(i)] = (seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l) / temperature;
+            sum += std::exp(double(keys[std::size_t(i)]));
+        }
+        const std::vector<int> best = testing::topK(keys, k);
         for (int rank = 0; rank < k; ++rank) {
             const std::size_t at = (std::size_t(rank) * columns + std::size_t(first + r)) * 4;
-            expected[at] = row[best[std::size_t(rank)]];
+            expected[at] = keys[std::size_t(best[std::size_t(rank)])];
             expected[at + 1] = float(best[std::size_t(rank)]);
-            expected[at + 2] = expected[at + 3] = 0.0f;
+            expected[at + 2] = float(std::log(sum));
+            expected[at + 3] = 0.0f;
         }
     }
-    return {[=] { op->run(k, rows, first); }, [&candidates] { return candidates.readRows(0, 8); }, expected};
+    TopkWarp warp;
+    warp.temperature = temperature;
+    warp.repetitionPenalty = penalty;
+    warp.logSumExp = true;
+    return {[=] { op->run(k, rows, first, warp); }, [&candidates, k] { return candidates.readRows(0, k); }, expected};
 }
 
 // log Σ exp of each row's first `vocab` logits (the padding's huge values must not count), written
@@ -339,9 +353,26 @@ Prepared logSumExp(OpContext& o) {
     return {[=] { op->run(rows, first); }, [&out] { return out.readRows(first, rows); }, expected};
 }
 
-Prepared topCandidateToken(OpContext& o) {
+// seen = the tokens of ids[from, to), joined to those of `before` when from > 0.
+Prepared seenTokens(OpContext& o, int from) {
+    const Dims& d = o.d;
+    const int vocabRows = (d.vocab + 3) / 4 * 4, to = from + 6;
+    std::vector<float> ids(std::size_t(to), 0.0f), before(std::size_t(vocabRows), 0.0f);
+    for (int p = 0; p < to; ++p) ids[std::size_t(p)] = float((p * 37 + 11) % d.vocab);
+    before[5] = before[std::size_t(d.vocab - 1)] = 1.0f;
+    std::vector<float> expected(std::size_t(vocabRows), 0.0f);
+    if (from > 0) expected = before;
+    for (int p = from; p < to; ++p) expected[std::size_t(ids[std::size_t(p)])] = 1.0f;
+    Texture &idTexture = o.texture(to, 1, ids), &out = o.texture(1, vocabRows), &beforeTexture = o.texture(1, vocabRows, before);
+    auto pass = std::make_shared<Pass>(o.programs, "seen_tokens.frag", "", std::vector<Texture*>{&out},
+                                       PassInputs{{"u_ids", &idTexture}, {"u_before", &beforeTexture}});
+    pass->set("u_from", from).set("u_to", to);
+    return {[=] { pass->run(0, 1); }, [&out] { return out.readRows(0, 1); }, expected};
+}
+
+Prepared chosenToken(OpContext& o) {
     Texture &ids = o.texture(o.d.pos0 + 1, 1), &candidates = o.texture(2, 4, {-1.5f, 1234.0f, 0, 0, -2.0f, 7.0f, 0, 0});
-    auto pass = std::make_shared<Pass>(topCandidateTokenPass(o.programs, ids, candidates));
+    auto pass = std::make_shared<Pass>(chosenTokenPass(o.programs, ids, candidates));
     const int row = o.d.pos0;
     return {[=] { pass->run(row, row + 1); }, [&ids, row] { return ids.readRows(row, 1); }, {1234.0f}};
 }
@@ -372,10 +403,16 @@ const std::vector<OpCase> kOpCases = {
     {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},
     {"attention_probs", [](OpContext& o) { return attention(o, AttentionCase::Probabilities); }},
     {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},
-    {"topk", [](OpContext& o) { return topk(o, 1, 0); }},
-    {"topk_rows", [](OpContext& o) { return topk(o, 3, 2); }},
+    {"topk", [](OpContext& o) { return topk(o, 1, 0, 8, 1.0f, 1.0f); }},
+    {"topk_one", [](OpContext& o) { return topk(o, 1, 0, 1, 1.0f, 1.0f); }},
+    {"topk_rows", [](OpContext& o) { return topk(o, 3, 2, 8, 1.0f, 1.0f); }},
+    {"topk_40", [](OpContext& o) { return topk(o, 1, 0, 40, 1.0f, 1.0f); }},
+    {"topk_most", [](OpContext& o) { return topk(o, 2, 0, kMaxTopk, 1.0f, 1.0f); }},
+    {"topk_penalised_tempered", [](OpContext& o) { return topk(o, 2, 1, 5, 0.7f, 1.3f); }},
+    {"seen_tokens", [](OpContext& o) { return seenTokens(o, 0); }},
+    {"seen_tokens_joined", [](OpContext& o) { return seenTokens(o, 4); }},
     {"log_sum_exp", logSumExp},
-    {"top_candidate_token", topCandidateToken},
+    {"chosen_token", chosenToken},
 };
 
 void printTiming(const std::string& name, const Prepared& p) {

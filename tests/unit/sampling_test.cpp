@@ -27,7 +27,7 @@ std::vector<double> softmax(const std::vector<double>& logits) {
 void expectFrequencies(const SamplingOptions& options, const std::vector<double>& expected, int n = 40000) {
     Sampler sampler(options);
     std::map<int, int> counts;
-    for (int i = 0; i < n; ++i) ++counts[sampler.pick(kLogits, {})];
+    for (int i = 0; i < n; ++i) ++counts[sampler.pick(kLogits, {}, i)];
     for (std::size_t id = 0; id < expected.size(); ++id) {
         const double p = expected[id], freq = double(counts[int(id)]) / n;
         const double sigma = std::sqrt(std::max(p * (1 - p), 1e-12) / n);
@@ -72,8 +72,8 @@ TEST(Sampling, TopPKeepsTheSmallestSetReachingP) {
 
 TEST(Sampling, GreedyTakesTheLargestAndBreaksTiesBySmallerId) {
     Sampler sampler(sampling(0.0f));
-    EXPECT_EQ(sampler.pick(kLogits, {}), 0);
-    EXPECT_EQ(sampler.pick({{7, 1.0f}, {3, 1.0f}, {5, 0.5f}}, {}), 3);
+    EXPECT_EQ(sampler.pick(kLogits, {}, 0), 0);
+    EXPECT_EQ(sampler.pick({{7, 1.0f}, {3, 1.0f}, {5, 0.5f}}, {}, 1), 3);
 }
 
 TEST(Sampling, RepetitionPenaltyFollowsHuggingFace) {
@@ -85,7 +85,7 @@ TEST(Sampling, RepetitionPenaltyFollowsHuggingFace) {
     SamplingOptions o = sampling(0.0f);
     o.repetitionPenalty = 3.0f;
     Sampler sampler(o);
-    EXPECT_EQ(sampler.pick(kLogits, {0}), 1);  // 2 / 3 < 1: the repeated best token loses
+    EXPECT_EQ(sampler.pick(kLogits, {0}, 0), 1);  // 2 / 3 < 1: the repeated best token loses
 }
 
 TEST(Sampling, TheSameSeedGivesTheSameSequence) {
@@ -94,7 +94,7 @@ TEST(Sampling, TheSameSeedGivesTheSameSequence) {
         o.seed = seed;
         Sampler sampler(o);
         std::vector<int> ids;
-        for (int i = 0; i < 200; ++i) ids.push_back(sampler.pick(kLogits, {}));
+        for (int i = 0; i < 200; ++i) ids.push_back(sampler.pick(kLogits, {}, i));
         return ids;
     };
     EXPECT_EQ(draw(7), draw(7));

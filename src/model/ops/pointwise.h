@@ -16,9 +16,10 @@ inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& i
     return Pass(programs, "embedding.frag", wteScale ? "#define WTE_SCALE 1\n" : "", {&out}, inputs);
 }
 
-// ids[p] = the best top-k candidate's id, for the rows it runs (shaders/top_candidate_token.frag).
-inline Pass topCandidateTokenPass(ProgramCache& programs, Texture& ids, const Texture& candidates) {
-    return Pass(programs, "top_candidate_token.frag", "", {&ids}, {{"u_candidates", &candidates}});
+// ids[p] = the id in texel 0 of `candidates` (a search's best, or a draw's choice), for the rows it
+// runs (shaders/chosen_token.frag).
+inline Pass chosenTokenPass(ProgramCache& programs, Texture& ids, const Texture& candidates) {
+    return Pass(programs, "chosen_token.frag", "", {&ids}, {{"u_candidates", &candidates}});
 }
 
 // out[r] = log p(ids[first + r + 1] | logits row r) = that logit - logSumExp[r] (LogSumExpOp; set

@@ -1,21 +1,11 @@
 #include "model/ops/topk.h"
 
 #include <cmath>
+#include <string>
+
+#include "util/error.h"
 
 namespace gpt2 {
-
-Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
-                   int blockTexels) {
-    Pass pass(programs, "topk_block.frag", "", {&blocks}, {{"u_logits", &logits}, {"u_candidates", &candidates}});
-    pass.set("u_vocab", vocab).set("u_block_texels", blockTexels).set("u_rank", 0).set("u_first_column", 0);
-    return pass;
-}
-
-Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks) {
-    Pass pass(programs, "topk_select.frag", "", {&candidates}, {{"u_blocks", &blocks}});
-    pass.set("u_first_column", 0).set("u_logit_rows", 1);
-    return pass;
-}
 
 int topkBlockTexels(int logitTexels) { return int(std::ceil(std::sqrt(double(logitTexels)))); }
 
@@ -24,17 +14,35 @@ int topkBlockColumns(int logitTexels) {
     return 4 * ((logitTexels + blockTexels - 1) / blockTexels);
 }
 
-TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, int vocab)
-    : block_(topkBlockPass(programs, blocks, logits, candidates, vocab, topkBlockTexels(logits.layout().texelsPerRow))),
-      select_(topkSelectPass(programs, candidates, blocks)) {}
+TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits,
+                            const Texture& seen, int vocab, int length) {
+    const std::string defines = "#define MAX_CANDIDATES " + std::to_string(length) + "\n";
+    Level l{Pass(programs, "topk_block.frag", defines, {&blocks}, {{"u_logits", &logits}, {"u_seen", &seen}}),
+            Pass(programs, "topk_merge.frag", defines, {&candidates}, {{"u_blocks", &blocks}})};
+    l.block.set("u_vocab", vocab).set("u_block_texels", topkBlockTexels(logits.layout().texelsPerRow));
+    return l;
+}
 
-void TopkOp::run(int k, int rows, int firstColumn) {
-    block_.set("u_first_column", firstColumn);
-    select_.set("u_first_column", firstColumn).set("u_logit_rows", rows);
-    for (int rank = 0; rank < k; ++rank) {
-        block_.set("u_rank", rank).run(0, rows);
-        select_.run(rank, rank + 1);
-    }
+TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen, int vocab)
+    : one_(level(programs, candidates, blocks, logits, seen, vocab, 1)),
+      many_(level(programs, candidates, blocks, logits, seen, vocab, kMaxTopk)) {}
+
+void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int firstRow) {
+    if (k < 1 || k > kMaxTopk) fail("top-k: k must be in [1, ", kMaxTopk, "], got ", k);
+    Level& l = k == 1 ? one_ : many_;
+    // The seed's two 32-bit halves travel as ints; the shader reads their bits back as uints.
+    const glm::ivec2 seed(int(std::uint32_t(warp.seed)), int(std::uint32_t(warp.seed >> 32)));
+    l.block.set("u_k", k)
+        .set("u_shared_row", warp.sharedRow ? 1 : 0)
+        .set("u_log_sum_exp", warp.logSumExp ? 1 : 0)
+        .set("u_inv_temperature", 1.0f / warp.temperature)
+        .set("u_penalty", warp.repetitionPenalty)
+        .set("u_gumbel", warp.gumbel ? 1 : 0)
+        .set("u_seed", seed)
+        .set("u_draw", warp.draw)
+        .set("u_first_row", firstRow)
+        .run(0, searches * k);
+    l.merge.set("u_k", k).set("u_first_column", firstColumn).set("u_searches", searches).run(0, k);
 }
 
 }  // namespace gpt2

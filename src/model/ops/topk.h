@@ -1,31 +1,54 @@
 #pragma once
-// Top-k of rows of logits on the GPU, one candidate per round (shaders/topk.glsl): the block pass
-// finds each block's best logit after candidate `rank - 1`, the select pass writes the best of those
-// as candidate `rank`. Each row of logits is searched on its own.
+// Top-k of rows of logits on the GPU in two passes (shaders/topk_block.frag, topk_merge.frag): each
+// block of about sqrt(texels) logit texels lists its best k, then one fragment per rank merges the
+// blocks' lists. The keys can be the logits as sampling warps them (repetition penalty, temperature,
+// Gumbel noise), and the search can carry each row's log Σ exp along.
+#include <cstdint>
+
 #include "gl/pass.h"
 
 namespace gpt2 {
 
-// `blocks` has a row of ceil(logit texels / blockTexels) texels per row of logits; `candidates` a row
-// per rank, whose texel j is logits row j's candidate of that rank.
-Pass topkBlockPass(ProgramCache& programs, Texture& blocks, const Texture& logits, const Texture& candidates, int vocab,
-                   int blockTexels);
-Pass topkSelectPass(ProgramCache& programs, Texture& candidates, const Texture& blocks);
+// The most candidates one search lists.
+constexpr int kMaxTopk = 64;
 
 // Blocks of about sqrt(texels) texels balance the two levels.
 int topkBlockTexels(int logitTexels);
-// Columns of the `blocks` texture for a row of `logitTexels` texels of logits.
+// Columns (floats) of a row of the `blocks` texture for rows of `logitTexels` texels of logits.
 int topkBlockColumns(int logitTexels);
 
-// Both passes: candidates[0, k) = the k largest logits (logit, id), best first, ties to the smaller id,
-// of logits rows [0, rows), into candidate texels [firstColumn, firstColumn + rows).
+// What a search does to each logit before ranking it: key = (penalised where `seen`) logit / T, plus
+// Gumbel noise of (seed, draw, id) when `gumbel`.
+struct TopkWarp {
+    float temperature = 1.0f;
+    float repetitionPenalty = 1.0f;
+    bool gumbel = false;
+    std::uint64_t seed = 0;
+    int draw = 0;
+    // Every search reads logits row 0, search g as draw `draw + g` (many draws of one distribution).
+    bool sharedRow = false;
+    // Carry log Σ exp of the (penalised, tempered, noise-free) values in each candidate's .z.
+    bool logSumExp = false;
+};
+
 class TopkOp {
 public:
-    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, int vocab);
-    void run(int k, int rows = 1, int firstColumn = 0);
+    // `blocks`: maxSearches * kMaxTopk rows of topkBlockColumns(logit texels) columns.
+    // `seen`: one row of vocabulary texels, lane j of texel t 1.0 where token 4t + j is penalised.
+    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen, int vocab);
+    // candidates[rank][firstColumn + g] = (key, id, log Σ exp, 0) of the k best keys of search g < searches
+    // (of logits row firstRow + g), best first, ties to the smaller id; the texels of other columns
+    // keep what they hold.
+    void run(int k, int searches = 1, int firstColumn = 0, const TopkWarp& warp = {}, int firstRow = 0);
 
 private:
-    Pass block_, select_;
+    // A pair per list length: one candidate (the single best stays in registers), or up to kMaxTopk.
+    struct Level {
+        Pass block, merge;
+    };
+    static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen,
+                       int vocab, int length);
+    Level one_, many_;
 };
 
 }  // namespace gpt2

@@ -47,6 +47,7 @@ struct WebGenerateOptions {
     bool slideWindow = true;
     int lensTopK = 0;
     int attentionLayer = -1;
+    int lensPositions = 0;
 };
 
 // One poll of a generation: kind "pending" (call again after yielding), "token" or "done"; a token
@@ -222,7 +223,7 @@ public:
         options.stop = emscripten::vecFromJSArray<std::string>(o.stop);
         options.stopAtEndOfText = o.stopAtEndOfText;
         options.slideWindow = o.slideWindow;
-        options.capture = {o.lensTopK, o.attentionLayer};
+        options.capture = {o.lensTopK, o.attentionLayer, o.lensPositions};
         logits_.reset();
         generation_.reset();
         generation_ = std::make_unique<Generation>(e, idsFrom(ids), options);
@@ -469,7 +470,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("stopAtEndOfText", &WebGenerateOptions::stopAtEndOfText)
         .field("slideWindow", &WebGenerateOptions::slideWindow)
         .field("lensTopK", &WebGenerateOptions::lensTopK)
-        .field("attentionLayer", &WebGenerateOptions::attentionLayer);
+        .field("attentionLayer", &WebGenerateOptions::attentionLayer)
+        .field("lensPositions", &WebGenerateOptions::lensPositions);
     value_object<WebStep>("Step")
         .field("kind", &WebStep::kind)
         .field("id", &WebStep::id)

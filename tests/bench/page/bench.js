@@ -8,52 +8,70 @@
 // views, the logit lens's top 5 and layer 0's attention captured at every position), profile (1:
 // after each prompt length's rounds, `benchmark({ profile: true })` in each mode, as a row of kind
 // 'benchmark' with its per-pass profile), tuning (JSON: the load's `tuning` option, e.g.
-// {"maxColorBits":512}).
+// {"maxColorBits":512}), sampling (comma-separated names of SAMPLING: what each generation samples
+// with; default greedy), modes (comma-separated worker, same-thread: default both). Each generation's row has its passes per token: the draws of the steps
+// after the first token, from stats().passDraws.
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
+const { DEMO_SAMPLING, DEMO_LENS_TOP_K } = await import('/demo-settings.js');
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const LIVE_VIEWS = { lensTopK: 5, attentionLayer: 0 };
+const LIVE_VIEWS = { lensTopK: DEMO_LENS_TOP_K, attentionLayer: 0 };
+// What users run beside greedy: the demo's defaults, the demo's former defaults (no repetition
+// penalty), and temperature or a repetition penalty alone.
+export const SAMPLING = {
+  greedy: {},
+  demo: { ...DEMO_SAMPLING, seed: 1 },
+  'topk-topp': { temperature: 0.8, topK: 40, topP: 0.95, seed: 1 },
+  temperature: { temperature: 0.8, seed: 1 },
+  penalty: { repetitionPenalty: 1.2 },
+};
 
-async function measure(model, prompt, newTokens, live = false) {
+async function measure(model, prompt, newTokens, live = false, sampling = 'greedy') {
+  const options = { maxNewTokens: newTokens, stopAtEndOfText: false, ...SAMPLING[sampling], ...(live ? LIVE_VIEWS : {}) };
   const start = performance.now();
   const times = [];
-  for await (const t of model.generate(prompt, { maxNewTokens: newTokens, stopAtEndOfText: false, ...(live ? LIVE_VIEWS : {}) })) {
+  let drawsAtFirst = 0;
+  for await (const t of model.generate(prompt, options)) {
     void t;
     times.push(performance.now());
+    if (times.length === 1) drawsAtFirst = (await model.stats()).passDraws;
   }
+  const draws = (await model.stats()).passDraws - drawsAtFirst;
   const gaps = times.slice(1).map((t, i) => t - times[i]);
-  return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps) };
+  return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps), passes_per_token: draws / (times.length - 1) };
 }
 
-export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], profile = false, tuning = {}, report = () => {} }) {
+export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], sampling = ['greedy'], workers = [true, false], profile = false, tuning = {}, report = () => {} }) {
+  for (const name of sampling) if (!SAMPLING[name]) throw new Error(`sampling: no configuration "${name}" (known: ${Object.keys(SAMPLING).join(', ')})`);
   const models = {};
   const rows = [];
-  for (const worker of [true, false]) {
+  for (const worker of workers) {
     const start = performance.now();
     models[worker] = await GPT2.load(source, { weights, worker, tuning });
     rows.push({ kind: 'load', worker, load_ms: performance.now() - start });
   }
-  const stats = await models[true].stats();  // a Promise since worker mode; a plain object before
-  const vocab = models[true].config.vocab_size;
+  const stats = await models[workers[0]].stats();  // a Promise since worker mode; a plain object before
+  const vocab = models[workers[0]].config.vocab_size;
   for (const P of prompts) {
     const prompt = Array.from({ length: P }, (_, i) => (i * 7919 + 13) % vocab);
     for (const views of live) {  // warm-up: every program has run once
-      await measure(models[true], prompt, 2, views);
-      await measure(models[false], prompt, 2, views);
+      for (const name of sampling) for (const worker of workers) await measure(models[worker], prompt, 2, views, name);
     }
     for (let round = 0; round < rounds; round += 1) {
-      for (const worker of [true, false]) {
+      for (const worker of workers) {
         for (const views of live) {
-          const row = { kind: 'generate', worker, live: views, prompt_tokens: P, new_tokens: tokens, round, module: query.get('module') ?? '/gpt2.js', tuning,
-            ...(await measure(models[worker], prompt, tokens, views)) };
-          rows.push(row);
-          await report(row);
+          for (const name of sampling) {
+            const row = { kind: 'generate', worker, live: views, sampling: name, prompt_tokens: P, new_tokens: tokens, round,
+              module: query.get('module') ?? '/gpt2.js', tuning, ...(await measure(models[worker], prompt, tokens, views, name)) };
+            rows.push(row);
+            await report(row);
+          }
         }
       }
     }
-    for (const worker of (profile ? [true, false] : [])) {
+    for (const worker of (profile ? workers : [])) {
       const row = { kind: 'benchmark', worker, ...(await models[worker].benchmark({ promptTokens: P, newTokens: tokens, profile: true })) };
       rows.push(row);
       await report(row);
@@ -74,6 +92,8 @@ if (query.get('post') === '1') {
       tokens: Number(query.get('tokens') ?? 16),
       rounds: Number(query.get('rounds') ?? 3),
       live: (query.get('live') ?? '0').split(',').map((v) => v === '1'),
+      sampling: (query.get('sampling') ?? 'greedy').split(','),
+      workers: (query.get('modes') ?? 'worker,same-thread').split(',').map((m) => m === 'worker'),
       profile: query.get('profile') === '1',
       tuning: JSON.parse(query.get('tuning') ?? '{}'),
       report: (row) => post('row', row),
