@@ -1,48 +1,76 @@
-// Top-k search, first level: output row g * u_k + r, texel b holds candidate r (best first) of block b
-// of logits texels for search g, as (key, id, m, s): key = the logit as sampling warps it, and
-// (m, s) = (max, Σ exp(value - m)) of the block's values (keys without noise) when u_log_sum_exp is
-// on. Each of the k fragments of a block scans the whole block, keeping its best r + 1: k small
-// passes' worth of work in one pass. Search g reads logits row u_first_row + g, or with u_shared_row
-// row 0 as draw u_draw + g of the same distribution.
+// Top-k search, first level: output row g * u_k_stride + r, texel b holds candidate r (best first) of
+// block b of logits texels for search g, as (key, id, m, s): key = the logit as sampling warps it,
+// and (m, s) = (max, Σ exp(value - m)) of the block's values (keys without noise) when
+// u_log_sum_exp is on. A fragment writes OUTPUTS consecutive ranks through as many render targets
+// (u_k_stride: u_k in whole groups of them): it scans its block keeping its best (last rank + 1),
+// so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, only keys up to search g's
+// threshold (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks'
+// maxima, so the k best keys are all up to it) enter the lists: a scan inserts a few keys, not
+// hundreds. Search g reads logits row u_first_row + g, or with u_shared_row row 0 as draw u_draw + g
+// of the same distribution.
 #include "common.glsl"
 #include "topk.glsl"
 #include "sampling.glsl"
+#include "outputs.glsl"
 // Inputs (declared by the pass): u_logits, rows of padded vocabulary logits; u_seen, one row of
-// vocabulary texels, lane j 1.0 where token 4t + j is in the sequence (read when u_penalty != 1).
+// vocabulary texels, lane j 1.0 where token 4t + j is in the sequence (read when u_penalty != 1);
+// u_candidates, the merge's output (read with u_threshold).
 
 uniform int u_k;
+uniform int u_k_stride;
 uniform int u_vocab;  // real vocabulary size: padding ids never win
 uniform int u_block_texels;
 uniform int u_first_row;
+uniform int u_first_column;
 uniform int u_shared_row;
 uniform int u_log_sum_exp;
+uniform int u_threshold;
 uniform float u_inv_temperature;
 uniform float u_penalty;
 uniform int u_gumbel;  // add Gumbel noise to each key (temperature sampling without top-k or top-p)
 uniform ivec2 u_seed;
 uniform int u_draw;
 
-out vec4 o_candidate;
+// Logit texel t of `row`, penalised and divided by the temperature.
+vec4 values(int row, int t) {
+    vec4 v = fetch(u_logits, u_logits_layout, row, t);
+    if (u_penalty == 1.0) return v * u_inv_temperature;
+    vec4 seen = fetch(u_seen, u_seen_layout, 0, t);
+    for (int j = 0; j < 4; ++j)
+        if (seen[j] > 0.5) v[j] = penalized(v[j], u_penalty);
+    return v * u_inv_temperature;
+}
 
 void main() {
     ivec2 c = outputCoord();
-    int search = c.x / u_k, rank = c.x - search * u_k, wanted = rank + 1;
+    int search = c.x / u_k_stride, rank = c.x - search * u_k_stride, wanted = min(rank + OUTPUTS, u_k);
     int row = u_shared_row == 1 ? 0 : u_first_row + search, draw = u_draw + (u_shared_row == 1 ? search : 0);
+    vec2 threshold = u_threshold == 1 ? fetch(u_candidates, u_candidates_layout, u_k - 1, u_first_column + search).xy : kNone;
     keepNone();
-    vec2 lse = vec2(-1.0e30, 0.0);
+    float top = -1.0e30;
     int first = c.y * u_block_texels;
     int last = min(first + u_block_texels, u_logits_layout.x);
     for (int t = first; t < last; ++t) {
-        vec4 v = fetch(u_logits, u_logits_layout, row, t);
-        vec4 seen = u_penalty != 1.0 ? fetch(u_seen, u_seen_layout, 0, t) : vec4(0.0);
+        vec4 v = values(row, t);
         for (int j = 0; j < 4; ++j) {
             int id = 4 * t + j;
             if (id >= u_vocab) break;
-            float value = (seen[j] > 0.5 ? penalized(v[j], u_penalty) : v[j]) * u_inv_temperature;
-            if (u_log_sum_exp == 1) lse = combineLogSumExp(lse, vec2(value, 1.0));
-            vec2 candidate = vec2(u_gumbel == 1 ? value + gumbel(u_seed, draw, id) : value, float(id));
+            top = max(top, v[j]);
+            vec2 candidate = vec2(u_gumbel == 1 ? v[j] + gumbel(u_seed, draw, id) : v[j], float(id));
+            if (comesBefore(threshold, candidate)) continue;
             if (enters(candidate, wanted)) keep(candidate, wanted);
         }
     }
-    o_candidate = vec4(kept[rank], lse);
+    // Σ exp(value - top) once the block's top is known: one exp per value.
+    float total = 0.0;
+    if (u_log_sum_exp == 1) {
+        for (int t = first; t < last; ++t) {
+            vec4 v = values(row, t);
+            for (int j = 0; j < 4; ++j)
+                if (4 * t + j < u_vocab) total += exp(v[j] - top);
+        }
+    }
+    vec4 result[OUTPUTS];
+    for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(rank + s < u_k ? kept[rank + s] : kNone, top, total);
+    store(result);
 }

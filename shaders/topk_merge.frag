@@ -7,6 +7,7 @@
 // Input (declared by the pass): u_blocks.
 
 uniform int u_k;
+uniform int u_k_stride;  // rows of a search's lists in u_blocks
 uniform int u_first_column;
 uniform int u_searches;
 
@@ -20,7 +21,7 @@ void main() {
     vec2 lse = vec2(-1.0e30, 0.0);
     for (int b = 0; b < u_blocks_layout.x; ++b) {
         for (int i = 0; i < u_k; ++i) {
-            vec4 entry = fetch(u_blocks, u_blocks_layout, search * u_k + i, b);
+            vec4 entry = fetch(u_blocks, u_blocks_layout, search * u_k_stride + i, b);
             if (i == 0) lse = combineLogSumExp(lse, entry.zw);
             if (!enters(entry.xy, wanted)) break;
             keep(entry.xy, wanted);

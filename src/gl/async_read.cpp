@@ -1,5 +1,7 @@
 #include "gl/async_read.h"
 
+#include <algorithm>
+
 #include "util/error.h"
 
 #ifdef __EMSCRIPTEN__
@@ -8,25 +10,35 @@
 
 namespace gpt2 {
 
-void AsyncRead::start(Texture& texture, int row0, int rowCount) {
-    const std::int64_t bytes = std::int64_t(rowCount) * texture.layout().texelsPerRow * 16;
+void AsyncRead::start(Texture& texture, int row0, int rowCount) { begin(texture, row0, rowCount, -1); }
+
+void AsyncRead::startRowStarts(Texture& texture, int row0, int rowCount, int texels) { begin(texture, row0, rowCount, texels); }
+
+void AsyncRead::begin(Texture& texture, int row0, int rowCount, int texels) {
+    const int perRow = texels < 0 ? texture.layout().texelsPerRow : texels;
+    const std::int64_t bytes = std::int64_t(rowCount) * perRow * 16;
     if (!buffer_.get()) buffer_ = GlObject::buffer();
     glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer_.get());
     // Re-specifying the store each time hands the driver a fresh one: Chromium keeps a shadow copy
     // of a read buffer once it is fenced, and warns and drops it when the same store is written again.
-    glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+    glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(std::max<std::int64_t>(bytes, 16)), nullptr, GL_STREAM_READ);
     // With a pack buffer bound, glReadPixels takes byte offsets into it for pointers.
-    texture.packRows(row0, rowCount, nullptr);
+    if (texels < 0)
+        texture.packRows(row0, rowCount, nullptr);
+    else
+        texture.packRowStarts(row0, rowCount, texels, nullptr);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     checkGlError(("starting the read of texture " + texture.name()).c_str());
     fence_ = GlFence::insert();
     texture_ = &texture;
     rowCount_ = rowCount;
+    texels_ = texels;
 }
 
 std::vector<float> AsyncRead::take() {
     if (!texture_) fail("AsyncRead::take: no read was started");
-    const std::size_t floats = std::size_t(rowCount_) * std::size_t(texture_->layout().texelsPerRow) * 4;
+    const int perRow = texels_ < 0 ? texture_->layout().texelsPerRow : texels_;
+    const std::size_t floats = std::size_t(rowCount_) * std::size_t(perRow) * 4;
     std::vector<float> texels(floats);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer_.get());
 #ifdef __EMSCRIPTEN__
@@ -46,7 +58,7 @@ std::vector<float> AsyncRead::take() {
     fence_.reset();
     Texture& texture = *texture_;
     texture_ = nullptr;
-    return texture.unpadRows(texels, rowCount_);
+    return texels_ < 0 ? texture.unpadRows(texels, rowCount_) : texels;
 }
 
 void AsyncRead::drop() {

@@ -174,16 +174,16 @@ std::vector<float> Texture::unpadRows(const std::vector<float>& texels, int rowC
     return out;
 }
 
-std::vector<float> Texture::readRowStarts(int row0, int rowCount, int texels) {
+void Texture::packRowStarts(int row0, int rowCount, int texels, float* destination) {
     if (format_ != TexelFormat::Float32) fail("texture ", name_, ": only RGBA32F textures can be read back");
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > layout_.rows || texels < 0 || texels > layout_.texelsPerRow ||
         layout_.interleave != 1)
         fail("texture ", name_, ": cannot read texels [0, ", texels, ") of rows [", row0, ", ", row0 + rowCount, ") of its ",
              layout_.rows, " rows of ", layout_.texelsPerRow, " texels", layout_.interleave != 1 ? ", interleaved" : "");
-    std::vector<float> out(std::size_t(rowCount) * std::size_t(texels) * 4);
     auto read = [&](int page, int x, int y, int w, int h, std::size_t at) {
+        void* to = destination ? static_cast<void*>(destination + at * 4) : reinterpret_cast<void*>(std::uintptr_t(at * 16));
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
-        glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, &out[at * 4]);
+        glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, to);
     };
     if (layout_.width == layout_.texelsPerRow) {
         // One row per line: the starts of a page's rows are one rectangle, one read (a browser's
@@ -201,6 +201,11 @@ std::vector<float> Texture::readRowStarts(int row0, int rowCount, int texels) {
                              });
     }
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+}
+
+std::vector<float> Texture::readRowStarts(int row0, int rowCount, int texels) {
+    std::vector<float> out(std::size_t(std::max(rowCount, 0)) * std::size_t(std::max(texels, 0)) * 4);
+    packRowStarts(row0, rowCount, texels, out.data());
     checkGlError(("reading back texture " + name_).c_str());
     return out;
 }

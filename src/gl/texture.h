@@ -76,6 +76,9 @@ public:
     // The first `texels` texels of rows [row0, row0 + rowCount), as rowCount x (texels * 4) floats
     // (rows not interleaved), waiting for the GPU: what a reader needs of wide rows it fills from the left.
     std::vector<float> readRowStarts(int row0, int rowCount, int texels);
+    // Issues the reads of readRowStarts to `destination`, or to offsets from 0 in the bound
+    // PIXEL_PACK_BUFFER when that is null.
+    void packRowStarts(int row0, int rowCount, int texels, float* destination);
     // Issues the reads of rows [row0, row0 + rowCount) as texelsPerRow * 4 floats each, to
     // `destination`, or to offsets from 0 in the bound PIXEL_PACK_BUFFER when that is null.
     void packRows(int row0, int rowCount, float* destination);

@@ -162,12 +162,19 @@ void Gpt2Model::declareGraph() {
     Texture& seen = t.add("seen tokens", 1, d.vocabRows);  // [1, V]
     Texture& seenScratch = t.add("seen tokens scratch", 1, d.vocabRows);
     chosen_ = &t.add("chosen token", 1, 4);  // [1, (key, id)]
-    Texture& blocks = t.add("top-k blocks", kTopkBlockRows, blockColumns);
-    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, *candidates_, *chosen_, c.vocabSize);
+    const int ranks = topkRanksPerFragment();
+    Texture& blocks = t.addInterleaved("top-k blocks", kTopkBlockRows, blockColumns, ranks);
+    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, *candidates_, *chosen_, c.vocabSize, ranks);
     candidateToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *candidates_));
     chosenToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *chosen_));
     lensCandidates_ = &t.add("lens candidates", kMaxTopk, lensCells * 4);  // [k, layers * chunk (logit, id, lse)]
-    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, blocks, scored, seen, c.vocabSize);
+    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, blocks, scored, seen, c.vocabSize, ranks);
+}
+
+int Gpt2Model::topkRanksPerFragment() const {
+    int ranks = 1;
+    while (ranks < 8 && tuning_.oneDrawWrites(2 * ranks)) ranks *= 2;
+    return ranks;
 }
 
 // One transformer block for positions [pos0, pos0 + count).
@@ -271,6 +278,7 @@ void Gpt2Model::forwardChosenToken(int pos) {
 }
 
 void Gpt2Model::startChunks(int pos0, int end) {
+    dropCaptureReadsFrom(pos0);
     captured_.erase(captured_.lower_bound(pos0), captured_.end());
     chunkNext_ = pos0;
     chunkEnd_ = end;

@@ -161,9 +161,13 @@ private:
     // Positions [lensFirst, lensFirst + lensCount) of the chunk get the lens.
     void captureLayer(int layer, int pos0, int count, int lensFirst, int lensCount);
     // Once a capturing chunk of `count` positions has run: the lens of every (layer, position) it
-    // covers, then one read of each capture.
+    // covers, then one read of each capture, in flight until takeCaptured (or a later capture) needs it.
     void scoreLens(int lensCount);
     void readCaptured(int pos0, int count, int lensFirst, int lensCount);
+    // Takes the oldest capture read in flight into captured_ (waiting natively if need be).
+    void finishCaptureRead();
+    // Drops the capture reads in flight of positions from `pos0` on (finishing one that straddles it).
+    void dropCaptureReadsFrom(int pos0);
     // Lens residual rows scored per run of the head: a decode step's layers together (each weight
     // fetch serves them all), no more than its LayerNorm's chunk.
     int lensBatchRows() const;
@@ -188,6 +192,9 @@ private:
     // Rows of the top-k searches' block lists: a search of up to kMaxTopk candidates, or as many
     // lens rows as fit at the lens's k.
     static constexpr int kTopkBlockRows = 2 * kMaxTopk;
+    // Ranks a first-level top-k fragment writes: as many render targets as a draw may write, in a
+    // power of two up to 8 (rows interleave over it, and kTopkBlockRows is a multiple).
+    int topkRanksPerFragment() const;
     std::unique_ptr<Pass> lensCopy_;
     std::unique_ptr<Pass> tokenLogProb_;
     std::unique_ptr<SamplerOp> sampler_;
@@ -196,6 +203,15 @@ private:
     std::unique_ptr<LogSumExpOp> scoredLse_;
     Capture capture_;
     std::map<int, CapturedPosition> captured_;
+    // A chunk's capture on its way back: its positions and the reads of what it captured. A ring of
+    // kCaptureReads, oldest first: a step's capture travels while the next step runs.
+    struct CaptureRead {
+        int pos0 = 0, count = 0, lensFirst = 0, lensCount = 0;
+        AsyncRead attention, lens;
+    };
+    static constexpr int kCaptureReads = 4;
+    CaptureRead captureReads_[kCaptureReads];
+    int captureFirst_ = 0, captureInFlight_ = 0;
     std::unique_ptr<Texture> captureProbs_;  // [chunk * heads, context], while attention is captured
     std::unique_ptr<AttentionProbsOp> captureProbsOp_;
     ReadQueue reads_;

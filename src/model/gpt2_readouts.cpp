@@ -109,6 +109,7 @@ void Gpt2Model::setCapture(const Capture& capture) {
         fail("capture: attention layer ", capture.attentionLayer, " outside [0, ", config_.layers, ")");
     capture_ = capture;
     captured_.clear();
+    dropCaptureReadsFrom(0);
     if (capture.attentionLayer < 0) {
         captureProbsOp_.reset();
         captureProbs_.reset();
@@ -124,9 +125,11 @@ void Gpt2Model::setCapture(const Capture& capture) {
 void Gpt2Model::endCapture() {
     capture_ = {};
     captured_.clear();
+    dropCaptureReadsFrom(0);
 }
 
 std::vector<Gpt2Model::CapturedPosition> Gpt2Model::takeCaptured(int end) {
+    while (captureInFlight_ > 0 && captureReads_[captureFirst_].pos0 < end) finishCaptureRead();
     std::vector<CapturedPosition> out;
     const auto last = captured_.lower_bound(end);
     for (auto it = captured_.begin(); it != last; ++it) out.push_back(std::move(it->second));
@@ -156,43 +159,74 @@ void Gpt2Model::scoreLens(int lensCount) {
         // rows that nothing reads.
         lensHead_->run(0, first, std::min(tuning_.tiledRows(rows), batch));
         // As many rows per search as the block lists hold at this k.
-        const int searches = std::max(1, kTopkBlockRows / capture_.lensTopK);
+        const int searches = std::max(1, kTopkBlockRows / lensTopk_->rowsPerSearch(capture_.lensTopK));
         for (int row = 0; row < rows; row += searches)
             lensTopk_->run(capture_.lensTopK, std::min(searches, rows - row), first + row, warp, row);
     }
 }
 
 void Gpt2Model::readCaptured(int pos0, int count, int lensFirst, int lensCount) {
-    for (int p = pos0; p < pos0 + count; ++p) captured_[p] = {p, {}, {}};
+    if (captureInFlight_ == kCaptureReads) finishCaptureRead();
+    CaptureRead& r = captureReads_[(captureFirst_ + captureInFlight_) % kCaptureReads];
+    r.pos0 = pos0;
+    r.count = count;
+    r.lensFirst = lensFirst;
+    r.lensCount = lensCount;
+    // Only the keys of the chunk's queries: 0 .. pos0 + count - 1.
+    if (capture_.attentionLayer >= 0) r.attention.startRowStarts(*captureProbs_, 0, count * config_.heads, (pos0 + count + 3) / 4);
+    // [k][cells (logit, id, log-sum-exp of the cell's row)]
+    if (lensCount > 0) r.lens.startRowStarts(*lensCandidates_, 0, capture_.lensTopK, config_.layers * lensCount);
+    ++captureInFlight_;
+}
+
+void Gpt2Model::finishCaptureRead() {
+    CaptureRead& r = captureReads_[captureFirst_];
+    captureFirst_ = (captureFirst_ + 1) % kCaptureReads;
+    --captureInFlight_;
+    for (int p = r.pos0; p < r.pos0 + r.count; ++p) captured_[p] = {p, {}, {}};
     if (capture_.attentionLayer >= 0) {
-        // Only the keys of the chunk's queries: 0 .. pos0 + count - 1.
-        const int texels = (pos0 + count + 3) / 4, stride = texels * 4;
-        const std::vector<float> rows = captureProbs_->readRowStarts(0, count * config_.heads, texels);
+        const int stride = (r.pos0 + r.count + 3) / 4 * 4;
+        const std::vector<float> rows = r.attention.take();
         readbackBytes_ += std::int64_t(rows.size()) * 4;
-        for (int q = 0; q < count; ++q) {
-            std::vector<float>& probs = captured_[pos0 + q].attention;
+        for (int q = 0; q < r.count; ++q) {
+            std::vector<float>& probs = captured_[r.pos0 + q].attention;
             for (int h = 0; h < config_.heads; ++h) {
                 const auto row = rows.begin() + (std::int64_t(q) * config_.heads + h) * stride;
-                probs.insert(probs.end(), row, row + pos0 + q + 1);
+                probs.insert(probs.end(), row, row + r.pos0 + q + 1);
             }
         }
     }
-    const int k = capture_.lensTopK, cells = config_.layers * lensCount;
+    const int k = capture_.lensTopK, cells = config_.layers * r.lensCount;
     if (cells == 0) return;
-    // [k][cells (logit, id, log-sum-exp of the cell's row)]
-    const std::vector<float> candidates = lensCandidates_->readRowStarts(0, k, cells);
+    const std::vector<float> candidates = r.lens.take();
     readbackBytes_ += std::int64_t(candidates.size()) * 4;
-    for (int q = 0; q < lensCount; ++q) {
-        std::vector<LensCell>& lens = captured_[lensFirst + q].lens;
+    for (int q = 0; q < r.lensCount; ++q) {
+        std::vector<LensCell>& lens = captured_[r.lensFirst + q].lens;
         lens.resize(std::size_t(config_.layers));
         for (int l = 0; l < config_.layers; ++l) {
-            const std::size_t cell = std::size_t(l) * std::size_t(lensCount) + std::size_t(q);
+            const std::size_t cell = std::size_t(l) * std::size_t(r.lensCount) + std::size_t(q);
             for (int rank = 0; rank < k; ++rank) {
                 const float* c = &candidates[(std::size_t(rank) * std::size_t(cells) + cell) * 4];
                 lens[std::size_t(l)].ids.push_back(int(c[1]));
                 lens[std::size_t(l)].probs.push_back(std::exp(c[0] - c[2]));
             }
         }
+    }
+}
+
+void Gpt2Model::dropCaptureReadsFrom(int pos0) {
+    while (captureInFlight_ > 0) {
+        CaptureRead& newest = captureReads_[(captureFirst_ + captureInFlight_ - 1) % kCaptureReads];
+        if (newest.pos0 < pos0) break;
+        newest.attention.drop();
+        newest.lens.drop();
+        --captureInFlight_;
+    }
+    // A read that straddles pos0 comes back whole; its positions from pos0 on are erased with the rest.
+    while (captureInFlight_ > 0) {
+        const CaptureRead& newest = captureReads_[(captureFirst_ + captureInFlight_ - 1) % kCaptureReads];
+        if (newest.pos0 + newest.count <= pos0) break;
+        finishCaptureRead();
     }
 }
 }  // namespace gpt2

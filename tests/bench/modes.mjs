@@ -1,8 +1,9 @@
-// node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R] [--live 0,1] [--sampling greedy,demo] [--browser firefox]
+// node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R] [--live 0,1] [--sampling greedy,demo] [--module URL] [--browser firefox]
 // Worker mode against same-thread mode in headless Chromium (Debian's, WebGL2 over SwiftShader),
 // measured through the public API by tests/bench/page/bench.js: one JSON line per measurement and a
 // summary line of medians. --live 0,1 measures generations without and with the live views;
 // --sampling names bench.js's SAMPLING configurations (greedy, demo, topk-topp, temperature, penalty);
+// --module another build of the module served with the site (an A/B run: e.g. /before/gpt2.js);
 // --browser firefox runs Debian's Firefox ESR (WebGL2 over llvmpipe, tests/browser/firefox.mjs). PATH (a packed .gpt2 file or a Hugging Face folder) is served from
 // localhost beside build/site. On the GPU machine the same page runs through ../shared/gpubrowser
 // (tests/bench/gpu/README.md).
@@ -12,7 +13,7 @@ import { benchArgs, serveModel } from './bench_args.mjs';
 import { root, startSite } from '../browser/harness.mjs';
 import { startFirefox } from '../browser/firefox.mjs';
 
-const { flag, model } = benchArgs('node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R] [--live 0,1] [--sampling greedy,demo] [--browser firefox]');
+const { flag, model } = benchArgs('node tests/bench/modes.mjs --model PATH [--weights fp16|fp32] [--prompts 32,256] [--tokens N] [--rounds R] [--live 0,1] [--sampling greedy,demo] [--module URL] [--browser firefox]');
 const served = serveModel(model, 'bench');
 cpSync(join(root, 'tests/bench/page'), served.dir, { recursive: true });
 const source = served.source;
@@ -20,7 +21,8 @@ const source = served.source;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const site = flag('--browser', 'chromium') === 'firefox' ? await startFirefox() : await startSite();
 try {
-  const page = await site.page('bench/bench.html');
+  const module = flag('--module', '');
+  const page = await site.page(module ? `bench/bench.html?module=${encodeURIComponent(module)}` : 'bench/bench.html');
   const result = await page.evaluate(async (params) => (await import('/bench/bench.js')).runBench(params), {
     model: source, weights: flag('--weights', 'fp16'), prompts: flag('--prompts', '32,256').split(',').map(Number),
     tokens: Number(flag('--tokens', 16)), rounds: Number(flag('--rounds', 3)), live: flag('--live', '0').split(',').map((v) => v === '1'),

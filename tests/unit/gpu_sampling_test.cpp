@@ -25,6 +25,7 @@ namespace {
 
 constexpr int kDraws = 20000;
 constexpr int kBatch = 2000;  // draws per run of the op
+constexpr int kRanks = 4;     // ranks per first-level fragment (render targets every GL ES 3.0 context has)
 
 struct Setting {
     float temperature = 1.0f;
@@ -117,8 +118,9 @@ protected:
         seen_.insert(history.begin(), history.end());
         const int V = int(logits_.size()), vocabRows = (V + 3) / 4 * 4;
         const auto limits = queryCapabilities().limits;
-        auto texture = [&](const char* name, int rows, int cols) {
-            textures_.push_back(std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name), TexelFormat::Float32, name));
+        auto texture = [&](const char* name, int rows, int cols, int interleave = 1) {
+            textures_.push_back(
+                std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name, 0, interleave), TexelFormat::Float32, name));
             return textures_.back().get();
         };
         std::vector<float> padded(logits_);
@@ -131,8 +133,8 @@ protected:
         candidates_ = texture("candidates", kMaxTopk, 4 * kBatch);
         chosen_ = texture("chosen", kBatch, 4);
         Texture *seen = texture("seen", 1, vocabRows), *scratch = texture("seen scratch", 1, vocabRows),
-                *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4));
-        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *candidates_, *chosen_, V);
+                *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks);
+        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *candidates_, *chosen_, V, kRanks);
         sampler_->markSeen(0, int(history.size()));
     }
 

@@ -59,9 +59,11 @@ public:
     const Dims d;
     ProgramCache programs;
 
-    Texture& texture(int rows, int cols, const std::vector<float>& values = {}, TexelFormat format = TexelFormat::Float32) {
+    Texture& texture(int rows, int cols, const std::vector<float>& values = {}, TexelFormat format = TexelFormat::Float32,
+                     int interleave = 1) {
         const int stored = (rows + rowsPerTexel(format) - 1) / rowsPerTexel(format);
-        textures_.push_back(std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op case"), format, "op case"));
+        textures_.push_back(
+            std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op case", 0, interleave), format, "op case"));
         if (!values.empty()) textures_.back()->uploadRows(0, rows, values.data());
         return *textures_.back();
     }
@@ -299,8 +301,9 @@ std::vector<float> logitRows(const Dims& d, int rows) {
 
 // The k best keys of each row, (key, id, log Σ exp of the keys, 0) per rank: candidates row `rank`,
 // texel `first + row`; the texels around them (first before, 2 after) keep what they held. With a
-// warp (penalty != 1), every third token is seen: key = penalised logit / T.
-Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty) {
+// warp (penalty != 1), every third token is seen: key = penalised logit / T. The first level
+// writes `ranks` ranks per fragment.
+Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty, int ranks = 8) {
     const Dims& d = o.d;
     const int vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
     const std::vector<float> logits = logitRows(d, rows);
@@ -308,8 +311,9 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
     for (int i = 0; i < d.vocab; i += 3) seen[std::size_t(i)] = 1.0f;
     std::vector<float> expected(std::size_t(kMaxTopk) * std::size_t(columns) * 4, 7.0f);
     Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(kMaxTopk, 4 * columns, expected),
-            &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4)), &seenTexture = o.texture(1, vocabRows, seen);
-    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, seenTexture, d.vocab);
+            &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
+            &seenTexture = o.texture(1, vocabRows, seen);
+    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, logitTexture, seenTexture, d.vocab, ranks);
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         std::vector<float> keys(std::size_t(d.vocab));
@@ -409,6 +413,8 @@ const std::vector<OpCase> kOpCases = {
     {"topk_40", [](OpContext& o) { return topk(o, 1, 0, 40, 1.0f, 1.0f); }},
     {"topk_most", [](OpContext& o) { return topk(o, 2, 0, kMaxTopk, 1.0f, 1.0f); }},
     {"topk_penalised_tempered", [](OpContext& o) { return topk(o, 2, 1, 5, 0.7f, 1.3f); }},
+    {"topk_2_ranks_per_fragment", [](OpContext& o) { return topk(o, 2, 0, 7, 1.0f, 1.0f, 2); }},
+    {"topk_1_rank_per_fragment", [](OpContext& o) { return topk(o, 1, 0, 5, 1.0f, 1.0f, 1); }},
     {"seen_tokens", [](OpContext& o) { return seenTokens(o, 0); }},
     {"seen_tokens_joined", [](OpContext& o) { return seenTokens(o, 4); }},
     {"log_sum_exp", logSumExp},

@@ -1,7 +1,8 @@
 #pragma once
 // Top-k of rows of logits on the GPU in two passes (shaders/topk_block.frag, topk_merge.frag): each
 // block of about sqrt(texels) logit texels lists its best k, then one fragment per rank merges the
-// blocks' lists. The keys can be the logits as sampling warps them (repetition penalty, temperature,
+// blocks' lists. Where k exceeds the ranks one fragment writes, two passes first find each search's
+// threshold (the k-th best block maximum), which keeps all but a few keys out of the lists. The keys can be the logits as sampling warps them (repetition penalty, temperature,
 // Gumbel noise), and the search can carry each row's log Σ exp along.
 #include <cstdint>
 
@@ -33,9 +34,13 @@ struct TopkWarp {
 
 class TopkOp {
 public:
-    // `blocks`: maxSearches * kMaxTopk rows of topkBlockColumns(logit texels) columns.
+    // `blocks`: rows of topkBlockColumns(logit texels) columns, interleaved over `ranksPerFragment`
+    // pages: each first-level fragment writes that many ranks through as many render targets (at
+    // most the renderer's). A search takes rowsPerSearch(k) of its rows.
     // `seen`: one row of vocabulary texels, lane j of texel t 1.0 where token 4t + j is penalised.
-    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen, int vocab);
+    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen, int vocab,
+           int ranksPerFragment);
+    int rowsPerSearch(int k) const { return (k + ranksPerFragment_ - 1) / ranksPerFragment_ * ranksPerFragment_; }
     // candidates[rank][firstColumn + g] = (key, id, log Σ exp, 0) of the k best keys of search g < searches
     // (of logits row firstRow + g), best first, ties to the smaller id; the texels of other columns
     // keep what they hold.
@@ -47,7 +52,8 @@ private:
         Pass block, merge;
     };
     static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen,
-                       int vocab, int length);
+                       int vocab, int length, int ranksPerFragment);
+    int ranksPerFragment_;
     Level one_, many_;
 };
 
