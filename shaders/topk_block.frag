@@ -3,18 +3,21 @@
 // and (m, s) = (max, Σ exp(value - m)) of the block's values (keys without noise) when
 // u_log_sum_exp is on. A fragment writes OUTPUTS consecutive ranks through as many render targets
 // (u_k_stride: u_k in whole groups of them): it scans its block keeping its best (last rank + 1),
-// so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, only keys up to search g's
-// threshold (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks'
-// maxima, so the k best keys are all up to it) enter the lists: a scan inserts a few keys, not
-// hundreds. Search g reads logits row u_first_row + g, or with u_shared_row row 0 as draw u_draw + g
-// of the same distribution.
+// so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, the blocks' first OUTPUTS
+// ranks were listed already (u_heads, OUTPUTS rows per search) and search g's threshold found from
+// them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks' maxima,
+// so the k best keys all come up to it): the first ranks are copied, and the later ones scanned for only in
+// a block whose first OUTPUTS keys all come up to the threshold, inserting only such keys. Search g
+// reads logits row u_first_row + g, or with u_shared_row row 0 as draw u_draw + g of the same
+// distribution.
 #include "common.glsl"
 #include "topk.glsl"
 #include "sampling.glsl"
 #include "outputs.glsl"
 // Inputs (declared by the pass): u_logits, rows of padded vocabulary logits; u_seen, one row of
 // vocabulary texels, lane j 1.0 where token 4t + j is in the sequence (read when u_penalty != 1);
-// u_candidates, the merge's output (read with u_threshold).
+// u_candidates, the merge's output, and u_heads, the first ranks of every block (read with
+// u_threshold).
 
 uniform int u_k;
 uniform int u_k_stride;
@@ -45,7 +48,22 @@ void main() {
     ivec2 c = outputCoord();
     int search = c.x / u_k_stride, rank = c.x - search * u_k_stride, wanted = min(rank + OUTPUTS, u_k);
     int row = u_shared_row == 1 ? 0 : u_first_row + search, draw = u_draw + (u_shared_row == 1 ? search : 0);
-    vec2 threshold = u_threshold == 1 ? fetch(u_candidates, u_candidates_layout, u_k - 1, u_first_column + search).xy : kNone;
+    vec4 result[OUTPUTS];
+    vec2 threshold = kNone;
+    if (u_threshold == 1) {
+        int heads = search * OUTPUTS;
+        if (rank < OUTPUTS) {
+            for (int s = 0; s < OUTPUTS; ++s) result[s] = fetch(u_heads, u_heads_layout, heads + s, c.y);
+            store(result);
+            return;
+        }
+        threshold = fetch(u_candidates, u_candidates_layout, u_k - 1, u_first_column + search).xy;
+        if (comesBefore(threshold, fetch(u_heads, u_heads_layout, heads + OUTPUTS - 1, c.y).xy)) {
+            for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(kNone, 0.0, 0.0);
+            store(result);
+            return;
+        }
+    }
     keepNone();
     float top = -1.0e30;
     int first = c.y * u_block_texels;
@@ -70,7 +88,6 @@ void main() {
                 if (4 * t + j < u_vocab) total += exp(v[j] - top);
         }
     }
-    vec4 result[OUTPUTS];
     for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(rank + s < u_k ? kept[rank + s] : kNone, top, total);
     store(result);
 }

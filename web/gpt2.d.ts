@@ -147,7 +147,7 @@ export interface GenerateOptions {
   attentionLayer?: number;
   /**
    * The live lens covers the last lensPositions positions of a prompt (every generated token's position is covered); 0: every position, at the cost of the output head over every layer of each.
-   * @default 16
+   * @default 8
    */
   lensPositions?: number;
   /** Aborting stops generation before the next token or prefill chunk; the iteration throws an AbortError. */

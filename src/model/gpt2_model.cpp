@@ -164,11 +164,13 @@ void Gpt2Model::declareGraph() {
     chosen_ = &t.add("chosen token", 1, 4);  // [1, (key, id)]
     const int ranks = topkRanksPerFragment();
     Texture& blocks = t.addInterleaved("top-k blocks", kTopkBlockRows, blockColumns, ranks);
-    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, *candidates_, *chosen_, c.vocabSize, ranks);
+    Texture& heads = t.addInterleaved("top-k block heads", kTopkBlockRows, blockColumns, ranks);
+    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, heads, *candidates_, *chosen_,
+                                           c.vocabSize, ranks);
     candidateToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *candidates_));
     chosenToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *chosen_));
     lensCandidates_ = &t.add("lens candidates", kMaxTopk, lensCells * 4);  // [k, layers * chunk (logit, id, lse)]
-    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, blocks, scored, seen, c.vocabSize, ranks);
+    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, blocks, heads, scored, seen, c.vocabSize, ranks);
 }
 
 int Gpt2Model::topkRanksPerFragment() const {

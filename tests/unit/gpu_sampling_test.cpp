@@ -133,8 +133,9 @@ protected:
         candidates_ = texture("candidates", kMaxTopk, 4 * kBatch);
         chosen_ = texture("chosen", kBatch, 4);
         Texture *seen = texture("seen", 1, vocabRows), *scratch = texture("seen scratch", 1, vocabRows),
-                *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks);
-        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *candidates_, *chosen_, V, kRanks);
+                *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks),
+                *heads = texture("block heads", kBatch * kRanks, topkBlockColumns(vocabRows / 4), kRanks);
+        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *heads, *candidates_, *chosen_, V, kRanks);
         sampler_->markSeen(0, int(history.size()));
     }
 

@@ -7,8 +7,8 @@
 namespace gpt2 {
 
 SamplerOp::SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen, Texture& seenScratch,
-                     Texture& blocks, Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment)
-    : topk_(programs, candidates, blocks, logits, seen, vocab, ranksPerFragment),
+                     Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment)
+    : topk_(programs, candidates, blocks, heads, logits, seen, vocab, ranksPerFragment),
       candidates_(candidates),
       chosen_(chosen),
       markSeen_(programs, "seen_tokens.frag", "", {&seenScratch}, {{"u_ids", &ids}, {"u_before", &seen}}),

@@ -14,22 +14,25 @@ int topkBlockColumns(int logitTexels) {
     return 4 * ((logitTexels + blockTexels - 1) / blockTexels);
 }
 
-TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits,
+TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
                             const Texture& seen, int vocab, int length, int ranksPerFragment) {
     const std::string defines = "#define MAX_CANDIDATES " + std::to_string(length) + "\n";
     Level l{Pass(programs, "topk_block.frag", defines + "#define OUTPUTS " + std::to_string(ranksPerFragment) + "\n", {&blocks},
-                 {{"u_logits", &logits}, {"u_seen", &seen}, {"u_candidates", &candidates}}),
+                 {{"u_logits", &logits}, {"u_seen", &seen}, {"u_candidates", &candidates}, {"u_heads", &heads}}),
             Pass(programs, "topk_merge.frag", defines, {&candidates}, {{"u_blocks", &blocks}})};
     l.block.writeRowGroups(ranksPerFragment);
     l.block.set("u_vocab", vocab).set("u_block_texels", topkBlockTexels(logits.layout().texelsPerRow));
     return l;
 }
 
-TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen, int vocab,
-               int ranksPerFragment)
+TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
+               const Texture& seen, int vocab, int ranksPerFragment)
     : ranksPerFragment_(ranksPerFragment),
-      one_(level(programs, candidates, blocks, logits, seen, vocab, 1, ranksPerFragment)),
-      many_(level(programs, candidates, blocks, logits, seen, vocab, kMaxTopk, ranksPerFragment)) {}
+      one_(level(programs, candidates, blocks, heads, logits, seen, vocab, 1, ranksPerFragment)),
+      many_(level(programs, candidates, blocks, heads, logits, seen, vocab, kMaxTopk, ranksPerFragment)),
+      // Its block pass writes `heads` (its u_heads, unread without a threshold, is `blocks`), and its
+      // merge reads them.
+      heads_(level(programs, candidates, heads, blocks, logits, seen, vocab, kMaxTopk, ranksPerFragment)) {}
 
 void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int firstRow) {
     if (k < 1 || k > kMaxTopk) fail("top-k: k must be in [1, ", kMaxTopk, "], got ", k);
@@ -50,27 +53,25 @@ void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int
             .set("u_draw", warp.draw)
             .run(0, searches * rowsPerSearch(listLength));
     };
-    auto merge = [&](int listLength, int rankBegin, int rankEnd) {
-        many_.merge.set("u_k", listLength)
+    auto merge = [&](Level& l, int listLength, int rankBegin, int rankEnd) {
+        l.merge.set("u_k", listLength)
             .set("u_k_stride", rowsPerSearch(listLength))
             .set("u_first_column", firstColumn)
             .set("u_searches", searches)
             .run(rankBegin, rankEnd);
     };
-    if (k == 1) {
-        block(one_, 1, false);
-        one_.merge.set("u_k", 1).set("u_k_stride", rowsPerSearch(1)).set("u_first_column", firstColumn).set("u_searches", searches).run(0, 1);
+    if (k <= ranksPerFragment_) {
+        Level& l = k == 1 ? one_ : many_;
+        block(l, k, false);
+        merge(l, k, 0, k);
         return;
     }
-    // Lists longer than a fragment's ranks cost a fragment an insertion per key that enters: first
-    // the blocks' maxima, and their k-th best as each search's threshold (candidate k - 1).
-    const bool threshold = k > ranksPerFragment_;
-    if (threshold) {
-        block(one_, 1, false);
-        merge(1, k - 1, k);
-    }
-    block(many_, k, threshold);
-    merge(k, 0, k);
+    // A list longer than a fragment's ranks: the blocks' first ranks, the k-th best of their maxima as
+    // each search's threshold (candidate k - 1), then the later ranks of the blocks that reach it.
+    block(heads_, ranksPerFragment_, false);
+    merge(heads_, 1, k - 1, k);
+    block(many_, k, true);
+    merge(many_, k, 0, k);
 }
 
 }  // namespace gpt2

@@ -1,8 +1,9 @@
 #pragma once
 // Top-k of rows of logits on the GPU in two passes (shaders/topk_block.frag, topk_merge.frag): each
 // block of about sqrt(texels) logit texels lists its best k, then one fragment per rank merges the
-// blocks' lists. Where k exceeds the ranks one fragment writes, two passes first find each search's
-// threshold (the k-th best block maximum), which keeps all but a few keys out of the lists. The keys can be the logits as sampling warps them (repetition penalty, temperature,
+// blocks' lists. Where k exceeds the ranks one fragment writes, the blocks' first ranks are listed
+// first, and the k-th best of the blocks' maxima is each search's threshold: a block is scanned again
+// for its later ranks only where all its first ones come up to it. The keys can be the logits as sampling warps them (repetition penalty, temperature,
 // Gumbel noise), and the search can carry each row's log Σ exp along.
 #include <cstdint>
 
@@ -34,12 +35,13 @@ struct TopkWarp {
 
 class TopkOp {
 public:
-    // `blocks`: rows of topkBlockColumns(logit texels) columns, interleaved over `ranksPerFragment`
-    // pages: each first-level fragment writes that many ranks through as many render targets (at
-    // most the renderer's). A search takes rowsPerSearch(k) of its rows.
+    // `blocks` and `heads`: rows of topkBlockColumns(logit texels) columns, interleaved over
+    // `ranksPerFragment` pages: each first-level fragment writes that many ranks through as many
+    // render targets (at most the renderer's). A search takes rowsPerSearch(k) rows of `blocks`, and
+    // ranksPerFragment of `heads` (its blocks' first ranks, where k is larger).
     // `seen`: one row of vocabulary texels, lane j of texel t 1.0 where token 4t + j is penalised.
-    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen, int vocab,
-           int ranksPerFragment);
+    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits, const Texture& seen,
+           int vocab, int ranksPerFragment);
     int rowsPerSearch(int k) const { return (k + ranksPerFragment_ - 1) / ranksPerFragment_ * ranksPerFragment_; }
     // candidates[rank][firstColumn + g] = (key, id, log Σ exp, 0) of the k best keys of search g < searches
     // (of logits row firstRow + g), best first, ties to the smaller id; the texels of other columns
@@ -51,10 +53,12 @@ private:
     struct Level {
         Pass block, merge;
     };
-    static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, const Texture& logits, const Texture& seen,
-                       int vocab, int length, int ranksPerFragment);
+    // The block pass writes `blocks` (reading `heads`, with a threshold) or `heads`; the merge reads what
+    // the block pass writes.
+    static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
+                       const Texture& seen, int vocab, int length, int ranksPerFragment);
     int ranksPerFragment_;
-    Level one_, many_;
+    Level one_, many_, heads_;
 };
 
 }  // namespace gpt2

@@ -15,6 +15,7 @@ WEIGHTS=${WEIGHTS:-fp16}
 LIVE=${LIVE:-0}  # 0,1: also with the live views (bench.js)
 SAMPLING=${SAMPLING:-greedy}  # comma-separated configurations of bench.js's SAMPLING, e.g. greedy,demo,temperature
 MODES=${MODES:-worker,same-thread}  # worker, same-thread or both
+LENS_POSITIONS=${LENS_POSITIONS:-}  # the live lens's prompt positions (default: the module's)
 PROFILE=${PROFILE:-0}  # 1: also benchmark({ profile: true }) per prompt length and mode (bench.js)
 # The native bench reaches the NVIDIA driver through glvnd's vendor file (run_on_device.sh does the same);
 # the GL loaders are in / since the kit's run.sh of call 2.
@@ -41,7 +42,7 @@ fi
 for module in ${MODULES:-/gpt2.js}; do
     for tuning in ${TUNINGS:-"{}"}; do
         encoded=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$tuning")
-        SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE&sampling=$SAMPLING&modes=$MODES&profile=$PROFILE&tuning=$encoded" \
+        SITE="$SITE" PAGE="bench/bench.html?post=1&model=$MODEL&weights=$WEIGHTS&prompts=$PROMPTS&tokens=$TOKENS&rounds=$ROUNDS&module=$module&live=$LIVE&sampling=$SAMPLING&modes=$MODES${LENS_POSITIONS:+&lensPositions=$LENS_POSITIONS}&profile=$PROFILE&tuning=$encoded" \
             TIMEOUT_S=${TIMEOUT_S:-240} bash /tmp/gpubrowser/run.sh
         cat "$OUT/results.jsonl" >>"$OUT/browser.jsonl" && rm "$OUT/results.jsonl"
     done

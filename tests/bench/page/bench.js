@@ -17,7 +17,8 @@ const { DEMO_SAMPLING, DEMO_LENS_TOP_K } = await import('/demo-settings.js');
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const LIVE_VIEWS = { lensTopK: DEMO_LENS_TOP_K, attentionLayer: 0 };
+// lensPositions (query): the live lens's prompt positions, where not the module's default.
+const LIVE_VIEWS = { lensTopK: DEMO_LENS_TOP_K, attentionLayer: 0, ...(query.get('lensPositions') ? { lensPositions: Number(query.get('lensPositions')) } : {}) };
 // What users run beside greedy: the demo's defaults, the demo's former defaults (no repetition
 // penalty), and temperature or a repetition penalty alone.
 export const SAMPLING = {
