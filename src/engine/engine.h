@@ -103,7 +103,7 @@ private:
     std::vector<int> ids_;
     StopReason reason_ = StopReason::MaxTokens;
     bool done_ = false;
-    bool prefilling_ = true;  // else the next token's candidates are being read
+    bool prefilling_ = true;  // else the next token is being read
     int reading_ = 0;         // tokens being read
 };
 

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, siteDir, startSite } from './harness.mjs';
+import { artifactsDir, root, siteDir, startSite } from './harness.mjs';
 
 let site;
 
@@ -98,23 +98,29 @@ test('live views: the logit lens and attention follow generation, and a generate
   await page.close();
 });
 
+// The attention map covers every position; the lens grid the prompt's last lensPositions (the
+// option's default) and then one position per generated token after the first.
 test('live views of a long context scroll instead of shrinking cells', async () => {
+  const lensPositions = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8')).generate.lensPositions.default;
+  const newTokens = 24;
   const page = await site.page('');
   await page.setViewportSize({ width: 600, height: 900 });
   await waitForModel(page);
   await page.fill('#prompt', 'The jury said that the election was conducted. '.repeat(16));
-  await page.fill('#max-new-tokens', '2');
+  await page.fill('#max-new-tokens', String(newTokens));
   await page.click('#generate');
-  await page.waitForFunction(() => /2 tokens/.test(document.getElementById('speed').textContent), null, { timeout: 120000 });
+  await page.waitForFunction((n) => new RegExp(`${n} tokens`).test(document.getElementById('speed').textContent), newTokens, { timeout: 120000 });
   await page.waitForFunction(() => document.getElementById('generate').disabled === false);
   const r = await page.evaluate(() => {
     const c = document.getElementById('heatmap');
     const wrap = c.parentElement, lens = document.querySelector('.lens-wrap');
     return { tokens: Number(c.dataset.tokens), width: c.width, shown: c.getBoundingClientRect().width, wrapScrolls: wrap.scrollWidth > wrap.clientWidth,
-      lensScrolls: lens.scrollWidth > lens.clientWidth, cellWidth: document.querySelector('#lens-grid td').getBoundingClientRect().width };
+      lensScrolls: lens.scrollWidth > lens.clientWidth, cellWidth: document.querySelector('#lens-grid td').getBoundingClientRect().width,
+      lensColumns: document.querySelector('#lens-grid tr').cells.length - 1 };
   });
   assert.ok(r.tokens > 120, JSON.stringify(r));
   assert.ok(r.width >= 4 * r.tokens && r.shown >= r.width, `cells of at least 4 px, not scaled down: ${JSON.stringify(r)}`);
+  assert.equal(r.lensColumns, lensPositions + newTokens - 1, JSON.stringify(r));
   assert.ok(r.wrapScrolls && r.lensScrolls && r.cellWidth > 20, JSON.stringify(r));
   await page.close();
 });

@@ -1,4 +1,4 @@
-// Looking inside the model (issue 19): the logit lens and the residual stream after each block,
+// Looking inside the model: the logit lens and the residual stream after each block,
 // against the CPU reference (tests/reference) and against Hugging Face transformers' hidden states
 // (tests/fixtures/gpt2-tiny/hidden_states.json, made by make_hidden_states.py beside it).
 #include <gtest/gtest.h>

@@ -177,7 +177,7 @@ TEST_F(PackedModelTest, Int8PackedEqualsTheCheckpointQuantizedAtLoad) {
     expectPackedEqualsFolder(path("tiny8.gpt2"), TexelFormat::Int8Quads);
 }
 
-// The must-show of issue 18: an int8 file is at most 0.6 times the fp16 one. Both carry the same
+// An int8 file is at most 0.6 times the fp16 one. Both carry the same
 // 1.5 MB tokenizer, which outweighs this fixture's weights, so the fixture compares payloads (the
 // whole files of 124M: docs/weights-format.md). It is the hardest case for the payload: at n_embd 32
 // wte's per-row scales add 1/8 to its bytes (1/192 at 124M's 768).
