@@ -328,7 +328,7 @@ test('worker: the module served from another origin starts its worker and genera
   }
 });
 
-// Issue 19: the logit lens and hidden states against Hugging Face's (tests/fixtures/gpt2-tiny/
+// The logit lens and hidden states against Hugging Face's (tests/fixtures/gpt2-tiny/
 // hidden_states.json, made by transformers with make_hidden_states.py), fp32 weights, both modes.
 const hiddenStates = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/hidden_states.json'), 'utf8'));
 for (const { worker, name } of modes) test(`${name}: lens() and hiddenStates() match Hugging Face's logit lens and hidden states`, async () => {
