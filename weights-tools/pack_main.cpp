@@ -12,9 +12,9 @@
 namespace {
 
 nlohmann::json describe(const gpt2::PackSummary& s) {
-    return {{"n_layer", s.config.layers}, {"n_embd", s.config.embedDim}, {"n_head", s.config.heads},
-            {"vocab_size", s.config.vocabSize}, {"tensors", s.tensors}, {"payload_bytes", s.payloadBytes},
-            {"payload_crc32", s.payloadCrc32}, {"tokenizer", s.hasTokenizer}};
+    return {{"n_layer", s.config.layers},       {"n_embd", s.config.embedDim}, {"n_head", s.config.heads},
+            {"vocab_size", s.config.vocabSize}, {"tensors", s.tensors},        {"payload_bytes", s.payloadBytes},
+            {"payload_crc32", s.payloadCrc32},  {"tokenizer", s.hasTokenizer}};
 }
 
 int run(int argc, char** argv) {

@@ -68,7 +68,9 @@ PackSummary packCheckpoint(const std::string& inDir, const std::string& outFile,
     std::vector<std::pair<std::size_t, bool>> sources;
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const MatrixSpec& spec = specs[i];
-        const DType dtype = int8 && quantizedWithInt8(spec) ? DType::I8 : weights != PackedWeights::Fp32 && spec.rows > 1 ? DType::F16 : DType::F32;
+        const DType dtype = int8 && quantizedWithInt8(spec)                   ? DType::I8
+                            : weights != PackedWeights::Fp32 && spec.rows > 1 ? DType::F16
+                                                                              : DType::F32;
         if (dtype == DType::I8) {
             tensors.push_back({scalesTensorName(spec.name), DType::F32, {int8Channels(spec)}});
             sources.emplace_back(i, true);
@@ -83,22 +85,28 @@ PackSummary packCheckpoint(const std::string& inDir, const std::string& outFile,
     }
     metadata["payload_bytes"] = std::to_string(summary.payloadBytes);
     Int8Matrix quantized;  // made for a matrix's scales, written with the matrix that follows them
-    writeSafetensors(outFile, tensors, [&](std::size_t t) {
-        const auto [i, isScales] = sources[t];
-        const MatrixSpec& spec = specs[i];
-        const int width = (spec.cols + 3) / 4 * 4;
-        if (isScales) {
+    writeSafetensors(
+        outFile, tensors,
+        [&](std::size_t t) {
+            const auto [i, isScales] = sources[t];
+            const MatrixSpec& spec = specs[i];
+            const int width = (spec.cols + 3) / 4 * 4;
+            if (isScales) {
+                const std::vector<float> matrix =
+                    packMatrix(config, spec, checkpoint.read(spec.name, spec.sourceShape));
+                quantized = quantizeInt8(matrix, spec.rows, spec.cols, outputChannelsAreRows(spec));
+                return quantized.scales;
+            }
+            if (tensors[t].dtype == DType::I8)
+                return std::vector<float>(quantized.values.begin(), quantized.values.end());
             const std::vector<float> matrix = packMatrix(config, spec, checkpoint.read(spec.name, spec.sourceShape));
-            quantized = quantizeInt8(matrix, spec.rows, spec.cols, outputChannelsAreRows(spec));
-            return quantized.scales;
-        }
-        if (tensors[t].dtype == DType::I8) return std::vector<float>(quantized.values.begin(), quantized.values.end());
-        const std::vector<float> matrix = packMatrix(config, spec, checkpoint.read(spec.name, spec.sourceShape));
-        std::vector<float> padded(std::size_t(spec.rows) * std::size_t(width), 0.0f);
-        for (std::int64_t r = 0; r < spec.rows; ++r)
-            std::copy(matrix.begin() + r * spec.cols, matrix.begin() + (r + 1) * spec.cols, padded.begin() + r * width);
-        return padded;
-    }, metadata);
+            std::vector<float> padded(std::size_t(spec.rows) * std::size_t(width), 0.0f);
+            for (std::int64_t r = 0; r < spec.rows; ++r)
+                std::copy(matrix.begin() + r * spec.cols, matrix.begin() + (r + 1) * spec.cols,
+                          padded.begin() + r * width);
+            return padded;
+        },
+        metadata);
     summary.tensors = int(tensors.size());
 
     const SafetensorsFile written(outFile);
@@ -127,9 +135,11 @@ PackSummary verifyPacked(const std::string& file) {
     auto expectNext = [&](const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) {
         const TensorInfo& info = header.tensor(name);
         if (info.dtype != dtype || info.shape != shape)
-            fail(file, ": tensor ", name, " is ", dtypeName(info.dtype), " ", shapeText(info.shape), ", expected ", dtypeName(dtype), " ",
-                 shapeText(shape));
-        if (info.begin != offset) fail(file, ": tensor ", name, " is not where the payload continues (byte ", info.begin, ", expected ", offset, ")");
+            fail(file, ": tensor ", name, " is ", dtypeName(info.dtype), " ", shapeText(info.shape), ", expected ",
+                 dtypeName(dtype), " ", shapeText(shape));
+        if (info.begin != offset)
+            fail(file, ": tensor ", name, " is not where the payload continues (byte ", info.begin, ", expected ",
+                 offset, ")");
         offset = info.end;
         ++summary.tensors;
     };
@@ -142,8 +152,10 @@ PackSummary verifyPacked(const std::string& file) {
         if (dtype == DType::I8) expectNext(scalesTensorName(spec.name), DType::F32, {int8Channels(spec)});
         expectNext(spec.name, dtype, packedShape(spec, dtype));
     }
-    if (summary.tensors != int(header.tensors.size())) fail(file, ": holds tensors that are not engine matrices of its config");
-    if (offset != meta.payloadBytes) fail(file, ": tensors cover ", offset, " bytes, metadata says ", meta.payloadBytes);
+    if (summary.tensors != int(header.tensors.size()))
+        fail(file, ": holds tensors that are not engine matrices of its config");
+    if (offset != meta.payloadBytes)
+        fail(file, ": tensors cover ", offset, " bytes, metadata says ", meta.payloadBytes);
     summary.payloadBytes = meta.payloadBytes;
     summary.payloadCrc32 = payloadCrc(file, header.dataOffset, meta.payloadBytes);
     if (summary.payloadCrc32 != meta.payloadCrc32)

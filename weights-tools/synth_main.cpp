@@ -14,8 +14,11 @@ namespace {
 
 int run(int argc, char** argv) {
     // CliArgs treats argv[1] as the command: here it is the output folder.
-    const gpt2::CliArgs args(argc, argv, {"--size", "--seed", "--dtype", "--n-embd", "--n-layer", "--n-head", "--n-positions", "--vocab-size"},
-                             "usage: gpt2-synth OUT_DIR (--size 124M|355M|774M|1.5B | --n-embd N --n-layer N --n-head N) [--seed S] [--dtype fp32|fp16]");
+    const gpt2::CliArgs args(
+        argc, argv,
+        {"--size", "--seed", "--dtype", "--n-embd", "--n-layer", "--n-head", "--n-positions", "--vocab-size"},
+        "usage: gpt2-synth OUT_DIR (--size 124M|355M|774M|1.5B | --n-embd N --n-layer N --n-head N) [--seed S] "
+        "[--dtype fp32|fp16]");
     const std::string dir = args.command();
     gpt2::ModelConfig config;
     if (args.has("--size")) {
@@ -38,7 +41,8 @@ int run(int argc, char** argv) {
     weights.dtype = dtype == "fp16" ? gpt2::DType::F16 : gpt2::DType::F32;
     std::filesystem::create_directories(dir);
     gpt2::writeSyntheticCheckpoint(dir, config, weights);
-    std::cout << "{\"dir\":\"" << dir << "\",\"n_layer\":" << config.layers << ",\"n_embd\":" << config.embedDim << "}\n";
+    std::cout << "{\"dir\":\"" << dir << "\",\"n_layer\":" << config.layers << ",\"n_embd\":" << config.embedDim
+              << "}\n";
     return 0;
 }
 

@@ -87,18 +87,18 @@ void finishBenchmarkProfile(BenchmarkResult& r) {
 
 std::string benchmarkJson(const BenchmarkResult& r) {
     nlohmann::json json{{"prompt_tokens", r.promptTokens},
-                          {"new_tokens", r.newTokens},
-                          {"prefill_ms", r.prefillMs},
-                          {"decode_ms_per_token", r.decodeMsPerToken},
-                          {"decode_ms_first", r.decodeMsFirst},
-                          {"decode_ms_last", r.decodeMsLast},
-                          {"decode_submit_ms", r.decodeSubmitMs},
-                          {"passes_per_token", r.passesPerToken},
-                          {"readback_bytes_per_token", r.readbackBytesPerToken},
-                          {"gpu_bytes", r.gpuBytes},
-                          {"renderer", r.renderer},
-                          {"color_bits", r.colorBits},
-                          {"render_targets", r.renderTargets}};
+                        {"new_tokens", r.newTokens},
+                        {"prefill_ms", r.prefillMs},
+                        {"decode_ms_per_token", r.decodeMsPerToken},
+                        {"decode_ms_first", r.decodeMsFirst},
+                        {"decode_ms_last", r.decodeMsLast},
+                        {"decode_submit_ms", r.decodeSubmitMs},
+                        {"passes_per_token", r.passesPerToken},
+                        {"readback_bytes_per_token", r.readbackBytesPerToken},
+                        {"gpu_bytes", r.gpuBytes},
+                        {"renderer", r.renderer},
+                        {"color_bits", r.colorBits},
+                        {"render_targets", r.renderTargets}};
     if (!r.profileMsPerToken.empty()) {
         double total = 0;
         for (const auto& [pass, ms] : r.profileMsPerToken) total += ms;

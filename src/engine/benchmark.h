@@ -11,16 +11,16 @@ namespace gpt2 {
 struct BenchmarkResult {
     int promptTokens = 0;
     int newTokens = 0;
-    double prefillMs = 0;               // the prompt's passes and its first token's GPU argmax (time to first token)
-    double decodeMsPerToken = 0;        // median over the decode steps (greedy: GPU argmax, 16-byte readback)
+    double prefillMs = 0;         // the prompt's passes and its first token's GPU argmax (time to first token)
+    double decodeMsPerToken = 0;  // median over the decode steps (greedy: GPU argmax, 16-byte readback)
     double decodeMsFirst = 0;
     double decodeMsLast = 0;
     // Median CPU time to issue a decode step's passes, before the readback waits for the GPU: near
     // decodeMsPerToken means the driver, not the GPU, sets the pace.
     double decodeSubmitMs = 0;
-    double passesPerToken = 0;          // draw calls per decode step
+    double passesPerToken = 0;  // draw calls per decode step
     double readbackBytesPerToken = 0;
-    long long gpuBytes = 0;             // texture memory of the model
+    long long gpuBytes = 0;  // texture memory of the model
     std::string renderer;
     int colorBits = 0;      // colour bits one pass may write, as probed (GlCapabilities::colorBits)
     int renderTargets = 0;  // render targets one pass writes at most, within them

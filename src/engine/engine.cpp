@@ -154,8 +154,9 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
     if (prompt.empty()) fail("the prompt is empty: give at least one token (e.g. <|endoftext|>)");
     if (!options.slideWindow) {
         if (std::int64_t(prompt.size()) + options.maxNewTokens > context + 1)
-            fail("prompt (", prompt.size(), " tokens) + ", options.maxNewTokens, " new tokens exceed the model's context of ",
-                 context, " (enable the sliding window or shorten the prompt)");
+            fail("prompt (", prompt.size(), " tokens) + ", options.maxNewTokens,
+                 " new tokens exceed the model's context of ", context,
+                 " (enable the sliding window or shorten the prompt)");
         return prompt;
     }
     if (int(prompt.size()) <= context) return prompt;
@@ -164,14 +165,19 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 }  // namespace
 
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
-    : engine_(engine), options_(options), capture_(engine.model(), options.capture), sampler_(options.sampling), stops_(options.stop) {
+    : engine_(engine),
+      options_(options),
+      capture_(engine.model(), options.capture),
+      sampler_(options.sampling),
+      stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
     const SamplingOptions& s = options.sampling;
     // A top-k of the whole vocabulary or more is no top-k.
     const int topK = s.topK && *s.topK < engine.config().vocabSize ? *s.topK : 0;
     cpuPicks_ = !s.greedy() && topK > kMaxTopk;
     gpuSampling_ = {s.temperature, cpuPicks_ ? 0 : topK, s.topP, s.repetitionPenalty, sampler_.seed()};
-    if (!options.stop.empty() && !engine.hasTokenizer()) fail("stop strings need a tokenizer (vocab.json and merges.txt)");
+    if (!options.stop.empty() && !engine.hasTokenizer())
+        fail("stop strings need a tokenizer (vocab.json and merges.txt)");
     if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
     done_ = options.maxNewTokens == 0;
     if (!done_) engine.beginPrefill(kept);

@@ -18,7 +18,7 @@ namespace gpt2 {
 struct GenerateOptions {
     int maxNewTokens = defaults::maxNewTokens;
     SamplingOptions sampling;
-    std::vector<std::string> stop;  // stop strings (never part of the output)
+    std::vector<std::string> stop;                     // stop strings (never part of the output)
     bool stopAtEndOfText = defaults::stopAtEndOfText;  // stop on <|endoftext|> (not part of the output)
     // Context policy: when the next token would not fit in n_positions, keep the last
     // n_positions / 2 tokens, prefill them again and go on. Off: such a request is an error.
@@ -95,8 +95,8 @@ private:
     GenerateOptions options_;
     CaptureScope capture_;
     Sampler sampler_;
-    TokenSampling gpuSampling_;  // the same options as the GPU takes them
-    bool cpuPicks_ = false;      // top-k beyond what the GPU lists: every token from all the logits
+    TokenSampling gpuSampling_;   // the same options as the GPU takes them
+    bool cpuPicks_ = false;       // top-k beyond what the GPU lists: every token from all the logits
     bool readingLogits_ = false;  // the read in flight is of all the logits (at most one read then)
     std::optional<StreamDecoder> decoder_;
     StopStringFilter stops_;

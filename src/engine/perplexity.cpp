@@ -17,7 +17,8 @@ PerplexityResult scorePerplexity(Gpt2Model& model, const std::vector<int>& ids, 
     PerplexityResult r;
     for (std::size_t start = 0; start + 1 < ids.size(); start += std::size_t(window)) {
         const std::size_t end = std::min(ids.size(), start + std::size_t(window));
-        for (float logProb : model.tokenLogProbs({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
+        for (float logProb :
+             model.tokenLogProbs({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
             sum -= logProb;
         r.tokens += std::int64_t(end - start) - 1;
     }

@@ -26,10 +26,13 @@ void applyRepetitionPenalty(std::vector<TokenLogit>& candidates, const std::vect
 }
 
 namespace {
-bool better(const TokenLogit& a, const TokenLogit& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); }
+bool better(const TokenLogit& a, const TokenLogit& b) {
+    return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+}
 }  // namespace
 
-std::vector<std::pair<int, double>> Sampler::distribution(std::vector<TokenLogit> candidates, const SamplingOptions& o) {
+std::vector<std::pair<int, double>> Sampler::distribution(std::vector<TokenLogit> candidates,
+                                                          const SamplingOptions& o) {
     std::sort(candidates.begin(), candidates.end(), better);
     if (o.topK && std::size_t(*o.topK) < candidates.size()) candidates.resize(std::size_t(*o.topK));
     const double top = candidates.front().logit;
@@ -71,12 +74,14 @@ std::uint64_t randomSeed() {
 }  // namespace
 
 double drawUniform(std::uint64_t seed, int draw) {
-    std::uint32_t h = chainBits(chainBits(chainBits(0u, std::uint32_t(seed)), std::uint32_t(seed >> 32)), std::uint32_t(draw));
+    std::uint32_t h =
+        chainBits(chainBits(chainBits(0u, std::uint32_t(seed)), std::uint32_t(seed >> 32)), std::uint32_t(draw));
     h = chainBits(h, 0xffffffffu);
     return (double(h >> 9) + 0.5) / 8388608.0;
 }
 
-Sampler::Sampler(const SamplingOptions& options) : options_(options), seed_(options.seed ? *options.seed : randomSeed()) {
+Sampler::Sampler(const SamplingOptions& options)
+    : options_(options), seed_(options.seed ? *options.seed : randomSeed()) {
     validateSampling(options);
 }
 

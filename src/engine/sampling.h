@@ -13,7 +13,8 @@ struct SamplingOptions {
     float temperature = defaults::temperature;  // 0: greedy; > 0: sample
     std::optional<int> topK;                    // keep the k most likely tokens (k >= 1)
     float topP = defaults::topP;                // keep the smallest set whose probability reaches p, in (0, 1]
-    float repetitionPenalty = defaults::repetitionPenalty;  // > 0; Hugging Face's CTRL-style penalty on tokens already in the sequence
+    float repetitionPenalty =
+        defaults::repetitionPenalty;    // > 0; Hugging Face's CTRL-style penalty on tokens already in the sequence
     std::optional<std::uint64_t> seed;  // the same seed gives the same tokens; none: a random seed
 
     bool greedy() const { return temperature == 0.0f; }
@@ -47,7 +48,8 @@ public:
     int pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw);
     // Top-k and top-p on (already penalised and tempered) candidates: the survivors, best first, with
     // their probabilities renormalised. Exposed for tests.
-    static std::vector<std::pair<int, double>> distribution(std::vector<TokenLogit> candidates, const SamplingOptions& options);
+    static std::vector<std::pair<int, double>> distribution(std::vector<TokenLogit> candidates,
+                                                            const SamplingOptions& options);
 
 private:
     SamplingOptions options_;

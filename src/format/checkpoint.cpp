@@ -41,10 +41,13 @@ HuggingFaceCheckpoint::HuggingFaceCheckpoint(const std::string& dir) : dir_(dir)
     if (fileExists(single)) {
         files_.push_back(std::make_unique<SafetensorsFile>(single));
     } else if (fileExists(index)) {
-        for (const auto& shard : shardFiles(index)) files_.push_back(std::make_unique<SafetensorsFile>(joinPath(dir, shard)));
+        for (const auto& shard : shardFiles(index))
+            files_.push_back(std::make_unique<SafetensorsFile>(joinPath(dir, shard)));
     } else {
-        fail(dir, ": neither model.safetensors nor model.safetensors.index.json found (PyTorch .bin files are not supported; "
-                  "convert with save_pretrained(safe_serialization=True))");
+        fail(
+            dir,
+            ": neither model.safetensors nor model.safetensors.index.json found (PyTorch .bin files are not supported; "
+            "convert with save_pretrained(safe_serialization=True))");
     }
 }
 
@@ -65,12 +68,14 @@ bool HuggingFaceCheckpoint::has(const std::string& name) const {
     return locate(name, located);
 }
 
-std::vector<float> HuggingFaceCheckpoint::read(const std::string& name, const std::vector<std::int64_t>& expectedShape) const {
+std::vector<float> HuggingFaceCheckpoint::read(const std::string& name,
+                                               const std::vector<std::int64_t>& expectedShape) const {
     Located located{};
-    if (!locate(name, located)) fail(dir_, ": tensor ", name, " (or transformer.", name, ") is missing from the checkpoint");
+    if (!locate(name, located))
+        fail(dir_, ": tensor ", name, " (or transformer.", name, ") is missing from the checkpoint");
     if (located.info->shape != expectedShape)
-        fail(located.file->header().label, ": tensor ", located.info->name, " has shape ", shapeText(located.info->shape),
-             ", expected ", shapeText(expectedShape), " from config.json");
+        fail(located.file->header().label, ": tensor ", located.info->name, " has shape ",
+             shapeText(located.info->shape), ", expected ", shapeText(expectedShape), " from config.json");
     requireFloatTensor(*located.info, located.file->header().label);
     return located.file->readFloats(*located.info);
 }

@@ -26,7 +26,8 @@ Activation parseActivation(const std::string& name, const std::string& label) {
     if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
     if (name == "gelu") return Activation::GeluErf;
     if (name == "relu") return Activation::Relu;
-    fail(label, ": activation_function \"", name, "\" is not supported (use gelu_new, gelu_pytorch_tanh, gelu or relu)");
+    fail(label, ": activation_function \"", name,
+         "\" is not supported (use gelu_new, gelu_pytorch_tanh, gelu or relu)");
 }
 
 const char* activationName(Activation a) {

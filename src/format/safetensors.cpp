@@ -155,7 +155,8 @@ SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t 
 
 void requireFloatTensor(const TensorInfo& info, const std::string& label) {
     if (info.dtype == DType::I8)
-        fail(label, ": tensor ", info.name, " is I8; checkpoint tensors must be F32, F16 or BF16 (int8 weights come in packed files, "
+        fail(label, ": tensor ", info.name,
+             " is I8; checkpoint tensors must be F32, F16 or BF16 (int8 weights come in packed files, "
              "from gpt2-pack --dtype int8)");
 }
 
@@ -166,10 +167,12 @@ void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, f
             if (count != 0) std::memcpy(out, bytes, count * 4);
             return;
         case DType::F16:
-            for (std::size_t i = 0; i < count; ++i) out[i] = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+            for (std::size_t i = 0; i < count; ++i)
+                out[i] = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
             return;
         case DType::BF16:
-            for (std::size_t i = 0; i < count; ++i) out[i] = bf16ToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+            for (std::size_t i = 0; i < count; ++i)
+                out[i] = bf16ToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
             return;
         case DType::I8:
             for (std::size_t i = 0; i < count; ++i) out[i] = float(std::int8_t(bytes[i]));
@@ -177,7 +180,8 @@ void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, f
     }
 }
 
-SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), stream_(path, std::ios::binary | std::ios::ate) {
+SafetensorsFile::SafetensorsFile(const std::string& path)
+    : path_(path), stream_(path, std::ios::binary | std::ios::ate) {
     if (!stream_) fail(path, ": cannot open");
     fileSize_ = static_cast<std::uint64_t>(stream_.tellg());
     std::vector<std::uint8_t> prefix(std::min<std::uint64_t>(fileSize_, 8));

@@ -20,7 +20,8 @@ void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>&
         std::uint64_t elements = 1;
         for (auto d : t.shape) elements *= std::uint64_t(d);
         const std::uint64_t bytes = elements * dtypeSize(t.dtype);
-        header[t.name] = {{"dtype", dtypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+        header[t.name] = {
+            {"dtype", dtypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
     std::string text = header.dump();
@@ -35,7 +36,8 @@ void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>&
         const std::vector<float> values = produce(i);
         std::uint64_t elements = 1;
         for (auto d : tensors[i].shape) elements *= std::uint64_t(d);
-        if (values.size() != elements) fail(path, ": tensor ", tensors[i].name, " got ", values.size(), " values, expected ", elements);
+        if (values.size() != elements)
+            fail(path, ": tensor ", tensors[i].name, " got ", values.size(), " values, expected ", elements);
         if (tensors[i].dtype == DType::F32) {
             out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * 4));
         } else if (tensors[i].dtype == DType::I8) {

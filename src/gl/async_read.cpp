@@ -12,7 +12,9 @@ namespace gpt2 {
 
 void AsyncRead::start(Texture& texture, int row0, int rowCount) { begin(texture, row0, rowCount, -1); }
 
-void AsyncRead::startRowStarts(Texture& texture, int row0, int rowCount, int texels) { begin(texture, row0, rowCount, texels); }
+void AsyncRead::startRowStarts(Texture& texture, int row0, int rowCount, int texels) {
+    begin(texture, row0, rowCount, texels);
+}
 
 void AsyncRead::begin(Texture& texture, int row0, int rowCount, int texels) {
     const int perRow = texels < 0 ? texture.layout().texelsPerRow : texels;

@@ -82,8 +82,10 @@ GlCapabilities queryCapabilities(const CapabilityOptions& options) {
         if (caps.renderer.find(software) != std::string::npos) caps.softwareRenderer = true;
     caps.slowHalfUnpacking = caps.renderer.find("llvmpipe") != std::string::npos;
     if (!hasGlExtension("EXT_color_buffer_float"))
-        fail("this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
-             "activations; renderer: ", caps.renderer, ". Try a desktop browser or another GPU.");
+        fail(
+            "this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "
+            "activations; renderer: ",
+            caps.renderer, ". Try a desktop browser or another GPU.");
     caps.floatBlend = hasGlExtension("EXT_float_blend");
     caps.parallelShaderCompile = hasGlExtension("KHR_parallel_shader_compile");
     GLint size = 0, layers = 0, drawBuffers = 0, attachments = 0;
@@ -92,14 +94,17 @@ GlCapabilities queryCapabilities(const CapabilityOptions& options) {
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
     glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &attachments);
     if (options.maxColorBits > 0 && options.maxColorBits < 2 * kTargetColorBits)
-        fail("maxColorBits ", options.maxColorBits, " is too small; use at least ", 2 * kTargetColorBits, " (two RGBA32F targets)");
+        fail("maxColorBits ", options.maxColorBits, " is too small; use at least ", 2 * kTargetColorBits,
+             " (two RGBA32F targets)");
     const int targets = std::min(drawBuffers, attachments);
-    caps.colorBits = kTargetColorBits * std::min(completeTargets(GL_RGBA32F, targets), completeTargets(GL_RGBA32UI, targets));
+    caps.colorBits =
+        kTargetColorBits * std::min(completeTargets(GL_RGBA32F, targets), completeTargets(GL_RGBA32UI, targets));
     if (options.maxColorBits > 0) caps.colorBits = std::min(caps.colorBits, options.maxColorBits);
     // Two targets: decode attention over blocks of keys writes its partial sums and their statistics at once.
     if (caps.colorBits < 2 * kTargetColorBits)
-        fail("this GPU/browser takes only ", caps.colorBits, " colour bits in one framebuffer (renderer: ", caps.renderer,
-             "); the engine needs ", 2 * kTargetColorBits, ": two RGBA32F targets");
+        fail("this GPU/browser takes only ", caps.colorBits,
+             " colour bits in one framebuffer (renderer: ", caps.renderer, "); the engine needs ", 2 * kTargetColorBits,
+             ": two RGBA32F targets");
     caps.renderTargets = caps.colorBits / kTargetColorBits;
     if (options.phone && caps.renderer == "Apple GPU") size = std::min<GLint>(size, kApplePhoneTextureSize);
     caps.limits.maxTextureSize = options.maxTextureSize > 0 ? std::min<int>(size, options.maxTextureSize) : size;

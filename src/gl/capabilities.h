@@ -14,7 +14,7 @@ struct GlCapabilities {
     // llvmpipe: unpackHalf2x16 is slow there, so fp16 weights stay RGBA16F (Tuning;
     // docs/benchmarks.md, "What the tuning decides, and why").
     bool slowHalfUnpacking = false;
-    bool floatBlend = false;        // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
+    bool floatBlend = false;             // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
     bool parallelShaderCompile = false;  // KHR_parallel_shader_compile: links can be polled (Program::linked)
     // Colour attachments one draw can write: MAX_DRAW_BUFFERS (at least 4), fewer where a framebuffer
     // of that many of the engine's targets is refused (colorBits).

@@ -30,20 +30,25 @@ std::string describeAttachments(int count) {
         GLint sizes[4] = {}, type = 0;
         const GLenum names[4] = {GL_FRAMEBUFFER_ATTACHMENT_RED_SIZE, GL_FRAMEBUFFER_ATTACHMENT_GREEN_SIZE,
                                  GL_FRAMEBUFFER_ATTACHMENT_BLUE_SIZE, GL_FRAMEBUFFER_ATTACHMENT_ALPHA_SIZE};
-        for (int c = 0; c < 4; ++c) glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, attachment, names[c], &sizes[c]);
-        glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &type);
+        for (int c = 0; c < 4; ++c)
+            glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, attachment, names[c], &sizes[c]);
+        glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE,
+                                              &type);
         const bool rgbaOfOneSize = sizes[0] == sizes[1] && sizes[1] == sizes[2] && sizes[2] == sizes[3];
         std::ostringstream name;
-        if (rgbaOfOneSize) name << "RGBA" << sizes[0];
-        else name << "R" << sizes[0] << "G" << sizes[1] << "B" << sizes[2] << "A" << sizes[3] << " ";
+        if (rgbaOfOneSize)
+            name << "RGBA" << sizes[0];
+        else
+            name << "R" << sizes[0] << "G" << sizes[1] << "B" << sizes[2] << "A" << sizes[3] << " ";
         name << (type == GL_FLOAT ? "F" : type == GL_UNSIGNED_INT ? "UI" : type == GL_INT ? "I" : "");
         ++formats[name.str()];
         bits += sizes[0] + sizes[1] + sizes[2] + sizes[3];
     }
     std::ostringstream out;
     for (const auto& [format, n] : formats) out << n << " " << format << (n == 1 ? " target, " : " targets, ");
-    const std::string grouped = bits >= 1000 ? std::to_string(bits / 1000) + "," + std::to_string(bits % 1000 + 1000).substr(1)
-                                             : std::to_string(bits);
+    const std::string grouped = bits >= 1000
+                                    ? std::to_string(bits / 1000) + "," + std::to_string(bits % 1000 + 1000).substr(1)
+                                    : std::to_string(bits);
     out << grouped << " colour bits";
     return out.str();
 }
@@ -64,11 +69,12 @@ Framebuffer::Framebuffer(const std::vector<Attachment>& attachments, const char*
     const std::string described = status == GL_FRAMEBUFFER_COMPLETE ? "" : describeAttachments(attachments_);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     if (status != GL_FRAMEBUFFER_COMPLETE)
-        fail(what, ": the GPU refuses this pass's framebuffer: ", statusName(status), " (0x", std::hex, status, std::dec,
-             "): ", described,
-             status == GL_FRAMEBUFFER_UNSUPPORTED ? "; some GPUs take fewer colour bits in one pass than MAX_DRAW_BUFFERS "
-                                                    "suggests: try a lower tuning.maxColorBits (--max-color-bits)"
-                                                  : "");
+        fail(what, ": the GPU refuses this pass's framebuffer: ", statusName(status), " (0x", std::hex, status,
+             std::dec, "): ", described,
+             status == GL_FRAMEBUFFER_UNSUPPORTED
+                 ? "; some GPUs take fewer colour bits in one pass than MAX_DRAW_BUFFERS "
+                   "suggests: try a lower tuning.maxColorBits (--max-color-bits)"
+                 : "");
 }
 
 }  // namespace gpt2

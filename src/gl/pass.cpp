@@ -89,8 +89,8 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
     if (outputs_.empty()) fail("pass ", shader, ": needs an output texture");
     if (instances_ < 1) fail("pass ", shader, ": instances must be at least 1, got ", instances_);
     if (instances_ > 1 && !outputs_[0]->layout().rowsAreWholeLines())
-        fail("pass ", shader, ": ", instances_, " blended instances need output rows of whole lines; ", outputs_[0]->name(),
-             " shares lines between rows");
+        fail("pass ", shader, ": ", instances_, " blended instances need output rows of whole lines; ",
+             outputs_[0]->name(), " shares lines between rows");
     for (const Texture* t : outputs_) {
         const auto& a = t->layout();
         const auto& b = outputs_[0]->layout();
@@ -158,8 +158,9 @@ Pass& Pass::set(const std::string& name, glm::ivec2 value) {
 void Pass::writeRowGroups(int rows) {
     const int interleave = outputs_[0]->layout().interleave;
     if (rows < 1 || interleave % rows != 0)
-        fail("pass ", program_->label(), ": groups of ", rows, " rows need outputs with rows interleaved over a multiple of ",
-             rows, " pages; ", outputs_[0]->name(), " interleaves ", interleave);
+        fail("pass ", program_->label(), ": groups of ", rows,
+             " rows need outputs with rows interleaved over a multiple of ", rows, " pages; ", outputs_[0]->name(),
+             " interleaves ", interleave);
     groupRows_ = rows;
 }
 
@@ -188,9 +189,11 @@ void Pass::run(int rowBegin, int rowEnd) {
     // Row pairs: the draw covers the pairs that hold the rows (row_output.glsl).
     const int perTexel = rowsPerTexel(outputs_[0]->format());
     if (maxRowsPerRun_ > 0 && rowEnd - rowBegin > maxRowsPerRun_)
-        fail("pass ", program_->label(), ": runs at most ", maxRowsPerRun_, " rows at a time, asked for ", rowEnd - rowBegin);
+        fail("pass ", program_->label(), ": runs at most ", maxRowsPerRun_, " rows at a time, asked for ",
+             rowEnd - rowBegin);
     if (rowBegin % groupRows_ != 0 || rowEnd % groupRows_ != 0)
-        fail("pass ", program_->label(), ": writes groups of ", groupRows_, " rows, asked for rows [", rowBegin, ", ", rowEnd, ")");
+        fail("pass ", program_->label(), ": writes groups of ", groupRows_, " rows, asked for rows [", rowBegin, ", ",
+             rowEnd, ")");
     const auto start = std::chrono::steady_clock::now();
     GlObject query;
     if (g_profiling == PassProfiling::GpuTimers) {
@@ -265,7 +268,8 @@ void Pass::run(int rowBegin, int rowEnd) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
         glReadPixels(0, 0, 1, 1, pairs ? GL_RGBA_INTEGER : GL_RGBA, pairs ? GL_UNSIGNED_INT : GL_FLOAT, texel);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        g_profile[g_phase][key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        g_profile[g_phase][key] +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }

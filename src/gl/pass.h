@@ -94,7 +94,7 @@ private:
     int maxRowsPerRun_ = 0;  // 0: any
     int groupRows_ = 1;      // rows written per fragment (writeRowGroups)
     std::vector<Texture*> outputs_;
-    PassInputs declaredInputs_;                            // until bound
+    PassInputs declaredInputs_;                           // until bound
     std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)
     bool bound_ = false;
     std::vector<Uniform> uniforms_;

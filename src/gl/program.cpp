@@ -37,8 +37,9 @@ std::string shaderLog(const GlObject& shader) {
 
 Program::Program(const std::string& vertexName, const std::string& fragmentName, const std::string& defines)
     // Labels (in errors and profiles) name the main files; the defines and includes tell variants apart.
-    : label_(vertexName == ProgramCache::kFullscreenVertex ? shaderMainFile(fragmentName)
-                                                           : shaderMainFile(vertexName) + " + " + shaderMainFile(fragmentName)),
+    : label_(vertexName == ProgramCache::kFullscreenVertex
+                 ? shaderMainFile(fragmentName)
+                 : shaderMainFile(vertexName) + " + " + shaderMainFile(fragmentName)),
       shaders_(vertexName + " + " + fragmentName),
       program_(GlObject::program()),
       vertex_(compile(GL_VERTEX_SHADER, shaderSource(vertexName, defines))),
@@ -81,7 +82,8 @@ void Program::finish() {
         glGetActiveUniform(program_.get(), GLuint(i), sizeof name, nullptr, &size, &type, name);
         const GLint location = glGetUniformLocation(program_.get(), name);
         uniforms_[name] = location;
-        if (type == GL_SAMPLER_2D_ARRAY || type == GL_UNSIGNED_INT_SAMPLER_2D_ARRAY || type == GL_INT_SAMPLER_2D_ARRAY) {
+        if (type == GL_SAMPLER_2D_ARRAY || type == GL_UNSIGNED_INT_SAMPLER_2D_ARRAY ||
+            type == GL_INT_SAMPLER_2D_ARRAY) {
             const int unit = int(samplerUnits_.size());
             samplerUnits_[name] = unit;
             glUniform1i(location, unit);

@@ -48,15 +48,16 @@ int pagedRowsHeight(int rows, int max, int maxLayers) {
 TensorLayout TensorLayout::make(int rows, int cols, const TextureLimits& limits, const char* what, int lineWidth,
                                 int interleave) {
     if (rows <= 0 || cols <= 0) fail(what, ": cannot lay out a ", rows, " x ", cols, " matrix");
-    if (!powerOfTwo(interleave)) fail(what, ": rows interleaved over ", interleave, " pages; that must be a power of two");
+    if (!powerOfTwo(interleave))
+        fail(what, ": rows interleaved over ", interleave, " pages; that must be a power of two");
     if (interleave > 1) {
         TensorLayout l = make((rows + interleave - 1) / interleave, cols, limits, what, lineWidth);
         l.rows = rows;
         l.pages *= interleave;
         l.interleave = interleave;
         if (l.pages > limits.maxArrayLayers)
-            fail(what, ": a ", rows, " x ", cols, " matrix with rows interleaved over ", interleave, " pages needs ", l.pages,
-                 " texture layers, the GPU allows ", limits.maxArrayLayers);
+            fail(what, ": a ", rows, " x ", cols, " matrix with rows interleaved over ", interleave, " pages needs ",
+                 l.pages, " texture layers, the GPU allows ", limits.maxArrayLayers);
         return l;
     }
     const int max = limits.maxTextureSize;

@@ -15,10 +15,10 @@ int texelBytes(TexelFormat format) { return formatInfo(format).texelBytes; }
 
 const TexelFormatInfo& formatInfo(TexelFormat format) {
     static const TexelFormatInfo table[] = {
-        {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16, 1, "sampler2DArray"},                     // Float32
-        {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8, 1, "sampler2DArray"},                 // Float16
-        {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 2, "usampler2DArray"},    // HalfPairs
-        {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, 16, 4, "isampler2DArray"},              // Int8Quads
+        {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16, 1, "sampler2DArray"},                   // Float32
+        {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8, 1, "sampler2DArray"},               // Float16
+        {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 2, "usampler2DArray"},  // HalfPairs
+        {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, 16, 4, "isampler2DArray"},            // Int8Quads
     };
     return table[static_cast<int>(format)];
 }
@@ -37,7 +37,8 @@ void Texture::allocate() {
     // Float textures are incomplete under a filtering min filter; texelFetch needs them complete.
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format_).internalFormat, layout_.width, layout_.height, layout_.pages);
+    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format_).internalFormat, layout_.width, layout_.height,
+                   layout_.pages);
     checkGlError(("allocating texture " + name_).c_str());
     // Counted from here on: the destructor of an allocated texture takes its bytes off the tally.
     texture_ = std::move(texture);
@@ -123,7 +124,8 @@ void Texture::uploadRows(int row0, int rowCount, const float* values) {
         });
     std::vector<float> packed(std::size_t(rowCount) * paddedCols, 0.0f);
     for (int r = 0; r < rowCount; ++r)
-        std::copy(values + std::int64_t(r) * cols, values + std::int64_t(r + 1) * cols, packed.begin() + std::int64_t(r) * paddedCols);
+        std::copy(values + std::int64_t(r) * cols, values + std::int64_t(r + 1) * cols,
+                  packed.begin() + std::int64_t(r) * paddedCols);
     writeTexels(row0, rowCount, packed.data());
 }
 
@@ -138,8 +140,11 @@ void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
     if (half == textureHalf && format_ != TexelFormat::HalfPairs) return writeTexels(0, rowCount, values);
     if (textureHalf) {
         auto at = [&](int r, int c) { return std::int64_t(r) * paddedCols + c; };
-        if (half) return writeHalfRows(0, rowCount, [&](int r, int c) { return static_cast<const std::uint16_t*>(values)[at(r, c)]; });
-        return writeHalfRows(0, rowCount, [&](int r, int c) { return floatToHalf(static_cast<const float*>(values)[at(r, c)]); });
+        if (half)
+            return writeHalfRows(0, rowCount,
+                                 [&](int r, int c) { return static_cast<const std::uint16_t*>(values)[at(r, c)]; });
+        return writeHalfRows(0, rowCount,
+                             [&](int r, int c) { return floatToHalf(static_cast<const float*>(values)[at(r, c)]); });
     }
     std::vector<float> wide(static_cast<std::size_t>(n));
     const auto* in = static_cast<const std::uint16_t*>(values);
@@ -158,7 +163,8 @@ void Texture::packRows(int row0, int rowCount, float* destination) {
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > layout_.rows)
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") outside its ", layout_.rows, " rows");
     layout_.forEachRowRect(row0, rowCount, [&](int page, int x, int y, int w, int h, std::int64_t offset) {
-        void* at = destination ? static_cast<void*>(destination + offset * 4) : reinterpret_cast<void*>(std::uintptr_t(offset * 16));
+        void* at = destination ? static_cast<void*>(destination + offset * 4)
+                               : reinterpret_cast<void*>(std::uintptr_t(offset * 16));
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
         glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, at);
     });
@@ -178,10 +184,12 @@ void Texture::packRowStarts(int row0, int rowCount, int texels, float* destinati
     if (format_ != TexelFormat::Float32) fail("texture ", name_, ": only RGBA32F textures can be read back");
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > layout_.rows || texels < 0 || texels > layout_.texelsPerRow ||
         layout_.interleave != 1)
-        fail("texture ", name_, ": cannot read texels [0, ", texels, ") of rows [", row0, ", ", row0 + rowCount, ") of its ",
-             layout_.rows, " rows of ", layout_.texelsPerRow, " texels", layout_.interleave != 1 ? ", interleaved" : "");
+        fail("texture ", name_, ": cannot read texels [0, ", texels, ") of rows [", row0, ", ", row0 + rowCount,
+             ") of its ", layout_.rows, " rows of ", layout_.texelsPerRow, " texels",
+             layout_.interleave != 1 ? ", interleaved" : "");
     auto read = [&](int page, int x, int y, int w, int h, std::size_t at) {
-        void* to = destination ? static_cast<void*>(destination + at * 4) : reinterpret_cast<void*>(std::uintptr_t(at * 16));
+        void* to =
+            destination ? static_cast<void*>(destination + at * 4) : reinterpret_cast<void*>(std::uintptr_t(at * 16));
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(page).id());
         glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, to);
     };

@@ -18,8 +18,9 @@ Texture& Activations::addHalfPairs(const std::string& name, int rows, int cols) 
 
 Texture& Activations::addStored(const std::string& name, int storedRows, int cols, int interleave, TexelFormat format) {
     const int lineWidth = tuning_.lineWidth((storedRows + interleave - 1) / interleave, (cols + 3) / 4);
-    textures_.push_back(std::make_unique<Texture>(TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave),
-                                                  format, name, allocating_ ? Texture::Allocation::Now : Texture::Allocation::Later));
+    textures_.push_back(std::make_unique<Texture>(
+        TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave), format, name,
+        allocating_ ? Texture::Allocation::Now : Texture::Allocation::Later));
     return *textures_.back();
 }
 

@@ -16,7 +16,7 @@ AttentionScratch attentionScratch(Activations& t, const Tuning& tuning, const Mo
     AttentionScratch s;
     s.rows = tuning.rowsPerFragment;
     const int runRows = c.heads * attentionStride(tuning.prefillChunk, s.rows), P = c.contextLength;
-    s.stepScores = &t.add("attention scores", c.heads, P);                         // [H, P]
+    s.stepScores = &t.add("attention scores", c.heads, P);                          // [H, P]
     s.runScores = &t.addInterleaved("chunk attention scores", runRows, P, s.rows);  // [H * chunk, P]
     s.runRowMax = &t.add("chunk attention row maxima", runRows, 1);                 // [H * chunk, 1]
     if (tuning.halfPromptInputs && s.rows > 1)
@@ -59,9 +59,10 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     // Every texture is declared and none is allocated yet: a phone's tab dies while allocating more
     // than it survives, so a cap refuses before.
     if (options.maxGpuBytes > 0 && double(gpuBytes()) > options.maxGpuBytes)
-        fail("this model's textures would take ", megabytes(gpuBytes()), " of GPU memory (weights ", megabytes(weights_.bytes()),
-             ", activations and KV cache ", megabytes(activations_.bytes()), "), more than maxGpuBytes ",
-             megabytes(std::int64_t(options.maxGpuBytes)), "; try int8 weights or a smaller model");
+        fail("this model's textures would take ", megabytes(gpuBytes()), " of GPU memory (weights ",
+             megabytes(weights_.bytes()), ", activations and KV cache ", megabytes(activations_.bytes()),
+             "), more than maxGpuBytes ", megabytes(std::int64_t(options.maxGpuBytes)),
+             "; try int8 weights or a smaller model");
     weights_.allocate();
     activations_.allocate();
 }
@@ -98,9 +99,9 @@ void Gpt2Model::declareGraph() {
     Texture& q = t.addPerPosition("queries", P, Cq);                             // [P, Cq]
     // [P, Cq] (rows to whole groups: a chunk's attention writes groups of rows)
     Texture& attended = t.addPerPosition("attention output", tuning_.tiledRows(P), Cq);
-    Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);             // [P, F]
-    logits_ = &t.add("logits", 1, d.vocabRows);                                  // [1, V] the last position's
-    candidates_ = &t.add("top-k candidates", kMaxTopk, 4);                       // [k, (logit, id)]
+    Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);  // [P, F]
+    logits_ = &t.add("logits", 1, d.vocabRows);                       // [1, V] the last position's
+    candidates_ = &t.add("top-k candidates", kMaxTopk, 4);            // [k, (logit, id)]
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
     attentionScratch_ = attentionScratch(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
@@ -120,7 +121,8 @@ void Gpt2Model::declareGraph() {
             // x1 = x + attended @ W_o + b_o
             plan.linear({{&x1}, &attended, {}, W(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
             // hidden = act(ln_2(x1) @ W_fc + b_fc)
-            plan.linear({{&hidden}, &x1, ln(h + "ln_2."), W(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, act}),
+            plan.linear(
+                {{&hidden}, &x1, ln(h + "ln_2."), W(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, act}),
             // x = x1 + hidden @ W_proj + b_proj
             plan.linear({{&x}, &hidden, {}, W(h + "mlp.c_proj.weight"), w(h + "mlp.c_proj.bias"), &x1})});
     }
@@ -133,7 +135,8 @@ void Gpt2Model::declareGraph() {
     // rows [0, kScoreRows)); its rows interleave so that the head computes whole row groups
     LinearDecl rows = head;
     const int lensBatch = lensBatchRows();
-    Texture& scored = t.addInterleaved("scored logits", std::max(kScoreRows, lensBatch), d.vocabRows, tuning_.rowsPerFragment);  // [rows, V]
+    Texture& scored = t.addInterleaved("scored logits", std::max(kScoreRows, lensBatch), d.vocabRows,
+                                       tuning_.rowsPerFragment);  // [rows, V]
     rows.outputs = {&scored};
     rows.oneRowOnly = false;
     scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
@@ -141,7 +144,8 @@ void Gpt2Model::declareGraph() {
     // once the chunk has run, the head scores them lensBatchRows() at a time into `scored` (a decode
     // step's layers in one run, so each weight fetch serves them all), then the top-k of each scored
     // row, carrying its log-sum-exp, into cell = its lens residuals row
-    const int lensCells = c.layers * tuning_.prefillChunk, lensRows = (lensCells + lensBatch - 1) / lensBatch * lensBatch;
+    const int lensCells = c.layers * tuning_.prefillChunk,
+              lensRows = (lensCells + lensBatch - 1) / lensBatch * lensBatch;
     Texture& lensResiduals = t.add("lens residuals", lensRows, c.embedDim);  // [layers * chunk, C]
     lensCopy_ = std::make_unique<Pass>(activationPass(programs_, lensResiduals, x, int(Epilogue::None)));
     LinearDecl lens = rows;
@@ -149,8 +153,8 @@ void Gpt2Model::declareGraph() {
     lensHead_ = std::make_unique<Linear>(plan.linear(lens));
     const int blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
     logSumExp_ = &t.add("scored log-sum-exp", kScoreRows, 1);  // [kScoreRows, 1]
-    scoredLse_ = std::make_unique<LogSumExpOp>(programs_, *logSumExp_, t.add("scored log-sum-exp blocks", kScoreRows, blockColumns),
-                                               scored, c.vocabSize);
+    scoredLse_ = std::make_unique<LogSumExpOp>(
+        programs_, *logSumExp_, t.add("scored log-sum-exp blocks", kScoreRows, blockColumns), scored, c.vocabSize);
     // logProbs[r] = scored[r][ids[p + r + 1]] - lse[r]
     logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
     tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, scored, *logSumExp_, *ids_));
@@ -165,8 +169,8 @@ void Gpt2Model::declareGraph() {
     const int ranks = topkRanksPerFragment();
     Texture& blocks = t.addInterleaved("top-k blocks", kTopkBlockRows, blockColumns, ranks);
     Texture& heads = t.addInterleaved("top-k block heads", kTopkBlockRows, blockColumns, ranks);
-    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, heads, *candidates_, *chosen_,
-                                           c.vocabSize, ranks);
+    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, heads, *candidates_,
+                                           *chosen_, c.vocabSize, ranks);
     candidateToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *candidates_));
     chosenToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *chosen_));
     lensCandidates_ = &t.add("lens candidates", kMaxTopk, lensCells * 4);  // [k, layers * chunk (logit, id, lse)]
@@ -201,7 +205,8 @@ void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
 bool Gpt2Model::runChunk() {
     if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
     const int pos0 = chunkNext_, count = std::min(tuning_.prefillChunk, chunkEnd_ - pos0);
-    const int lensFirst = std::max(pos0, lensFrom_), lensCount = capture_.lensTopK > 0 ? std::max(0, pos0 + count - lensFirst) : 0;
+    const int lensFirst = std::max(pos0, lensFrom_),
+              lensCount = capture_.lensTopK > 0 ? std::max(0, pos0 + count - lensFirst) : 0;
     embed_->run(pos0, pos0 + count);
     for (int l = 0; l < config_.layers; ++l) {
         runLayer(l, pos0, count);
@@ -256,7 +261,8 @@ void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
     std::vector<float> values(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= config_.vocabSize)
-            fail("token id ", ids[i], " at position ", pos0 + int(i), " is outside the vocabulary [0, ", config_.vocabSize, ")");
+            fail("token id ", ids[i], " at position ", pos0 + int(i), " is outside the vocabulary [0, ",
+                 config_.vocabSize, ")");
         values[i] = float(ids[i]);
     }
     ids_->uploadRows(pos0, int(ids.size()), values.data());
@@ -320,7 +326,8 @@ void Gpt2Model::requestCandidates(int k) {
 
 void Gpt2Model::requestToken(const TokenSampling& sampling, int draw) {
     if (lastPosition_ < 0) fail("requestToken: nothing has been run yet");
-    if (sampling.topK < 0 || sampling.topK > kMaxTopk) fail("requestToken: top-k must be in [0, ", kMaxTopk, "], got ", sampling.topK);
+    if (sampling.topK < 0 || sampling.topK > kMaxTopk)
+        fail("requestToken: top-k must be in [0, ", kMaxTopk, "], got ", sampling.topK);
     if (sampling.repetitionPenalty != 1.0f && seenThrough_ < lastPosition_) {
         sampler_->markSeen(seenThrough_ + 1, lastPosition_ + 1);
         seenThrough_ = lastPosition_;

@@ -187,7 +187,7 @@ private:
     Pass* lastTokenPass_ = nullptr;  // of the last token requested: where its id is
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
-    static constexpr int kScoreRows = 8;  // rows scored per lm_head run (tokenLogProbs)
+    static constexpr int kScoreRows = 8;            // rows scored per lm_head run (tokenLogProbs)
     std::unique_ptr<Linear> scoreHead_, lensHead_;  // over kScoreRows rows, over lensBatchRows()
     // Rows of the top-k searches' block lists: a search of up to kMaxTopk candidates, or as many
     // lens rows as fit at the lens's k.
@@ -216,7 +216,7 @@ private:
     std::unique_ptr<AttentionProbsOp> captureProbsOp_;
     ReadQueue reads_;
     std::int64_t readbackBytes_ = 0;
-    std::deque<GlFence> chunkFences_;  // of the last chunks issued (at most chunksInFlight), oldest first
+    std::deque<GlFence> chunkFences_;   // of the last chunks issued (at most chunksInFlight), oldest first
     int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
     int lensFrom_ = 0;                  // its first position with a lens
     int lastPosition_ = -1;

@@ -24,8 +24,8 @@ std::vector<float> Gpt2Model::attention(const std::vector<int>& ids, int layer) 
     uploadIds(ids, 0);
     const int count = int(ids.size()), heads = config_.heads, chunk = std::min(tuning_.prefillChunk, count);
     // Rows are (query, head) of a chunk.
-    Texture probs(TensorLayout::make(chunk * heads, count, tuning_.caps.limits, "attention probabilities"), TexelFormat::Float32,
-                  "attention probabilities");
+    Texture probs(TensorLayout::make(chunk * heads, count, tuning_.caps.limits, "attention probabilities"),
+                  TexelFormat::Float32, "attention probabilities");
     AttentionProbsOp probsOp(programs_, probs, attentionScratch_, shape_);
     std::vector<float> out(std::size_t(heads) * count * count);  // heads x T x T
     runChunks(count, layer, [&](int start, int n) {
@@ -103,7 +103,8 @@ std::vector<std::vector<Gpt2Model::LensCell>> Gpt2Model::lens(const std::vector<
 
 void Gpt2Model::setCapture(const Capture& capture) {
     if (capture.lensTopK < 0 || capture.lensTopK > kMaxCandidates || capture.lensTopK > config_.vocabSize)
-        fail("capture: lens top-k must be in [0, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", capture.lensTopK);
+        fail("capture: lens top-k must be in [0, ", std::min(kMaxCandidates, config_.vocabSize), "], got ",
+             capture.lensTopK);
     if (capture.lensPositions < 0) fail("capture: lens positions must be 0 (all) or more, got ", capture.lensPositions);
     if (capture.attentionLayer < -1 || capture.attentionLayer >= config_.layers)
         fail("capture: attention layer ", capture.attentionLayer, " outside [0, ", config_.layers, ")");
@@ -116,8 +117,8 @@ void Gpt2Model::setCapture(const Capture& capture) {
     } else if (!captureProbs_) {
         const char* name = "captured attention probabilities";
         captureProbs_ = std::make_unique<Texture>(
-            TensorLayout::make(tuning_.prefillChunk * config_.heads, config_.contextLength, tuning_.caps.limits, name), TexelFormat::Float32,
-            name);
+            TensorLayout::make(tuning_.prefillChunk * config_.heads, config_.contextLength, tuning_.caps.limits, name),
+            TexelFormat::Float32, name);
         captureProbsOp_ = std::make_unique<AttentionProbsOp>(programs_, *captureProbs_, attentionScratch_, shape_);
     }
 }
@@ -173,7 +174,8 @@ void Gpt2Model::readCaptured(int pos0, int count, int lensFirst, int lensCount) 
     r.lensFirst = lensFirst;
     r.lensCount = lensCount;
     // Only the keys of the chunk's queries: 0 .. pos0 + count - 1.
-    if (capture_.attentionLayer >= 0) r.attention.startRowStarts(*captureProbs_, 0, count * config_.heads, (pos0 + count + 3) / 4);
+    if (capture_.attentionLayer >= 0)
+        r.attention.startRowStarts(*captureProbs_, 0, count * config_.heads, (pos0 + count + 3) / 4);
     // [k][cells (logit, id, log-sum-exp of the cell's row)]
     if (lensCount > 0) r.lens.startRowStarts(*lensCandidates_, 0, capture_.lensTopK, config_.layers * lensCount);
     ++captureInFlight_;

@@ -34,7 +34,8 @@ void Linear::run(int outRow, int inRow, int count) {
         return;
     }
     if (tiledReadsPairs_ && offset % 2 != 0)
-        fail("linear: the row-tiled passes read row pairs, and output row ", outRow, " would read input row ", outRow + offset);
+        fail("linear: the row-tiled passes read row pairs, and output row ", outRow, " would read input row ",
+             outRow + offset);
     for (Pass& pass : rows_) setInputRowOffset(pass, offset);
     for (Pass& pass : tiled_) setInputRowOffset(pass, offset);
     runRows(outRow, outRow + count);
@@ -86,7 +87,8 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         deferred_.erase(it);
     }
     // A split sum cannot be activated: its consumer activates what it fetches.
-    if (decl.activation != Epilogue::None) (spec.splitTexels > 0 ? deferred_[decl.outputs[0]] : spec.activation) = decl.activation;
+    if (decl.activation != Epilogue::None)
+        (spec.splitTexels > 0 ? deferred_[decl.outputs[0]] : spec.activation) = decl.activation;
     MatmulSpec row = spec;
     row.inputFromVertex = true;
     if (decl.norm) {

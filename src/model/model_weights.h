@@ -1,7 +1,8 @@
 #pragma once
 // The model's weights as textures. All textures are allocated up front (at once, or by allocate() once
-// a model has counted its bytes); tensors then arrive one at a time in any order (a file read tensor by tensor, or a download streamed in file order) and are
-// packed and uploaded as they come, so no more than one tensor is ever held in CPU memory.
+// a model has counted its bytes); tensors then arrive one at a time in any order (a file read tensor by tensor, or a
+// download streamed in file order) and are packed and uploaded as they come, so no more than one tensor is ever held in
+// CPU memory.
 #include <map>
 #include <memory>
 #include <string>

@@ -28,7 +28,8 @@ int gpuPrefillChunk(const ModelConfig& config) {
     const auto tokenWeights = [](std::int64_t layers, std::int64_t embed, std::int64_t inner) {
         return layers * embed * (4 * embed + 2 * inner);  // Q, K, V, the projection, and the MLP's two
     };
-    const bool small = tokenWeights(config.layers, config.embedDim, config.innerDim) <= tokenWeights(12, 768, 3072);  // 124M
+    const bool small =
+        tokenWeights(config.layers, config.embedDim, config.innerDim) <= tokenWeights(12, 768, 3072);  // 124M
     return small ? Tuning::kGpuLongPrefillChunk : Tuning::kGpuPrefillChunk;
 }
 
@@ -52,18 +53,18 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
                        : caps.softwareRenderer    ? 1
                                                   : Tuning::kGpuChunksInFlight;
     // More fragments only add work where the CPU runs them all.
-    t.splitTexels = options.splitTexels >= 0                       ? options.splitTexels
+    t.splitTexels = options.splitTexels >= 0                    ? options.splitTexels
                     : caps.softwareRenderer || !caps.floatBlend ? 0
                                                                 : Tuning::kGpuSplitTexels;
     if (t.splitTexels > 0 && !caps.floatBlend)
-        fail("splitTexels ", t.splitTexels, " needs EXT_float_blend, which this GPU/browser lacks (renderer: ",
-             caps.renderer, "); use 0");
+        fail("splitTexels ", t.splitTexels,
+             " needs EXT_float_blend, which this GPU/browser lacks (renderer: ", caps.renderer, "); use 0");
     if (options.promptSplitTexels >= 0 && (options.promptSplitTexels > 0) != (t.splitTexels > 0))
         fail("promptSplitTexels ", options.promptSplitTexels, " with splitTexels ", t.splitTexels,
              ": prompt chunks split K exactly where decode steps do (both 0, or both above 0)");
     t.promptSplitTexels = options.promptSplitTexels >= 0 ? options.promptSplitTexels
-                          : t.splitTexels > 0             ? std::max(t.splitTexels, Tuning::kGpuPromptSplitTexels)
-                                                          : 0;
+                          : t.splitTexels > 0            ? std::max(t.splitTexels, Tuning::kGpuPromptSplitTexels)
+                                                         : 0;
     t.forcedLineWidth = options.activationLineWidth;
     t.attentionBlockKeys = options.attentionBlockKeys >= 0 ? options.attentionBlockKeys
                            : caps.softwareRenderer         ? 0
@@ -75,14 +76,15 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
                  " render targets this GPU draws to at once, got ", rows);
         t.rowsPerFragment = rows;
     } else {
-        while (t.rowsPerFragment * 2 <= std::min(caps.renderTargets, Tuning::kMaxRowsPerFragment)) t.rowsPerFragment *= 2;
+        while (t.rowsPerFragment * 2 <= std::min(caps.renderTargets, Tuning::kMaxRowsPerFragment))
+            t.rowsPerFragment *= 2;
     }
-    t.passPerOutput = switchOption(options.passPerOutput, "passPerOutput", "one pass for all outputs", "a pass per output",
-                                   caps.softwareRenderer);
+    t.passPerOutput = switchOption(options.passPerOutput, "passPerOutput", "one pass for all outputs",
+                                   "a pass per output", caps.softwareRenderer);
     // Forced on: for rows of any width; the policy's: on GPUs, for narrow rows.
     const bool vertexMoments =
         switchOption(options.rowMomentsInVertex, "rowMomentsInVertex", "never", "always", !caps.softwareRenderer);
-    t.vertexMomentsTexels = !vertexMoments                      ? 0
+    t.vertexMomentsTexels = !vertexMoments                    ? 0
                             : options.rowMomentsInVertex == 1 ? std::numeric_limits<int>::max()
                                                               : Tuning::kGpuVertexMomentsTexels;
     t.halfPromptInputs = switchOption(options.halfPromptInputs, "halfPromptInputs", "fp32", "fp16 row pairs",
@@ -108,6 +110,8 @@ int Tuning::rowsPerFragmentFor(int outputs) const {
 
 int Tuning::splitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? splitTexels : 0; }
 
-int Tuning::promptSplitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? promptSplitTexels : 0; }
+int Tuning::promptSplitFor(const Texture& out) const {
+    return out.layout().rowsAreWholeLines() ? promptSplitTexels : 0;
+}
 
 }  // namespace gpt2

@@ -18,7 +18,8 @@ TexelFormat weightFormatNamed(const std::string& name);
 // The load options of options.json (defaults from there). -1: the policy decides.
 struct ModelOptions {
     TexelFormat weights = weightFormatNamed(defaults::weights);  // Float16: stored as halfPairs decides
-    int maxTextureSize = defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
+    int maxTextureSize =
+        defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
     // Prompts run in chunks of at most this many tokens; the chunk attention scores hold one chunk
     // (heads x chunk x context), which keeps activation memory small next to the KV cache. -1: the
     // policy's.

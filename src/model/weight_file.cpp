@@ -38,7 +38,8 @@ void WeightFile::upload(const TensorInfo& info, const std::uint8_t* bytes) {
 void WeightFile::finish() const {
     if (!packed_) return;
     if (hashed_ != payloadBytes_)
-        fail(header_.label, ": ", hashed_, " payload bytes arrived, the metadata promises ", payloadBytes_, " (truncated file?)");
+        fail(header_.label, ": ", hashed_, " payload bytes arrived, the metadata promises ", payloadBytes_,
+             " (truncated file?)");
     if (crc_.value() != expectedCrc_)
         fail(header_.label, ": payload checksum mismatch (CRC-32 ", crc_.value(), ", metadata says ", expectedCrc_,
              "); the file is corrupt, download or pack it again");

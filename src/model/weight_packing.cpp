@@ -66,20 +66,24 @@ std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, cons
     const std::int64_t C = c.embedDim;
     std::int64_t expected = 1;
     for (auto dim : spec.sourceShape) expected *= dim;
-    if (std::int64_t(in.size()) != expected) fail("packMatrix: ", spec.name, " has ", in.size(), " values, expected ", expected);
+    if (std::int64_t(in.size()) != expected)
+        fail("packMatrix: ", spec.name, " has ", in.size(), " values, expected ", expected);
     for (std::size_t i = 0; i < in.size(); ++i)
         if (!std::isfinite(in[i]))
-            fail("tensor ", spec.name, " holds a non-finite value (", in[i], ") at element ", i, "; the checkpoint is corrupt");
+            fail("tensor ", spec.name, " holds a non-finite value (", in[i], ") at element ", i,
+                 "; the checkpoint is corrupt");
     std::vector<float> out(std::size_t(spec.rows) * std::size_t(spec.cols), 0.0f);
 
     if (endsWith(spec.name, "attn.c_attn.weight")) {
         for (std::int64_t r = 0; r < C; ++r)
-            for (int col = 0; col < 3 * C; ++col) out[r * spec.cols + paddedHeadColumn(col, c, d)] = in[r * 3 * C + col];
+            for (int col = 0; col < 3 * C; ++col)
+                out[r * spec.cols + paddedHeadColumn(col, c, d)] = in[r * 3 * C + col];
     } else if (endsWith(spec.name, "attn.c_attn.bias")) {
         for (int col = 0; col < 3 * C; ++col) out[paddedHeadColumn(col, c, d)] = in[col];
     } else if (endsWith(spec.name, "attn.c_proj.weight")) {
         for (std::int64_t r = 0; r < C; ++r)
-            std::copy(in.begin() + r * C, in.begin() + (r + 1) * C, out.begin() + std::int64_t(paddedHeadColumn(int(r), c, d)) * C);
+            std::copy(in.begin() + r * C, in.begin() + (r + 1) * C,
+                      out.begin() + std::int64_t(paddedHeadColumn(int(r), c, d)) * C);
     } else {
         // Every other matrix keeps its values in place; only zero rows are appended.
         std::copy(in.begin(), in.end(), out.begin());
@@ -87,7 +91,9 @@ std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, cons
     return out;
 }
 
-bool outputChannelsAreRows(const MatrixSpec& spec) { return spec.name == "wte.weight" || spec.name == "lm_head.weight"; }
+bool outputChannelsAreRows(const MatrixSpec& spec) {
+    return spec.name == "wte.weight" || spec.name == "lm_head.weight";
+}
 
 Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bool channelsAreRows) {
     const int paddedRows = (rows + 3) / 4 * 4, paddedCols = (cols + 3) / 4 * 4;
@@ -103,13 +109,15 @@ Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bo
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
             const float scale = out.scales[std::size_t(channelsAreRows ? r : c)];
-            if (scale > 0) out.values[std::size_t(r) * paddedCols + c] = std::int8_t(std::lround(127.0f * at(r, c) / scale));
+            if (scale > 0)
+                out.values[std::size_t(r) * paddedCols + c] = std::int8_t(std::lround(127.0f * at(r, c) / scale));
         }
     for (float& scale : out.scales) scale /= 127.0f;
     return out;
 }
 
-std::vector<float> dequantizeInt8(const std::int8_t* values, const float* scales, int rows, int paddedCols, bool channelsAreRows) {
+std::vector<float> dequantizeInt8(const std::int8_t* values, const float* scales, int rows, int paddedCols,
+                                  bool channelsAreRows) {
     std::vector<float> out(std::size_t(rows) * std::size_t(paddedCols));
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < paddedCols; ++c) {

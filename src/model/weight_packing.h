@@ -14,17 +14,17 @@
 namespace gpt2 {
 
 struct EngineDims {
-    int embedTexels;   // ceil(n_embd / 4)
-    int innerTexels;   // ceil(n_inner / 4)
-    int headTexels;    // ceil(head_dim / 4)
-    int headsTexels;   // n_head * headTexels: one of Q, K, V with every head padded
-    int vocabRows;     // vocab rounded up to a multiple of 4
+    int embedTexels;  // ceil(n_embd / 4)
+    int innerTexels;  // ceil(n_inner / 4)
+    int headTexels;   // ceil(head_dim / 4)
+    int headsTexels;  // n_head * headTexels: one of Q, K, V with every head padded
+    int vocabRows;    // vocab rounded up to a multiple of 4
 };
 EngineDims engineDims(const ModelConfig& config);
 
 struct MatrixSpec {
-    std::string name;                       // the Hugging Face tensor name without "transformer."
-    int rows;                               // the engine matrix
+    std::string name;  // the Hugging Face tensor name without "transformer."
+    int rows;          // the engine matrix
     int cols;
     std::vector<std::int64_t> sourceShape;  // the Hugging Face tensor's shape
 };
@@ -50,7 +50,8 @@ struct Int8Matrix {
 };
 Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bool channelsAreRows);
 // value = q * scale of its channel, for the first `rows` rows of a padded int8 matrix (paddedCols wide).
-std::vector<float> dequantizeInt8(const std::int8_t* values, const float* scales, int rows, int paddedCols, bool channelsAreRows);
+std::vector<float> dequantizeInt8(const std::int8_t* values, const float* scales, int rows, int paddedCols,
+                                  bool channelsAreRows);
 
 // Whether int8 weights quantize this matrix: every weight matrix but wpe, which is small and added to
 // the embedding rather than multiplied. LayerNorm parameters and biases (one row) stay fp32.

@@ -16,13 +16,11 @@ struct Symbol {
 
 struct Candidate {
     int rank;
-    int pos;  // index of the left symbol
+    int pos;     // index of the left symbol
     int merged;  // id the pair becomes
     // Lowest rank first, then leftmost: the order of Hugging Face's BPE, which equals GPT-2's
     // "merge every occurrence of the best pair" for the merges of a trained tokenizer.
-    bool operator<(const Candidate& other) const {
-        return rank != other.rank ? rank > other.rank : pos > other.pos;
-    }
+    bool operator<(const Candidate& other) const { return rank != other.rank ? rank > other.rank : pos > other.pos; }
 };
 
 }  // namespace

@@ -28,8 +28,7 @@ std::size_t Pretokenizer::contractionLength(std::size_t pos) const {
     if (first == 's' || first == 't' || first == 'm' || first == 'd') return 2;
     if (rest.size() < 3) return 0;
     const char second = rest[2];
-    if ((first == 'r' && second == 'e') || (first == 'v' && second == 'e') || (first == 'l' && second == 'l'))
-        return 3;
+    if ((first == 'r' && second == 'e') || (first == 'v' && second == 'e') || (first == 'l' && second == 'l')) return 3;
     return 0;
 }
 

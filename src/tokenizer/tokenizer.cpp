@@ -16,12 +16,11 @@ constexpr const char* kEndOfText = "<|endoftext|>";
 Tokenizer::Tokenizer(std::vector<std::string> tokens, BytePairEncoder bpe, int endOfTextId)
     : tokens_(std::move(tokens)), bpe_(std::move(bpe)), endOfTextId_(endOfTextId) {}
 
-Tokenizer Tokenizer::parse(const std::string& vocabJson, const std::string& vocabName,
-                           const std::string& mergesText, const std::string& mergesName) {
+Tokenizer Tokenizer::parse(const std::string& vocabJson, const std::string& vocabName, const std::string& mergesText,
+                           const std::string& mergesName) {
     Vocabulary vocab = parseVocabJson(vocabJson, vocabName);
     const auto endOfText = vocab.ids.find(kEndOfText);
-    if (endOfText == vocab.ids.end())
-        fail(vocabName, ": has no \"", kEndOfText, "\" token; pass GPT-2's vocab.json");
+    if (endOfText == vocab.ids.end()) fail(vocabName, ": has no \"", kEndOfText, "\" token; pass GPT-2's vocab.json");
     BytePairEncoder bpe(vocab.byteIds, parseMerges(mergesText, vocab, mergesName));
     return Tokenizer(std::move(vocab.tokens), std::move(bpe), endOfText->second);
 }
@@ -69,8 +68,8 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 
 const std::string& Tokenizer::tokenBytes(int id) const {
     if (id < 0 || id >= vocabSize())
-        fail("token id ", id, " is outside the vocabulary of ", vocabSize(),
-             " tokens (valid ids: 0..", vocabSize() - 1, "); check that the model and tokenizer match");
+        fail("token id ", id, " is outside the vocabulary of ", vocabSize(), " tokens (valid ids: 0..", vocabSize() - 1,
+             "); check that the model and tokenizer match");
     return tokens_[id];
 }
 

@@ -28,8 +28,8 @@ public:
 
 private:
     Tokenizer(std::vector<std::string> tokens, BytePairEncoder bpe, int endOfTextId);
-    static Tokenizer parse(const std::string& vocabJson, const std::string& vocabName,
-                           const std::string& mergesText, const std::string& mergesName);
+    static Tokenizer parse(const std::string& vocabJson, const std::string& vocabName, const std::string& mergesText,
+                           const std::string& mergesName);
     void encodeText(std::string_view text, std::vector<int>& ids) const;
 
     std::vector<std::string> tokens_;  // raw bytes of each id

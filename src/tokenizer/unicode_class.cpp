@@ -13,8 +13,8 @@ std::array<CharClass, 128> buildAsciiClasses() {
     std::array<CharClass, 128> classes{};
     for (char32_t c = 0; c < 128; ++c) {
         const auto* end = unicode_tables::kRanges + unicode_tables::kRangeCount;
-        const auto* range = std::find_if(unicode_tables::kRanges, end,
-                                         [c](const unicode_tables::Range& r) { return c <= r.last; });
+        const auto* range =
+            std::find_if(unicode_tables::kRanges, end, [c](const unicode_tables::Range& r) { return c <= r.last; });
         classes[c] = (range != end && range->first <= c) ? range->cls : CharClass::Other;
     }
     return classes;
@@ -26,9 +26,8 @@ CharClass charClass(char32_t codePoint) {
     static const std::array<CharClass, 128> ascii = buildAsciiClasses();
     if (codePoint < 128) return ascii[codePoint];
     const auto* end = unicode_tables::kRanges + unicode_tables::kRangeCount;
-    const auto* range = std::lower_bound(
-        unicode_tables::kRanges, end, codePoint,
-        [](const unicode_tables::Range& r, char32_t c) { return r.last < c; });
+    const auto* range = std::lower_bound(unicode_tables::kRanges, end, codePoint,
+                                         [](const unicode_tables::Range& r, char32_t c) { return r.last < c; });
     return (range != end && range->first <= codePoint) ? range->cls : CharClass::Other;
 }
 

@@ -49,7 +49,8 @@ Vocabulary parseVocabJson(const std::string& json, const std::string& sourceName
     for (int b = 0; b < 256; ++b) {
         const auto found = vocab.ids.find(std::string(1, static_cast<char>(b)));
         if (found == vocab.ids.end())
-            fail(sourceName, ": no token for byte ", b, ", which a byte-level vocab must have; pass GPT-2's vocab.json");
+            fail(sourceName, ": no token for byte ", b,
+                 ", which a byte-level vocab must have; pass GPT-2's vocab.json");
         vocab.byteIds[b] = found->second;
     }
     return vocab;

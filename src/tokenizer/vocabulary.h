@@ -10,7 +10,7 @@
 namespace gpt2 {
 
 struct Vocabulary {
-    std::vector<std::string> tokens;          // raw bytes of each id; ids are 0..size-1
+    std::vector<std::string> tokens;           // raw bytes of each id; ids are 0..size-1
     std::unordered_map<std::string, int> ids;  // raw bytes -> id
     std::array<int, 256> byteIds;              // the single-byte tokens, which every byte-level vocab has
 };

@@ -40,9 +40,9 @@ GPT2_FUZZ_ENTRY(config)(const std::uint8_t* data, std::size_t size) {
         GPT2_FUZZ_CHECK(!"round trip rejected");
     }
     GPT2_FUZZ_CHECK(again.vocabSize == config.vocabSize && again.contextLength == config.contextLength &&
-                    again.embedDim == config.embedDim && again.layers == config.layers &&
-                    again.heads == config.heads && again.innerDim == config.innerDim &&
-                    again.layerNormEpsilon == config.layerNormEpsilon && again.activation == config.activation &&
+                    again.embedDim == config.embedDim && again.layers == config.layers && again.heads == config.heads &&
+                    again.innerDim == config.innerDim && again.layerNormEpsilon == config.layerNormEpsilon &&
+                    again.activation == config.activation &&
                     again.scaleAttentionWeights == config.scaleAttentionWeights &&
                     again.scaleAttentionByInverseLayer == config.scaleAttentionByInverseLayer &&
                     again.tieWordEmbeddings == config.tieWordEmbeddings);

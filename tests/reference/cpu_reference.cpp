@@ -20,7 +20,8 @@ std::vector<float> layerNorm(const std::vector<float>& x, int rows, int cols, co
         for (int c = 0; c < cols; ++c) var += (row[c] - mean) * (row[c] - mean);
         var /= cols;
         const double rstd = 1.0 / std::sqrt(var + eps);
-        for (int c = 0; c < cols; ++c) out[std::size_t(r) * cols + c] = float((row[c] - mean) * rstd * gamma[c] + beta[c]);
+        for (int c = 0; c < cols; ++c)
+            out[std::size_t(r) * cols + c] = float((row[c] - mean) * rstd * gamma[c] + beta[c]);
     }
     return out;
 }
@@ -36,7 +37,8 @@ std::vector<float> matmul(const std::vector<float>& x, const std::vector<float>&
             const float* wr = &w[std::size_t(k) * N];
             for (int n = 0; n < N; ++n) acc[std::size_t(n)] += a * wr[n];
         }
-        for (int n = 0; n < N; ++n) out[std::size_t(r) * N + n] = float(acc[std::size_t(n)] + (bias.empty() ? 0.0 : bias[n]));
+        for (int n = 0; n < N; ++n)
+            out[std::size_t(r) * N + n] = float(acc[std::size_t(n)] + (bias.empty() ? 0.0 : bias[n]));
     }
     return out;
 }
@@ -44,7 +46,8 @@ std::vector<float> matmul(const std::vector<float>& x, const std::vector<float>&
 float activation(float x, Activation kind) {
     const double v = x;
     switch (kind) {
-        case Activation::GeluTanh: return float(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+        case Activation::GeluTanh:
+            return float(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
         case Activation::GeluErf: return float(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
         case Activation::Relu: return float(std::max(0.0, v));
     }
@@ -63,7 +66,8 @@ std::vector<float> attention(const std::vector<float>& q, const std::vector<floa
             double m = -1e300;
             for (int s = 0; s <= qpos; ++s) {
                 double d = 0;
-                for (int i = 0; i < D; ++i) d += double(q[std::size_t(t) * C + h * D + i]) * k[std::size_t(s) * C + h * D + i];
+                for (int i = 0; i < D; ++i)
+                    d += double(q[std::size_t(t) * C + h * D + i]) * k[std::size_t(s) * C + h * D + i];
                 p[std::size_t(s)] = d * scale;
                 m = std::max(m, p[std::size_t(s)]);
             }
@@ -72,7 +76,8 @@ std::vector<float> attention(const std::vector<float>& q, const std::vector<floa
             for (int s = 0; s <= qpos; ++s) {
                 const double w = p[std::size_t(s)] / total;
                 if (probs) (*probs)[(std::size_t(h) * T + t) * keys + s] = float(w);
-                for (int i = 0; i < D; ++i) out[std::size_t(t) * C + h * D + i] += float(w * v[std::size_t(s) * C + h * D + i]);
+                for (int i = 0; i < D; ++i)
+                    out[std::size_t(t) * C + h * D + i] += float(w * v[std::size_t(s) * C + h * D + i]);
             }
         }
     }
@@ -94,19 +99,24 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, H
     auto mat = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
         return roundedToHalf(source.read(name, {rows, cols}), rounding.weights);
     };
-    auto normalised = [&](std::vector<float> values) { return roundedToHalf(std::move(values), rounding.layerNormOutputs); };
+    auto normalised = [&](std::vector<float> values) {
+        return roundedToHalf(std::move(values), rounding.layerNormOutputs);
+    };
 
     const auto wte = mat("wte.weight", V, C);
     const auto wpe = mat("wpe.weight", c.contextLength, C);
     std::vector<float> x(std::size_t(T) * C);
     for (int t = 0; t < T; ++t)
-        for (int i = 0; i < C; ++i) x[std::size_t(t) * C + i] = wte[std::size_t(ids[t]) * C + i] + wpe[std::size_t(t) * C + i];
+        for (int i = 0; i < C; ++i)
+            x[std::size_t(t) * C + i] = wte[std::size_t(ids[t]) * C + i] + wpe[std::size_t(t) * C + i];
 
     ForwardResult result;
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        const auto ln1 = normalised(layerNorm(x, T, C, vec(h + "ln_1.weight", C), vec(h + "ln_1.bias", C), c.layerNormEpsilon));
-        const auto qkv = matmul(ln1, mat(h + "attn.c_attn.weight", C, 3 * C), vec(h + "attn.c_attn.bias", 3 * C), T, C, 3 * C);
+        const auto ln1 =
+            normalised(layerNorm(x, T, C, vec(h + "ln_1.weight", C), vec(h + "ln_1.bias", C), c.layerNormEpsilon));
+        const auto qkv =
+            matmul(ln1, mat(h + "attn.c_attn.weight", C, 3 * C), vec(h + "attn.c_attn.bias", 3 * C), T, C, 3 * C);
         std::vector<float> q(std::size_t(T) * C), k(q.size()), v(q.size());
         for (int t = 0; t < T; ++t)
             for (int i = 0; i < C; ++i) {
@@ -121,7 +131,8 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, H
         result.attention.push_back(std::move(probs));
         const auto proj = matmul(a, mat(h + "attn.c_proj.weight", C, C), vec(h + "attn.c_proj.bias", C), T, C, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
-        const auto ln2 = normalised(layerNorm(x, T, C, vec(h + "ln_2.weight", C), vec(h + "ln_2.bias", C), c.layerNormEpsilon));
+        const auto ln2 =
+            normalised(layerNorm(x, T, C, vec(h + "ln_2.weight", C), vec(h + "ln_2.bias", C), c.layerNormEpsilon));
         auto hidden = matmul(ln2, mat(h + "mlp.c_fc.weight", C, I), vec(h + "mlp.c_fc.bias", I), T, C, I);
         for (float& e : hidden) e = activation(e, c.activation);
         hidden = roundedToHalf(std::move(hidden), rounding.activatedRows);

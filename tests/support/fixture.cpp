@@ -10,7 +10,9 @@
 
 namespace gpt2::testing {
 
-std::string fixturePath(const std::string& relative) { return std::string(GPT2_SOURCE_DIR) + "/tests/fixtures/" + relative; }
+std::string fixturePath(const std::string& relative) {
+    return std::string(GPT2_SOURCE_DIR) + "/tests/fixtures/" + relative;
+}
 
 std::string makeTempDir(const std::string& prefix) {
     std::string pattern = "/tmp/" + prefix + "-XXXXXX";
@@ -32,7 +34,8 @@ float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
 std::vector<int> topK(const std::vector<float>& values, int k) {
     std::vector<int> order(values.size());
     std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) { return values[a] > values[b]; });
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int a, int b) { return values[a] > values[b]; });
     order.resize(std::size_t(k));
     return order;
 }

@@ -9,11 +9,11 @@ struct ReferencePrompt {
     std::string key;
     std::vector<int> ids;
     std::vector<float> lastLogits;
-    std::vector<std::vector<int>> top5Ids;        // per position
-    std::vector<std::vector<float>> top5Logits;   // per position
+    std::vector<std::vector<int>> top5Ids;       // per position
+    std::vector<std::vector<float>> top5Logits;  // per position
     std::vector<int> greedy;
     std::vector<float> greedyMargins;
-    std::vector<float> attention;                 // p1 only: [layer][head][query][key] flattened
+    std::vector<float> attention;  // p1 only: [layer][head][query][key] flattened
 };
 
 // The prompts of tests/fixtures/<fixture>/reference.json ("gpt2-tiny" or "brown-demo").

@@ -1,6 +1,5 @@
 #include "support/synthetic_checkpoint.h"
 
-
 #include "support/fixture.h"
 #include "weights-tools/synthetic_checkpoint.h"
 

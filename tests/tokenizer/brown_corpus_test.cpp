@@ -59,8 +59,8 @@ TEST(BrownCorpus, IdsMatchGpt3Encoder) {
     if (a != actual.end() || e != expected.end()) {
         const std::size_t at = a - actual.begin();
         const std::vector<int> before(actual.begin() + (at > 20 ? at - 20 : 0), a);
-        FAIL() << "first mismatch at token " << at << " of " << actual.size() << " (gpt-3-encoder: "
-               << expected.size() << "), after the text \"" << test::gpt2Tokenizer().decode(before) << "\": got "
+        FAIL() << "first mismatch at token " << at << " of " << actual.size() << " (gpt-3-encoder: " << expected.size()
+               << "), after the text \"" << test::gpt2Tokenizer().decode(before) << "\": got "
                << (a != actual.end() ? std::to_string(*a) : "the end") << ", gpt-3-encoder has "
                << (e != expected.end() ? std::to_string(*e) : "the end");
     }

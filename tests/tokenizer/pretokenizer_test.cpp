@@ -67,8 +67,8 @@ TEST(UnicodeClass, GeneratedTablesCoverAllCategories) {
     EXPECT_EQ(charClass(0x9FFF), CharClass::Letter);   // Lo, last of that block
     EXPECT_EQ(charClass(0x2A6DF), CharClass::Letter);  // CJK Extension B, last
     EXPECT_EQ(charClass(U'7'), CharClass::Number);
-    EXPECT_EQ(charClass(0x2160), CharClass::Number);   // Nl
-    EXPECT_EQ(charClass(0x00B2), CharClass::Number);   // No
+    EXPECT_EQ(charClass(0x2160), CharClass::Number);  // Nl
+    EXPECT_EQ(charClass(0x00B2), CharClass::Number);  // No
     EXPECT_EQ(charClass(0x1680), CharClass::Space);
     EXPECT_EQ(charClass(0x205F), CharClass::Space);
     EXPECT_EQ(charClass(0x180E), CharClass::Other);    // no longer White_Space since Unicode 6.3

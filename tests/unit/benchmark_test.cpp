@@ -25,7 +25,8 @@ struct PassCase {
 // rowMomentsInVertex, sum the moments themselves) and write Q, K and V in one pass.
 TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
     testing::ensureGlContext();
-    for (const auto& [split, perOutput, momentsInVertex] : std::vector<PassCase>{{0, 1, 0}, {0, 0, 0}, {8, -1, 0}, {8, -1, 1}}) {
+    for (const auto& [split, perOutput, momentsInVertex] :
+         std::vector<PassCase>{{0, 1, 0}, {0, 0, 0}, {8, -1, 0}, {8, -1, 1}}) {
         ModelOptions options;
         options.splitTexels = split;
         options.passPerOutput = perOutput;
@@ -53,12 +54,19 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         // generous multiple of a plain step (llvmpipe's timer queries once reported seconds per token
         // for a 5 ms step; software renderers are timed by wall clock for that reason).
         const std::string matmul = split > 0 ? "matmul_row.vert + matmul.frag" : "matmul.frag";
-        std::vector<std::string> passes = {"embedding.frag -> residual A", matmul + " -> queries", "attention_scores.frag -> attention scores",
-                                           "attention_apply.frag -> attention output", matmul + " -> residual B",
-                                           matmul + " -> mlp hidden", matmul + " -> residual A", matmul + " -> logits",
-                                           "topk_block.frag -> top-k blocks", "topk_merge.frag -> top-k candidates"};
+        std::vector<std::string> passes = {"embedding.frag -> residual A",
+                                           matmul + " -> queries",
+                                           "attention_scores.frag -> attention scores",
+                                           "attention_apply.frag -> attention output",
+                                           matmul + " -> residual B",
+                                           matmul + " -> mlp hidden",
+                                           matmul + " -> residual A",
+                                           matmul + " -> logits",
+                                           "topk_block.frag -> top-k blocks",
+                                           "topk_merge.frag -> top-k candidates"};
         if (momentsInVertex == 0)
-            passes.push_back(split > 0 ? "layer_norm_moments.frag -> layernorm moments" : "layer_norm.frag -> layernorm output");
+            passes.push_back(split > 0 ? "layer_norm_moments.frag -> layernorm moments"
+                                       : "layer_norm.frag -> layernorm output");
         if (perOutput == 1)
             for (int layer = 0; layer < layers; ++layer)
                 for (const char* cache : {"k", "v"})
@@ -79,8 +87,9 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
                                  "attention_apply.frag -> attention output", "topk_merge.frag -> top-k candidates"})
             EXPECT_GT(r.profilePrefillMs.count(pass) ? r.profilePrefillMs.at(pass) : 0.0, 0) << pass;
         const bool software = engine.model().capabilities().softwareRenderer;
-        EXPECT_EQ(r.profileSource, std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
-                                                                                   : "gpu timer queries"));
+        EXPECT_EQ(r.profileSource,
+                  std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
+                                                                : "gpu timer queries"));
     }
 }
 

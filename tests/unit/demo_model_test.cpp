@@ -31,7 +31,9 @@ TEST_P(DemoModelTest, MatchesHuggingFace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Weights, DemoModelTest, ::testing::Values(TexelFormat::Float32, TexelFormat::Float16),
-                         [](const auto& info) { return std::string(info.param == TexelFormat::Float32 ? "fp32" : "fp16"); });
+                         [](const auto& info) {
+                             return std::string(info.param == TexelFormat::Float32 ? "fp32" : "fp16");
+                         });
 
 }  // namespace
 }  // namespace gpt2

@@ -33,13 +33,13 @@ constexpr float kFp16LogitTolerance = 0.01f;
 struct Variant {
     TexelFormat weights;
     int maxTextureSize;
-    int splitTexels = -1;  // ModelOptions::splitTexels; -1 is none on the software renderers tests use
-    int pagedRows = -1;    // ModelOptions::pagedRows; -1 is on for the software renderers tests use
-    int halfPairs = 1;     // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
-    int lineWidth = -1;    // ModelOptions::activationLineWidth; -1 is 32 on software renderers
-    int rowsPerFragment = -1;  // ModelOptions::rowsPerFragment; -1 is 8 on the renderers tests use
-    int promptSplitTexels = -1;  // ModelOptions::promptSplitTexels; -1 here is splitTexels
-    int passPerOutput = -1;      // ModelOptions::passPerOutput; -1 is on for software renderers
+    int splitTexels = -1;         // ModelOptions::splitTexels; -1 is none on the software renderers tests use
+    int pagedRows = -1;           // ModelOptions::pagedRows; -1 is on for the software renderers tests use
+    int halfPairs = 1;            // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
+    int lineWidth = -1;           // ModelOptions::activationLineWidth; -1 is 32 on software renderers
+    int rowsPerFragment = -1;     // ModelOptions::rowsPerFragment; -1 is 8 on the renderers tests use
+    int promptSplitTexels = -1;   // ModelOptions::promptSplitTexels; -1 here is splitTexels
+    int passPerOutput = -1;       // ModelOptions::passPerOutput; -1 is on for software renderers
     int rowMomentsInVertex = -1;  // ModelOptions::rowMomentsInVertex; -1 is off for software renderers
     int halfPromptInputs = 0;     // ModelOptions::halfPromptInputs: 0 here also where GPUs would round them
     int prefillChunk = 32;
@@ -66,16 +66,17 @@ class FixtureTest : public ::testing::TestWithParam<Variant> {
 protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
-        return std::make_unique<Engine>(testing::tinyModelDir(), ModelOptions{v.weights, v.maxTextureSize, v.prefillChunk, v.lineWidth,
-                                                                              v.splitTexels, v.pagedRows, v.halfPairs, -1,
-                                                                              v.rowsPerFragment,
-                                                                              v.promptSplitTexels >= 0 ? v.promptSplitTexels
-                                                                                                       : v.splitTexels,
-                                                                              v.passPerOutput, v.rowMomentsInVertex,
-                                                                              v.halfPromptInputs, -1, v.maxColorBits});
+        return std::make_unique<Engine>(
+            testing::tinyModelDir(),
+            ModelOptions{v.weights, v.maxTextureSize, v.prefillChunk, v.lineWidth, v.splitTexels, v.pagedRows,
+                         v.halfPairs, -1, v.rowsPerFragment,
+                         v.promptSplitTexels >= 0 ? v.promptSplitTexels : v.splitTexels, v.passPerOutput,
+                         v.rowMomentsInVertex, v.halfPromptInputs, -1, v.maxColorBits});
     }
     void SetUp() override { engine_ = load(GetParam()); }
-    float tolerance() const { return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance; }
+    float tolerance() const {
+        return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance;
+    }
     std::unique_ptr<Engine> engine_;
 };
 
@@ -97,7 +98,8 @@ TEST_P(FixtureTest, TopFiveAtEveryPositionMatchHuggingFace) {
             if (t > 0) engine_->step(prompt.ids[t]);
             const auto logits = engine_->logits();
             for (int i = 0; i < 5; ++i)
-                EXPECT_NEAR(logits[std::size_t(prompt.top5Ids[t][std::size_t(i)])], prompt.top5Logits[t][std::size_t(i)], tolerance())
+                EXPECT_NEAR(logits[std::size_t(prompt.top5Ids[t][std::size_t(i)])],
+                            prompt.top5Logits[t][std::size_t(i)], tolerance())
                     << prompt.key << " position " << t;
             if (GetParam().weights == TexelFormat::Float32) {
                 EXPECT_EQ(testing::topK(logits, 5), prompt.top5Ids[t]) << prompt.key << " position " << t;
@@ -118,7 +120,8 @@ TEST_P(FixtureTest, GreedyContinuationMatchesHuggingFace) {
                     mustAgree = i;
                     break;
                 }
-        std::cout << "[ measured ] " << GetParam() << " " << prompt.key << " greedy steps compared: " << mustAgree << "\n";
+        std::cout << "[ measured ] " << GetParam() << " " << prompt.key << " greedy steps compared: " << mustAgree
+                  << "\n";
         EXPECT_EQ(std::vector<int>(generated.begin(), generated.begin() + std::ptrdiff_t(mustAgree)),
                   std::vector<int>(prompt.greedy.begin(), prompt.greedy.begin() + std::ptrdiff_t(mustAgree)))
             << prompt.key;
@@ -159,7 +162,8 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
 INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
                          ::testing::Values(Variant{TexelFormat::Float32, 0}, Variant{TexelFormat::Float32, 256},
                                            Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
-                                           Variant{TexelFormat::Float16, 0, -1, -1, 0}, Variant{TexelFormat::Float16, 256, -1, -1, 0},
+                                           Variant{TexelFormat::Float16, 0, -1, -1, 0},
+                                           Variant{TexelFormat::Float16, 256, -1, -1, 0},
                                            Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3},
                                            // Prompt matmuls untiled (one row per fragment).
                                            Variant{TexelFormat::Float32, 0, -1, -1, 1, -1, 1},
@@ -209,12 +213,15 @@ TEST(FixtureFp16, ErrorComesFromWeightRoundingOnly) {
     Engine engine(testing::tinyModelDir(), options);
     for (const auto& prompt : tinyPrompts()) {
         const auto rounded = reference::forward(checkpoint, prompt.ids, {true});
-        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
+        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()),
+                                             rounded.logits.end());
         const float roundingEffect = maxAbsDiff(roundedLast, prompt.lastLogits);
-        EXPECT_LE(roundingEffect, kFp16LogitTolerance) << prompt.key << ": the tolerance must cover the effect of rounding";
+        EXPECT_LE(roundingEffect, kFp16LogitTolerance)
+            << prompt.key << ": the tolerance must cover the effect of rounding";
         engine.prefill(prompt.ids);
         EXPECT_LE(maxAbsDiff(engine.logits(), roundedLast), kFp32LogitTolerance) << prompt.key;
-        std::cout << "[ measured ] " << prompt.key << " fp16 weight rounding moves logits by " << roundingEffect << "\n";
+        std::cout << "[ measured ] " << prompt.key << " fp16 weight rounding moves logits by " << roundingEffect
+                  << "\n";
     }
 }
 
@@ -227,10 +234,12 @@ TEST(FixtureFp16, RoundingProductInputsTooStaysWithinTheTolerance) {
     const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
     for (const auto& prompt : tinyPrompts()) {
         const auto rounded = reference::forward(checkpoint, prompt.ids, {true, true, true, true});
-        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), rounded.logits.end());
+        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()),
+                                             rounded.logits.end());
         const float effect = maxAbsDiff(roundedLast, prompt.lastLogits);
         EXPECT_LE(effect, kFp16LogitTolerance) << prompt.key;
-        std::cout << "[ measured ] " << prompt.key << " fp16 weights and product inputs move logits by " << effect << "\n";
+        std::cout << "[ measured ] " << prompt.key << " fp16 weights and product inputs move logits by " << effect
+                  << "\n";
     }
 }
 
@@ -277,7 +286,8 @@ TEST(FixtureReference, CpuReferenceMatchesHuggingFace) {
     const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
     for (const auto& prompt : tinyPrompts()) {
         const auto result = reference::forward(checkpoint, prompt.ids);
-        const std::vector<float> last(result.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()), result.logits.end());
+        const std::vector<float> last(result.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()),
+                                      result.logits.end());
         EXPECT_LE(maxAbsDiff(last, prompt.lastLogits), 1e-4f) << prompt.key;
     }
 }

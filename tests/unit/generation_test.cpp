@@ -51,7 +51,8 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
             EXPECT_EQ(got[i].logit, logits[std::size_t(got[i].id)]) << prompt.key << " rank " << i;
             EXPECT_EQ(got[i].logit, logits[std::size_t(expected[i])]) << prompt.key << " rank " << i;
             if (i > 0) {
-                EXPECT_TRUE(got[i - 1].logit > got[i].logit || (got[i - 1].logit == got[i].logit && got[i - 1].id < got[i].id));
+                EXPECT_TRUE(got[i - 1].logit > got[i].logit ||
+                            (got[i - 1].logit == got[i].logit && got[i - 1].id < got[i].id));
             }
         }
         EXPECT_EQ(engine_->model().topCandidates(1).front().id, testing::topK(logits, 1)[0]);
@@ -100,13 +101,13 @@ TEST_F(GenerationTest, StopStringEndsTheTextBeforeIt) {
 
 TEST_F(GenerationTest, CancellingStopsWithinOneToken) {
     int calls = 0;
-    const auto result = engine_->generate(engine_->tokenizer().encode("Hi"), sampled(1, 50), [&](const GeneratedToken&) {
-        return ++calls < 3;
-    });
+    const auto result = engine_->generate(engine_->tokenizer().encode("Hi"), sampled(1, 50),
+                                          [&](const GeneratedToken&) { return ++calls < 3; });
     EXPECT_EQ(calls, 3);
     EXPECT_EQ(result.ids.size(), 3u);
     EXPECT_EQ(result.reason, StopReason::Cancelled);
-    EXPECT_EQ(engine_->generate(engine_->tokenizer().encode("Hi"), sampled(1, 4)).ids.size(), 4u) << "usable afterwards";
+    EXPECT_EQ(engine_->generate(engine_->tokenizer().encode("Hi"), sampled(1, 4)).ids.size(), 4u)
+        << "usable afterwards";
 }
 
 TEST_F(GenerationTest, SlidingWindowContinuesPastTheContext) {
@@ -123,7 +124,8 @@ TEST_F(GenerationTest, SlidingWindowContinuesPastTheContext) {
     std::vector<int> all = prompt;
     all.insert(all.end(), result.ids.begin(), result.ids.end());
     const std::size_t slideAt = std::size_t(context);  // index in `all` of the first token appended by a slide
-    const std::vector<int> window(all.begin() + std::ptrdiff_t(slideAt + 1 - std::size_t(context / 2)), all.begin() + std::ptrdiff_t(slideAt + 1));
+    const std::vector<int> window(all.begin() + std::ptrdiff_t(slideAt + 1 - std::size_t(context / 2)),
+                                  all.begin() + std::ptrdiff_t(slideAt + 1));
     const auto reference = reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), window);
     const std::vector<float> last(reference.logits.end() - 50257, reference.logits.end());
     EXPECT_EQ(all[slideAt + 1], testing::topK(last, 1)[0]);
@@ -205,7 +207,8 @@ TEST_F(GenerationTest, GpuDrawsEqualTheCpuSamplerOverAllLogits) {
             replayed.push_back(id);
             engine_->step(id);
         }
-        EXPECT_EQ(gpu, replayed) << "T " << c.temperature << ", top-k " << c.topK << ", top-p " << c.topP << ", penalty " << c.penalty;
+        EXPECT_EQ(gpu, replayed) << "T " << c.temperature << ", top-k " << c.topK << ", top-p " << c.topP
+                                 << ", penalty " << c.penalty;
     }
 }
 

@@ -95,7 +95,8 @@ TEST(GlResources, ModelsReleaseEveryObject) {
         engine.generateGreedy({464, 318}, 4);
         engine.attention(1);
         EXPECT_GT(liveGlObjects(), before + 50);
-        EXPECT_EQ(engine.model().gpuBytes(), liveTextureBytes() - bytesBefore) << "the model counts every texture it holds";
+        EXPECT_EQ(engine.model().gpuBytes(), liveTextureBytes() - bytesBefore)
+            << "the model counts every texture it holds";
     }
     EXPECT_EQ(liveGlObjects(), before);
     EXPECT_EQ(liveTextureBytes(), bytesBefore);

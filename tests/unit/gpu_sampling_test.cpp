@@ -47,7 +47,8 @@ std::vector<double> exactDistribution(const std::vector<float>& logits, const st
     }
     std::vector<int> order(static_cast<std::size_t>(V));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return value[std::size_t(a)] > value[std::size_t(b)]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return value[std::size_t(a)] > value[std::size_t(b)]; });
     const std::size_t kept = s.topK > 0 ? std::size_t(s.topK) : std::size_t(V);
     const double top = value[std::size_t(order[0])];
     std::vector<double> p(static_cast<std::size_t>(V), 0.0);
@@ -57,12 +58,14 @@ std::vector<double> exactDistribution(const std::vector<float>& logits, const st
     if (s.topP < 1.0f) {
         double mass = 0;
         nucleus = 0;
-        while (nucleus < kept && (nucleus == 0 || mass < s.topP)) mass += std::exp(value[std::size_t(order[nucleus++])] - top) / total;
+        while (nucleus < kept && (nucleus == 0 || mass < s.topP))
+            mass += std::exp(value[std::size_t(order[nucleus++])] - top) / total;
         nucleus = std::size_t(std::max<long>(1, long(nucleus) + topPExtra));
     }
     double keptMass = 0;
     for (std::size_t r = 0; r < nucleus; ++r) keptMass += std::exp(value[std::size_t(order[r])] - top);
-    for (std::size_t r = 0; r < nucleus; ++r) p[std::size_t(order[r])] = std::exp(value[std::size_t(order[r])] - top) / keptMass;
+    for (std::size_t r = 0; r < nucleus; ++r)
+        p[std::size_t(order[r])] = std::exp(value[std::size_t(order[r])] - top) / keptMass;
     return p;
 }
 
@@ -119,8 +122,8 @@ protected:
         const int V = int(logits_.size()), vocabRows = (V + 3) / 4 * 4;
         const auto limits = queryCapabilities().limits;
         auto texture = [&](const char* name, int rows, int cols, int interleave = 1) {
-            textures_.push_back(
-                std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name, 0, interleave), TexelFormat::Float32, name));
+            textures_.push_back(std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name, 0, interleave),
+                                                          TexelFormat::Float32, name));
             return textures_.back().get();
         };
         std::vector<float> padded(logits_);
@@ -135,7 +138,8 @@ protected:
         Texture *seen = texture("seen", 1, vocabRows), *scratch = texture("seen scratch", 1, vocabRows),
                 *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks),
                 *heads = texture("block heads", kBatch * kRanks, topkBlockColumns(vocabRows / 4), kRanks);
-        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *heads, *candidates_, *chosen_, V, kRanks);
+        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *heads, *candidates_,
+                                               *chosen_, V, kRanks);
         sampler_->markSeen(0, int(history.size()));
     }
 
@@ -145,7 +149,8 @@ protected:
         std::vector<int> ids;
         for (int first = 0; first < n; first += kBatch) {
             Texture& result = sampler_->run(sampling, first, kBatch);
-            const std::vector<float> texels = &result == candidates_ ? result.readRows(0, 1) : result.readRows(0, kBatch);
+            const std::vector<float> texels =
+                &result == candidates_ ? result.readRows(0, 1) : result.readRows(0, kBatch);
             for (int d = 0; d < kBatch && first + d < n; ++d) ids.push_back(int(texels[std::size_t(d) * 4 + 1]));
         }
         return ids;
@@ -162,10 +167,11 @@ protected:
         const std::map<int, int> counts = draw(s);
         const ChiSquare exact = chiSquare(counts, exactDistribution(logits_, seen_, s), kDraws);
         EXPECT_TRUE(exact.passes()) << "chi-square " << exact.statistic << " over " << exact.bins << " bins, critical "
-                                    << exact.critical << (exact.impossibleDraw ? ", and a token of probability 0 was drawn" : "");
+                                    << exact.critical
+                                    << (exact.impossibleDraw ? ", and a token of probability 0 was drawn" : "");
         const ChiSquare wrong = chiSquare(counts, mutated, kDraws);
-        EXPECT_FALSE(wrong.passes()) << "the mutated distribution was not rejected: chi-square " << wrong.statistic << ", critical "
-                                     << wrong.critical;
+        EXPECT_FALSE(wrong.passes()) << "the mutated distribution was not rejected: chi-square " << wrong.statistic
+                                     << ", critical " << wrong.critical;
     }
 
     std::vector<float> logits_;

@@ -24,20 +24,22 @@ TEST(Int8Weights, PerplexityOnHeldOutBrownTextWithinTwoPercentOfFp32) {
         perplexity[i] = engine.perplexity(engine.tokenizer().encode(text)).perplexity;
     }
     EXPECT_LE(perplexity[2], 1.02 * perplexity[0]);
-    std::cout << "[ measured ] brown-demo, held-out ca19: perplexity fp32 " << perplexity[0] << ", fp16 " << perplexity[1]
-              << ", int8 " << perplexity[2] << " (int8 / fp32 " << perplexity[2] / perplexity[0] << ")\n";
+    std::cout << "[ measured ] brown-demo, held-out ca19: perplexity fp32 " << perplexity[0] << ", fp16 "
+              << perplexity[1] << ", int8 " << perplexity[2] << " (int8 / fp32 " << perplexity[2] / perplexity[0]
+              << ")\n";
 }
 
 TEST(Int8Weights, TakeAtMost055OfTheGpuBytesOfFp16) {
     testing::ensureGlContext();
     const TextureLimits limits = queryCapabilities().limits;
-    for (const ModelConfig& config : {Engine(testing::demoModelDir(), ModelOptions{}).config(), officialConfig("124M")}) {
+    for (const ModelConfig& config :
+         {Engine(testing::demoModelDir(), ModelOptions{}).config(), officialConfig("124M")}) {
         // Row pairs and RGBA16F both store 2 bytes per fp16 value.
         const double fp16 = double(ModelWeights(config, TexelFormat::HalfPairs, limits).bytes());
         const double int8 = double(ModelWeights(config, TexelFormat::Int8Quads, limits).bytes());
         EXPECT_LE(int8, 0.55 * fp16) << config.embedDim << " wide";
-        std::cout << "[ measured ] n_embd " << config.embedDim << ", " << config.layers << " layers: weights int8 " << int8
-                  << " bytes, fp16 " << fp16 << " (" << int8 / fp16 << ")\n";
+        std::cout << "[ measured ] n_embd " << config.embedDim << ", " << config.layers << " layers: weights int8 "
+                  << int8 << " bytes, fp16 " << fp16 << " (" << int8 / fp16 << ")\n";
     }
 }
 
@@ -55,10 +57,11 @@ TEST(Int8Weights, GreedyAgreementWithFp32OnTheFixture) {
         while (same < a.size() && a[same] == b[same]) ++same;
         agreed += int(same);
         total += int(a.size());
-        std::cout << "[ measured ] fixture " << prompt.key << ": int8 greedy agrees with fp32 for " << same << " of " << a.size()
-                  << " tokens\n";
+        std::cout << "[ measured ] fixture " << prompt.key << ": int8 greedy agrees with fp32 for " << same << " of "
+                  << a.size() << " tokens\n";
     }
-    std::cout << "[ measured ] fixture: " << agreed << " of " << total << " greedy tokens before the first difference\n";
+    std::cout << "[ measured ] fixture: " << agreed << " of " << total
+              << " greedy tokens before the first difference\n";
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ TEST(KvCache, FillsTheWholeContextAndThenRefusesClearly) {
     }
     EXPECT_THROW(engine.prefill(std::vector<int>(std::size_t(context + 1), 1)), Error);
     EXPECT_THROW(engine.prefill({50257}), Error);  // outside the vocabulary
-    engine.prefill({1, 2, 3});                      // still usable after the errors
+    engine.prefill({1, 2, 3});                     // still usable after the errors
     EXPECT_EQ(engine.logits().size(), 50257u);
 }
 

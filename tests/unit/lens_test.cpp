@@ -39,10 +39,12 @@ std::vector<std::vector<double>> softmaxRows(const std::vector<float>& logits, i
 // Each lens cell against the reference distribution of its position: every probability the GPU
 // reports is the reference's probability of that id, the ids come in the reference's order except
 // at near-ties, and the top-1 is the reference's most likely id unless the two best are tied.
-void expectCellMatches(const Gpt2Model::LensCell& cell, const std::vector<double>& reference, const std::string& where) {
+void expectCellMatches(const Gpt2Model::LensCell& cell, const std::vector<double>& reference,
+                       const std::string& where) {
     std::vector<int> order(reference.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
-    std::partial_sort(order.begin(), order.begin() + 2, order.end(), [&](int a, int b) { return reference[std::size_t(a)] > reference[std::size_t(b)]; });
+    std::partial_sort(order.begin(), order.begin() + 2, order.end(),
+                      [&](int a, int b) { return reference[std::size_t(a)] > reference[std::size_t(b)]; });
     if (reference[std::size_t(order[0])] - reference[std::size_t(order[1])] > kTie) {
         EXPECT_EQ(cell.ids.front(), order[0]) << where;
     }
@@ -78,7 +80,9 @@ class LensTest : public ::testing::TestWithParam<LensCase> {
 protected:
     void SetUp() override { testing::ensureGlContext(); }
     std::string fixture() const { return GetParam().fixture; }
-    std::string modelDir() const { return fixture() == "gpt2-tiny" ? testing::tinyModelDir() : testing::demoModelDir(); }
+    std::string modelDir() const {
+        return fixture() == "gpt2-tiny" ? testing::tinyModelDir() : testing::demoModelDir();
+    }
     ModelOptions options() const {
         ModelOptions o{TexelFormat::Float32};
         o.rowsPerFragment = GetParam().rowsPerFragment;
@@ -98,11 +102,13 @@ TEST_P(LensTest, MatchesTheCpuReferenceWithFp32Weights) {
         const auto reference = reference::forward(checkpoint, prompt.ids);
         for (int l = 0; l < c.layers; ++l) {
             ASSERT_EQ(lens[std::size_t(l)].size(), std::size_t(T));
-            const auto probs = softmaxRows(reference::head(checkpoint, reference.blockOutputs[std::size_t(l)], T), T, c.vocabSize);
+            const auto probs =
+                softmaxRows(reference::head(checkpoint, reference.blockOutputs[std::size_t(l)], T), T, c.vocabSize);
             for (int t = 0; t < T; ++t) {
                 const auto& cell = lens[std::size_t(l)][std::size_t(t)];
                 ASSERT_EQ(cell.ids.size(), 5u);
-                expectCellMatches(cell, probs[std::size_t(t)], prompt.key + " layer " + std::to_string(l) + " position " + std::to_string(t));
+                expectCellMatches(cell, probs[std::size_t(t)],
+                                  prompt.key + " layer " + std::to_string(l) + " position " + std::to_string(t));
             }
         }
     }
@@ -127,7 +133,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, LensTest,
                                            LensCase{"brown-demo", 4, 7}),
                          lensCaseName);
 
-nlohmann::json huggingFaceHiddenStates() { return nlohmann::json::parse(readTextFile(testing::fixturePath("gpt2-tiny/hidden_states.json"))); }
+nlohmann::json huggingFaceHiddenStates() {
+    return nlohmann::json::parse(readTextFile(testing::fixturePath("gpt2-tiny/hidden_states.json")));
+}
 
 TEST(HiddenStates, MatchHuggingFaceAfterEveryBlock) {
     testing::ensureGlContext();
@@ -167,7 +175,8 @@ TEST(HiddenStates, LensAgreesWithHuggingFace) {
                 for (std::size_t r = 0; r < 5; ++r) {
                     EXPECT_NEAR(lens[l][t].probs[r], probs[r], kProbTolerance) << where;
                     // Ids may swap only where Hugging Face's own probabilities tie.
-                    const bool tied = (r > 0 && probs[r - 1] - probs[r] <= kTie) || (r < 4 && probs[r] - probs[r + 1] <= kTie);
+                    const bool tied =
+                        (r > 0 && probs[r - 1] - probs[r] <= kTie) || (r < 4 && probs[r] - probs[r + 1] <= kTie);
                     if (!tied) {
                         EXPECT_EQ(lens[l][t].ids[r], ids[r]) << where << " rank " << r;
                     }
@@ -210,8 +219,10 @@ TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
     testing::ensureGlContext();
     ModelOptions blocksOfKeys{TexelFormat::Float32};
     blocksOfKeys.attentionBlockKeys = 8;
-    const std::vector<std::pair<ModelOptions, bool>> cases = {
-        {ModelOptions{TexelFormat::Float32}, true}, {ModelOptions{TexelFormat::Float32}, false}, {blocksOfKeys, true}, {blocksOfKeys, false}};
+    const std::vector<std::pair<ModelOptions, bool>> cases = {{ModelOptions{TexelFormat::Float32}, true},
+                                                              {ModelOptions{TexelFormat::Float32}, false},
+                                                              {blocksOfKeys, true},
+                                                              {blocksOfKeys, false}};
     for (const auto& [modelOptions, greedy] : cases) {
         Engine engine(testing::tinyModelDir(), modelOptions);
         const auto& prompt = testing::tinyPrompts()[1];
@@ -230,7 +241,8 @@ TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
         while (auto token = generation.next()) {
             const int first = token->captured.empty() ? -1 : token->captured.front().position;
             EXPECT_EQ(first, captured.empty() ? 0 : int(sequence.size()) - 1);
-            EXPECT_EQ(token->captured.back().position, int(sequence.size()) - 1) << "the position that predicted the token";
+            EXPECT_EQ(token->captured.back().position, int(sequence.size()) - 1)
+                << "the position that predicted the token";
             for (auto& c : token->captured) captured.push_back(std::move(c));
             sequence.push_back(token->id);
         }
@@ -244,13 +256,15 @@ TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
             ASSERT_EQ(c.position, p);
             for (std::size_t l = 0; l < lens.size(); ++l) {
                 EXPECT_EQ(c.lens[l].ids, lens[l][std::size_t(p)].ids) << "position " << p << " layer " << l;
-                EXPECT_LE(testing::maxAbsDiff(c.lens[l].probs, lens[l][std::size_t(p)].probs), 1e-5f) << "position " << p;
+                EXPECT_LE(testing::maxAbsDiff(c.lens[l].probs, lens[l][std::size_t(p)].probs), 1e-5f)
+                    << "position " << p;
             }
             ASSERT_EQ(c.attention.size(), std::size_t(heads) * (p + 1));
             for (int h = 0; h < heads; ++h) {
                 const auto row = attention.begin() + (std::int64_t(h) * T + p) * T;
                 const std::vector<float> expected(row, row + p + 1);
-                const std::vector<float> got(c.attention.begin() + std::int64_t(h) * (p + 1), c.attention.begin() + std::int64_t(h + 1) * (p + 1));
+                const std::vector<float> got(c.attention.begin() + std::int64_t(h) * (p + 1),
+                                             c.attention.begin() + std::int64_t(h + 1) * (p + 1));
                 EXPECT_LE(testing::maxAbsDiff(got, expected), 1e-5f) << "position " << p << " head " << h;
             }
         }
@@ -315,7 +329,8 @@ TEST(LiveViews, OffByDefaultAndRefusedOutsideTheModel) {
         Generation generation(engine, {1, 2, 3}, options);
         ADD_FAILURE() << "attention of layer 2 of 2 captured";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("capture: attention layer 2 outside [0, 2)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("capture: attention layer 2 outside [0, 2)"), std::string::npos)
+            << e.what();
     }
 }
 

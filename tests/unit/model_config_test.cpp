@@ -8,7 +8,8 @@ namespace {
 
 TEST(ModelConfig, ReadsHuggingFaceFieldsWithDefaults) {
     const auto c = parseModelConfig(R"({"model_type":"gpt2","vocab_size":100,"n_positions":32,"n_embd":120,)"
-                                    R"("n_layer":3,"n_head":5,"n_inner":null,"activation_function":"gelu_new"})", "config.json");
+                                    R"("n_layer":3,"n_head":5,"n_inner":null,"activation_function":"gelu_new"})",
+                                    "config.json");
     EXPECT_EQ(c.vocabSize, 100);
     EXPECT_EQ(c.contextLength, 32);
     EXPECT_EQ(c.headDim(), 24);

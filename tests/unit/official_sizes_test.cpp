@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 void expectGenerates(const std::string& model) {
     Engine engine(model, ModelOptions{TexelFormat::Float16, 0});
-    EXPECT_EQ(Gpt2Model::plannedGpuBytes(engine.config(), ModelOptions{TexelFormat::Float16, 0}), engine.model().gpuBytes())
+    EXPECT_EQ(Gpt2Model::plannedGpuBytes(engine.config(), ModelOptions{TexelFormat::Float16, 0}),
+              engine.model().gpuBytes())
         << "what a page is told before loading is what the model takes";
     GenerateOptions options;
     options.maxNewTokens = 3;
@@ -65,7 +66,8 @@ TEST(OfficialSizes, PlannedGpuBytesOfEverySizeAndFormat) {
         for (auto [format, bytes] : {std::pair{TexelFormat::Float32, &fp32}, std::pair{TexelFormat::Float16, &fp16},
                                      std::pair{TexelFormat::Int8Quads, &int8}})
             *bytes = Gpt2Model::plannedGpuBytes(officialConfig(size), ModelOptions{format, 0});
-        std::cout << "[ measured ] " << size << " planned GPU bytes: fp32 " << fp32 << ", fp16 " << fp16 << ", int8 " << int8 << "\n";
+        std::cout << "[ measured ] " << size << " planned GPU bytes: fp32 " << fp32 << ", fp16 " << fp16 << ", int8 "
+                  << int8 << "\n";
         EXPECT_GT(fp32, fp16);
         EXPECT_GT(fp16, int8);
         EXPECT_LT(double(fp16), 0.6 * double(fp32)) << size;

@@ -59,11 +59,11 @@ public:
     const Dims d;
     ProgramCache programs;
 
-    Texture& texture(int rows, int cols, const std::vector<float>& values = {}, TexelFormat format = TexelFormat::Float32,
-                     int interleave = 1) {
+    Texture& texture(int rows, int cols, const std::vector<float>& values = {},
+                     TexelFormat format = TexelFormat::Float32, int interleave = 1) {
         const int stored = (rows + rowsPerTexel(format) - 1) / rowsPerTexel(format);
-        textures_.push_back(
-            std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op case", 0, interleave), format, "op case"));
+        textures_.push_back(std::make_unique<Texture>(
+            TensorLayout::make(stored, cols, limits_, "op case", 0, interleave), format, "op case"));
         if (!values.empty()) textures_.back()->uploadRows(0, rows, values.data());
         return *textures_.back();
     }
@@ -83,12 +83,14 @@ public:
         return {&texture(d.Kp(), n, padded, format)};
     }
     // `values` (rows x cols, both multiples of 4) quantized to int8; `held` gets q * scale.
-    WeightMatrix int8Weight(const std::vector<float>& values, int rows, int cols, bool channelsAreRows, std::vector<float>& held) {
+    WeightMatrix int8Weight(const std::vector<float>& values, int rows, int cols, bool channelsAreRows,
+                            std::vector<float>& held) {
         const Int8Matrix q = quantizeInt8(values, rows, cols, channelsAreRows);
         held.resize(values.size());
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c)
-                held[std::size_t(r) * cols + c] = float(q.values[std::size_t(r) * cols + c]) * q.scales[std::size_t(channelsAreRows ? r : c)];
+                held[std::size_t(r) * cols + c] =
+                    float(q.values[std::size_t(r) * cols + c]) * q.scales[std::size_t(channelsAreRows ? r : c)];
         Texture& t = texture(rows, cols, {}, TexelFormat::Int8Quads);
         t.uploadInt8(q.values.data());
         return {&t, &texture(1, int(q.scales.size()), q.scales)};
@@ -118,7 +120,8 @@ Prepared embedding(OpContext& o) {
     for (int p = d.pos0; p < P; ++p)
         for (int c = 0; c < d.C; ++c)
             expected.push_back(wte[std::size_t(ids[std::size_t(p)]) * d.C + c] + wpe[std::size_t(p) * d.C + c]);
-    auto pass = std::make_shared<Pass>(embeddingPass(o.programs, out, idTexture, o.texture(d.vocab, d.C, wte), o.texture(P, d.C, wpe)));
+    auto pass = std::make_shared<Pass>(
+        embeddingPass(o.programs, out, idTexture, o.texture(d.vocab, d.C, wte), o.texture(P, d.C, wpe)));
     return {[=, &d] { pass->run(d.pos0, P); }, [&] { return out.readRows(d.pos0, d.T); }, expected};
 }
 
@@ -128,8 +131,9 @@ Prepared layerNorm(OpContext& o, int split) {
     const auto x = o.random(std::size_t(d.T) * d.C, 2.0f, 0.5f);
     const auto gamma = o.random(std::size_t(d.C), 0.1f, 1.0f), beta = o.random(std::size_t(d.C), 0.1f);
     Texture& out = o.texture(d.T, d.C);
-    auto op = std::make_shared<LayerNormOp>(o.programs, out, o.texture(d.T, d.C, x), o.texture(1, d.C, gamma),
-                                            o.texture(1, d.C, beta), d.C, kEps, split ? &o.texture(d.T, 4) : nullptr, split);
+    auto op =
+        std::make_shared<LayerNormOp>(o.programs, out, o.texture(d.T, d.C, x), o.texture(1, d.C, gamma),
+                                      o.texture(1, d.C, beta), d.C, kEps, split ? &o.texture(d.T, 4) : nullptr, split);
     return {[=, &d] { op->run(0, d.T, 0); }, [&] { return out.readRows(0, d.T); },
             reference::layerNorm(x, d.T, d.C, gamma, beta, kEps)};
 }
@@ -159,7 +163,8 @@ Prepared matmul(OpContext& o, int n, TexelFormat format, Epilogue activation, bo
         for (int p = 0; p < parts; ++p) {
             const auto part = outputs[std::size_t(p)]->readRows(0, d.T);
             for (int r = 0; r < d.T; ++r)
-                std::copy_n(part.begin() + std::int64_t(r) * (n / parts), n / parts, got.begin() + std::int64_t(r) * n + p * (n / parts));
+                std::copy_n(part.begin() + std::int64_t(r) * (n / parts), n / parts,
+                            got.begin() + std::int64_t(r) * n + p * (n / parts));
         }
         return got;
     };
@@ -232,7 +237,8 @@ std::vector<float> padHeads(const std::vector<float>& x, int rows, const Dims& d
     for (int r = 0; r < rows; ++r)
         for (int h = 0; h < d.heads; ++h)
             for (int i = 0; i < D; ++i) {
-                const std::size_t plain = std::size_t(r) * d.C + h * D + i, padded = (std::size_t(r) * d.heads + h) * Dp + i;
+                const std::size_t plain = std::size_t(r) * d.C + h * D + i,
+                                  padded = (std::size_t(r) * d.heads + h) * Dp + i;
                 out[pad ? padded : plain] = x[pad ? plain : padded];
             }
     return out;
@@ -250,7 +256,8 @@ Prepared attention(OpContext& o, AttentionCase kind) {
     const int keys = pos0 + T, D = d.C / d.heads, Dp = (D + 3) / 4 * 4;
     const AttentionShape shape{d.heads, Dp / 4};
     const float scale = 1.0f / std::sqrt(float(D));
-    const auto q = o.random(std::size_t(T) * d.C), k = o.random(std::size_t(keys) * d.C), v = o.random(std::size_t(keys) * d.C);
+    const auto q = o.random(std::size_t(T) * d.C), k = o.random(std::size_t(keys) * d.C),
+               v = o.random(std::size_t(keys) * d.C);
     std::vector<float> qAbsolute(std::size_t(pos0) * d.heads * Dp, 0.0f);  // queries sit at their positions
     const auto qPadded = padHeads(q, T, d);
     qAbsolute.insert(qAbsolute.end(), qPadded.begin(), qPadded.end());
@@ -268,7 +275,8 @@ Prepared attention(OpContext& o, AttentionCase kind) {
         blocks.stats = &o.texture(rows, Dp);
     }
     auto op = std::make_shared<AttentionOp>(o.programs, out, o.texture(keys, d.heads * Dp, qAbsolute),
-                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale, scratch);
+                                            o.texture(keys, d.heads * Dp, padHeads(k, keys, d)), vCache, shape, scale,
+                                            scratch);
     auto probsOp = std::make_shared<AttentionProbsOp>(o.programs, probs, scratch, shape);
     std::vector<float> expectedProbs;
     const auto expected = reference::attention(q, k, v, T, pos0, d.C, d.heads, scale, &expectedProbs);
@@ -295,7 +303,8 @@ std::vector<float> logitRows(const Dims& d, int rows) {
     std::vector<float> logits(std::size_t(rows) * std::size_t(vocabRows), 100.0f);
     for (int r = 0; r < rows; ++r)
         for (int i = 0; i < d.vocab; ++i)
-            logits[std::size_t(r) * vocabRows + std::size_t(i)] = float((i * 7919 + r * 104729) % d.vocab) * 0.01f - 3.0f;
+            logits[std::size_t(r) * vocabRows + std::size_t(i)] =
+                float((i * 7919 + r * 104729) % d.vocab) * 0.01f - 3.0f;
     return logits;
 }
 
@@ -304,28 +313,33 @@ std::vector<float> logitRows(const Dims& d, int rows) {
 // warp (penalty != 1), every third token is seen: key = penalised logit / T. The first level
 // writes `ranks` ranks per fragment. `clustered`: the k best are tokens 0 .. k - 1, in one block (whose
 // later ranks then need a scan of their own).
-Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty, int ranks = 8, bool clustered = false) {
+Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty, int ranks = 8,
+              bool clustered = false) {
     const Dims& d = o.d;
     const int vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
     std::vector<float> logits = logitRows(d, rows);
     if (clustered)
         for (int r = 0; r < rows; ++r)
-            for (int i = 0; i < k; ++i) logits[std::size_t(r) * vocabRows + std::size_t(i)] = 10.0f - 0.01f * float(i * 7 % k);
+            for (int i = 0; i < k; ++i)
+                logits[std::size_t(r) * vocabRows + std::size_t(i)] = 10.0f - 0.01f * float(i * 7 % k);
     std::vector<float> seen(std::size_t(vocabRows), 0.0f);
     for (int i = 0; i < d.vocab; i += 3) seen[std::size_t(i)] = 1.0f;
     std::vector<float> expected(std::size_t(kMaxTopk) * std::size_t(columns) * 4, 7.0f);
-    Texture &logitTexture = o.texture(rows, vocabRows, logits), &candidates = o.texture(kMaxTopk, 4 * columns, expected),
+    Texture &logitTexture = o.texture(rows, vocabRows, logits),
+            &candidates = o.texture(kMaxTopk, 4 * columns, expected),
             &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
             &heads = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
             &seenTexture = o.texture(1, vocabRows, seen);
-    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, d.vocab, ranks);
+    auto op =
+        std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, d.vocab, ranks);
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         std::vector<float> keys(std::size_t(d.vocab));
         double sum = 0;
         for (int i = 0; i < d.vocab; ++i) {
             const float l = logits[std::size_t(r) * vocabRows + std::size_t(i)];
-            keys[std::size_t(i)] = (seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l) / temperature;
+            keys[std::size_t(i)] =
+                (seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l) / temperature;
             sum += std::exp(double(keys[std::size_t(i)]));
         }
         const std::vector<int> best = testing::topK(keys, k);
@@ -372,7 +386,8 @@ Prepared seenTokens(OpContext& o, int from) {
     std::vector<float> expected(std::size_t(vocabRows), 0.0f);
     if (from > 0) expected = before;
     for (int p = from; p < to; ++p) expected[std::size_t(ids[std::size_t(p)])] = 1.0f;
-    Texture &idTexture = o.texture(to, 1, ids), &out = o.texture(1, vocabRows), &beforeTexture = o.texture(1, vocabRows, before);
+    Texture &idTexture = o.texture(to, 1, ids), &out = o.texture(1, vocabRows),
+            &beforeTexture = o.texture(1, vocabRows, before);
     auto pass = std::make_shared<Pass>(o.programs, "seen_tokens.frag", "", std::vector<Texture*>{&out},
                                        PassInputs{{"u_ids", &idTexture}, {"u_before", &beforeTexture}});
     pass->set("u_from", from).set("u_to", to);
@@ -400,15 +415,22 @@ const std::vector<OpCase> kOpCases = {
     {"matmul_fc_gelu_fp32", [](OpContext& o) { return matmul(o, 4 * o.d.C, kFp32, Epilogue::GeluTanh, false, 0); }},
     {"matmul_fc_gelu_fp16", [](OpContext& o) { return matmul(o, 4 * o.d.C, kFp16, Epilogue::GeluTanh, false, 0); }},
     {"matmul_proj_residual_pairs", [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, 0); }},
-    {"matmul_proj_residual_pairs_split", [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, kSplit); }},
-    {"matmul_qkv_pairs_split", [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kPairs, Epilogue::None, false, kSplit, 3); }},
+    {"matmul_proj_residual_pairs_split",
+     [](OpContext& o) { return matmul(o, o.d.Kp(), kPairs, Epilogue::None, true, kSplit); }},
+    {"matmul_qkv_pairs_split",
+     [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kPairs, Epilogue::None, false, kSplit, 3); }},
     {"matmul_row_layer_norm", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kPairs); }},
-    {"matmul_row_gelu_input", [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh, kPairs); }},
-    {"matmul_row_lm_head", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kPairs); }},
+    {"matmul_row_gelu_input",
+     [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh, kPairs); }},
+    {"matmul_row_lm_head",
+     [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kPairs); }},
     {"matmul_fc_gelu_int8", [](OpContext& o) { return matmul(o, 4 * o.d.C, kInt8, Epilogue::GeluTanh, false, 0); }},
-    {"matmul_qkv_int8_split", [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kInt8, Epilogue::None, false, kSplit, 3); }},
-    {"matmul_row_layer_norm_int8", [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kInt8); }},
-    {"matmul_row_lm_head_int8", [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kInt8); }},
+    {"matmul_qkv_int8_split",
+     [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kInt8, Epilogue::None, false, kSplit, 3); }},
+    {"matmul_row_layer_norm_int8",
+     [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kInt8); }},
+    {"matmul_row_lm_head_int8",
+     [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kInt8); }},
     {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},
     {"attention_probs", [](OpContext& o) { return attention(o, AttentionCase::Probabilities); }},
     {"attention_key_blocks", [](OpContext& o) { return attention(o, AttentionCase::KeyBlocks); }},
@@ -434,8 +456,8 @@ void printTiming(const std::string& name, const Prepared& p) {
     for (int i = 0; i < g_flags.runs; ++i) p.run();
     glFinish();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::printf("{\"op_case\":\"%s\",\"dims\":\"%s\",\"runs\":%d,\"ms_per_run\":%.6f,\"renderer\":\"%s\"}\n", name.c_str(),
-                g_flags.dims.name, g_flags.runs, ms / g_flags.runs, queryCapabilities().renderer.c_str());
+    std::printf("{\"op_case\":\"%s\",\"dims\":\"%s\",\"runs\":%d,\"ms_per_run\":%.6f,\"renderer\":\"%s\"}\n",
+                name.c_str(), g_flags.dims.name, g_flags.runs, ms / g_flags.runs, queryCapabilities().renderer.c_str());
 }
 
 void PrintTo(const OpCase& c, std::ostream* out) { *out << c.name; }
@@ -453,7 +475,8 @@ TEST_P(OpCases, MatchesTheCpuReference) {
     if (g_flags.time) printTiming(GetParam().name, p);
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, OpCases, ::testing::ValuesIn(kOpCases), [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, OpCases, ::testing::ValuesIn(kOpCases),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace gpt2
@@ -474,7 +497,8 @@ int main(int argc, char** argv) {
             }
             gpt2::g_flags.dims = dims == "124M" ? gpt2::kGpt2Dims : gpt2::kTestDims;
         } else {
-            std::fprintf(stderr, "unknown argument %s (op_cases takes --time, --runs N, --dims test|124M and gtest's flags)\n",
+            std::fprintf(stderr,
+                         "unknown argument %s (op_cases takes --time, --runs N, --dims test|124M and gtest's flags)\n",
                          arg.c_str());
             return 2;
         }

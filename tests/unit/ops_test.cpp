@@ -23,8 +23,8 @@ namespace {
 constexpr float kTolerance = 1e-4f;
 
 struct OpShape {
-    int T;        // rows being computed
-    int C;        // width
+    int T;  // rows being computed
+    int C;  // width
     int heads;
     int maxTextureSize;
     int lineWidth = 0;  // > 0: every texture caps its lines at this many texels, as activations do
@@ -45,8 +45,8 @@ protected:
     std::unique_ptr<Texture> texture(int rows, int cols, const std::vector<float>& values = {},
                                      TexelFormat format = TexelFormat::Float32, int interleave = 1) {
         const int stored = format == TexelFormat::HalfPairs ? (rows + 1) / 2 : rows;
-        auto t = std::make_unique<Texture>(TensorLayout::make(stored, cols, limits_, "op test", GetParam().lineWidth, interleave),
-                                           format, "op test");
+        auto t = std::make_unique<Texture>(
+            TensorLayout::make(stored, cols, limits_, "op test", GetParam().lineWidth, interleave), format, "op test");
         if (!values.empty()) t->uploadRows(0, rows, values.data());
         return t;
     }
@@ -93,15 +93,16 @@ protected:
         const int T = GetParam().T, C = GetParam().C;
         const auto gamma = random(std::size_t(C), 0.1f, 1.0f), beta = random(std::size_t(C), 0.1f);
         auto x = texture(T + first, C, xv), g = texture(1, C, gamma), b = texture(1, C, beta);
-        const auto expected = reference::layerNorm(std::vector<float>(xv.begin() + std::int64_t(first) * C, xv.end()), T, C,
-                                                   gamma, beta, 1e-5f);
+        const auto expected = reference::layerNorm(std::vector<float>(xv.begin() + std::int64_t(first) * C, xv.end()),
+                                                   T, C, gamma, beta, 1e-5f);
         for (int split : layerNormSplits(T)) {
             auto out = texture(T, C), moments = texture(T + first, 4);
             LayerNormOp(programs_, *out, *x, *g, *b, C, 1e-5f, moments.get(), split).run(0, T, first);
             EXPECT_LT(testing::maxAbsDiff(out->readRows(0, T), expected), tolerance) << "moments split " << split;
         }
     }
-    static constexpr TexelFormat kWeightFormats[] = {TexelFormat::Float32, TexelFormat::Float16, TexelFormat::HalfPairs};
+    static constexpr TexelFormat kWeightFormats[] = {TexelFormat::Float32, TexelFormat::Float16,
+                                                     TexelFormat::HalfPairs};
 
     ProgramCache programs_;
     TextureLimits limits_;
@@ -148,8 +149,9 @@ TEST_P(OpsTest, MatmulAfterLayerNormWithBiasAndEachActivation) {
     LayerNormOp(programs_, *normed, *x, *g, *b, C, 1e-5f).run(0, T, 0);
     const auto product = reference::matmul(reference::layerNorm(xv, T, C, gamma, beta, 1e-5f), wv, bias, T, C, N);
 
-    for (auto [epilogue, activation] : {std::pair{Epilogue::GeluTanh, Activation::GeluTanh},
-                                        std::pair{Epilogue::GeluErf, Activation::GeluErf}, std::pair{Epilogue::Relu, Activation::Relu}}) {
+    for (auto [epilogue, activation] :
+         {std::pair{Epilogue::GeluTanh, Activation::GeluTanh}, std::pair{Epilogue::GeluErf, Activation::GeluErf},
+          std::pair{Epilogue::Relu, Activation::Relu}}) {
         auto out = texture(T, N);
         MatmulSpec spec{normed.get(), w.get(), bt.get()};
         spec.activation = epilogue;
@@ -185,12 +187,15 @@ TEST_P(OpsTest, MatmulWithResidualOnARowRange) {
             matmulPass(programs_, {out.get()}, spec).run(first, first + T);
 
             const auto got = out->readRows(0, rows);
-            EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C), expected),
+            EXPECT_LT(testing::maxAbsDiff(std::vector<float>(got.begin() + first * C, got.begin() + (first + T) * C),
+                                          expected),
                       kTolerance)
                 << "split " << split << " weights " << int(format);
             // Split-K clears its rows before blending: the rows around them must survive that too.
-            for (int i = 0; i < first * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
-            for (int i = (first + T) * C; i < rows * C; ++i) ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+            for (int i = 0; i < first * C; ++i)
+                ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
+            for (int i = (first + T) * C; i < rows * C; ++i)
+                ASSERT_EQ(got[std::size_t(i)], 7.0f) << "rows outside the range must be untouched";
         }
     }
 }
@@ -277,9 +282,11 @@ TEST_P(OpsTest, FusedQkvWritesThreeTargets) {
     for (int p = 0; p < 3; ++p)
         for (int c = 0; c < C; ++c) {
             bPadded[std::size_t(p * Pw + c)] = bias[std::size_t(p * C + c)];
-            for (int k = 0; k < C; ++k) wPadded[std::size_t(k) * 3 * Pw + p * Pw + c] = wv[std::size_t(k) * hf + p * C + c];
+            for (int k = 0; k < C; ++k)
+                wPadded[std::size_t(k) * 3 * Pw + p * Pw + c] = wv[std::size_t(k) * hf + p * C + c];
         }
-    auto x = texture(T, C, xv), w = weights(Kp, 3 * Pw, wPadded, TexelFormat::HalfPairs), b = texture(1, 3 * Pw, bPadded);
+    auto x = texture(T, C, xv), w = weights(Kp, 3 * Pw, wPadded, TexelFormat::HalfPairs),
+         b = texture(1, 3 * Pw, bPadded);
     auto q = texture(T, Pw), k = texture(T, Pw), v = texture(T, Pw);
     const auto expected = reference::matmul(xv, wv, bias, T, C, hf);
     for (int split : splits(*q, 2)) {
@@ -341,10 +348,12 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
             matmulPass(programs_, {out.get()}, proj).run(row, row + 1);
             auto expected = reference::matmul(xRow, held, bias, 1, C, C);
             for (int c = 0; c < C; ++c) expected[std::size_t(c)] += residual[std::size_t(row * C + c)];
-            EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), expected), kTolerance) << "split " << split << " weights " << int(format);
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), expected), kTolerance)
+                << "split " << split << " weights " << int(format);
             EXPECT_THROW(matmulPass(programs_, {out.get()}, proj).run(row - 1, row + 1), Error) << "two rows at once";
             proj.splitTexels = 0;
-            EXPECT_THROW(matmulPass(programs_, {out.get()}, proj), Error) << "input from the vertex shader without split-K";
+            EXPECT_THROW(matmulPass(programs_, {out.get()}, proj), Error)
+                << "input from the vertex shader without split-K";
 
             MatmulSpec mlpProj{x.get(), w.get()};
             mlpProj.inputActivation = Epilogue::GeluTanh;
@@ -353,7 +362,8 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
             matmulPass(programs_, {out.get()}, mlpProj).run(row, row + 1);
             auto activated = xRow;
             for (float& v : activated) v = reference::activation(v, Activation::GeluTanh);
-            EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), reference::matmul(activated, held, {}, 1, C, C)), kTolerance)
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*out, row), reference::matmul(activated, held, {}, 1, C, C)),
+                      kTolerance)
                 << "GELU of the input, split " << split << " weights " << int(format);
         }
 
@@ -373,7 +383,8 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
         const auto expected = reference::matmul(normedRow, held, qkvBias, 1, C, 3 * Kp);
         Texture* parts[] = {q.get(), k.get(), v.get()};
         for (int p = 0; p < 3; ++p)
-            EXPECT_LT(testing::maxAbsDiff(rowOf(*parts[p], row), std::vector<float>(expected.begin() + p * Kp, expected.begin() + (p + 1) * Kp)),
+            EXPECT_LT(testing::maxAbsDiff(rowOf(*parts[p], row), std::vector<float>(expected.begin() + p * Kp,
+                                                                                    expected.begin() + (p + 1) * Kp)),
                       kTolerance)
                 << "LayerNorm folded into Q/K/V, part " << p << ", split " << split;
         // The same with the moments summed by the vertex shader over the whole row.
@@ -382,9 +393,12 @@ TEST_P(OpsTest, OneRowMatmulsTakeTheirInputFromTheVertexShader) {
         matmulPass(programs_, {q2.get(), k2.get(), v2.get()}, qkv).run(row, row + 1);
         Texture* summedParts[] = {q2.get(), k2.get(), v2.get()};
         for (int p = 0; p < 3; ++p)
-            EXPECT_LT(testing::maxAbsDiff(rowOf(*summedParts[p], row), std::vector<float>(expected.begin() + p * Kp, expected.begin() + (p + 1) * Kp)),
-                      kTolerance)
-                << "LayerNorm folded into Q/K/V, its moments summed in the vertex shader, part " << p << ", split " << split;
+            EXPECT_LT(
+                testing::maxAbsDiff(rowOf(*summedParts[p], row),
+                                    std::vector<float>(expected.begin() + p * Kp, expected.begin() + (p + 1) * Kp)),
+                kTolerance)
+                << "LayerNorm folded into Q/K/V, its moments summed in the vertex shader, part " << p << ", split "
+                << split;
         MatmulSpec perFragment = qkv;
         perFragment.inputFromVertex = false;
         EXPECT_THROW(matmulPass(programs_, {q.get(), k.get(), v.get()}, perFragment), Error)
@@ -452,13 +466,16 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
             const std::string where = "rows " + std::to_string(rows) + (ownRowMax ? " with" : " without") +
                                       " a row-max pass, pos0 " + std::to_string(pos0);
             const int keys = pos0 + T, stride = attentionStride(T, rows), groupsEnd = (keys + rows - 1) / rows * rows;
-            const auto qv = random(std::size_t(T) * C), kv = random(std::size_t(keys) * C), vv = random(std::size_t(keys) * C);
+            const auto qv = random(std::size_t(T) * C), kv = random(std::size_t(keys) * C),
+                       vv = random(std::size_t(keys) * C);
             // Queries sit at their absolute positions, as in the model.
             std::vector<float> qAbs(std::size_t(keys) * padded, 0.0f);
             const auto qPadded = padHeads(qv, T);
             std::copy(qPadded.begin(), qPadded.end(), qAbs.begin() + std::int64_t(pos0) * padded);
-            auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)), v = texture(keys, padded, padHeads(vv, keys));
-            auto scores = texture(heads * stride, keys, {}, TexelFormat::Float32, rows), rowMax = texture(heads * stride, 1);
+            auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)),
+                 v = texture(keys, padded, padHeads(vv, keys));
+            auto scores = texture(heads * stride, keys, {}, TexelFormat::Float32, rows),
+                 rowMax = texture(heads * stride, 1);
             auto out = texture(groupsEnd, padded, {}, TexelFormat::Float32, rows);
             auto scorePass = attentionScoresPass(programs_, *scores, *q, *k, shape, scale, rows);
             setAttentionRun(scorePass, pos0, T, stride);
@@ -468,7 +485,8 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
                 setAttentionRun(maxPass, pos0, T, stride);
                 maxPass.run(0, heads * stride);
             }
-            auto apply = attentionApplyPass(programs_, *out, *scores, *v, shape, rows, ownRowMax ? rowMax.get() : nullptr);
+            auto apply =
+                attentionApplyPass(programs_, *out, *scores, *v, shape, rows, ownRowMax ? rowMax.get() : nullptr);
             setAttentionRun(apply, pos0, T, stride);
             apply.run(pos0 / rows * rows, groupsEnd);
 
@@ -484,7 +502,8 @@ TEST_P(OpsTest, AttentionPrefillAndDecodeMatchReference) {
             for (int h = 0; h < heads; ++h)
                 for (int t = 0; t < T; ++t)
                     for (int s = 0; s < keys; ++s)
-                        ASSERT_NEAR(got[(std::size_t(t) * heads + h) * keys + s], probs[(std::size_t(h) * T + t) * keys + s], 1e-6)
+                        ASSERT_NEAR(got[(std::size_t(t) * heads + h) * keys + s],
+                                    probs[(std::size_t(h) * T + t) * keys + s], 1e-6)
                             << where << ": head " << h << " query " << t << " key " << s;
         }
     }
@@ -510,9 +529,11 @@ TEST_P(OpsTest, AttentionScoresReadQueriesAsFp16RowPairs) {
             std::vector<float> qAbs(std::size_t(keys) * padded, 0.0f);
             const auto qPadded = padHeads(qv, T);
             std::copy(qPadded.begin(), qPadded.end(), qAbs.begin() + std::int64_t(pos0) * padded);
-            auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)), v = texture(keys, padded, padHeads(vv, keys));
+            auto q = texture(keys, padded, qAbs), k = texture(keys, padded, padHeads(kv, keys)),
+                 v = texture(keys, padded, padHeads(vv, keys));
             auto pairs = texture(T, padded, {}, TexelFormat::HalfPairs);
-            auto scores = texture(heads * stride, keys, {}, TexelFormat::Float32, rows), rowMax = texture(heads * stride, 1);
+            auto scores = texture(heads * stride, keys, {}, TexelFormat::Float32, rows),
+                 rowMax = texture(heads * stride, 1);
             auto out = texture(groupsEnd, padded, {}, TexelFormat::Float32, rows);
             runQueriesPass(programs_, *pairs, *q).set("u_in_row_offset", pos0).run(0, T);
             auto scorePass = attentionScoresPass(programs_, *scores, *pairs, *k, shape, scale, rows);
@@ -541,7 +562,8 @@ TEST_P(OpsTest, ReadRowStartsReadsTheFirstTexelsOfEachRow) {
     const int rows = T + 3, texelsPerRow = (C + 3) / 4;
     const auto values = random(std::size_t(rows) * C);
     auto t = texture(rows, C, values);
-    for (const auto& [row0, count, texels] : {std::tuple{0, rows, texelsPerRow}, {1, T, 1}, {2, T, (texelsPerRow + 1) / 2}, {3, 0, 1}}) {
+    for (const auto& [row0, count, texels] :
+         {std::tuple{0, rows, texelsPerRow}, {1, T, 1}, {2, T, (texelsPerRow + 1) / 2}, {3, 0, 1}}) {
         const auto got = t->readRowStarts(row0, count, texels);
         ASSERT_EQ(got.size(), std::size_t(count) * texels * 4);
         for (int r = 0; r < count; ++r)
@@ -559,7 +581,8 @@ TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
     const auto wte = random(std::size_t(V) * C), wpe = random(std::size_t(P) * C);
     std::vector<float> ids(std::size_t(P), 0.0f);
     for (int i = 0; i < P; ++i) ids[std::size_t(i)] = float((i * 37 + 11) % V);
-    auto idTexture = texture(P, 1, ids), wteTexture = texture(V, C, wte), wpeTexture = texture(P, C, wpe), out = texture(P, C);
+    auto idTexture = texture(P, 1, ids), wteTexture = texture(V, C, wte), wpeTexture = texture(P, C, wpe),
+         out = texture(P, C);
     embeddingPass(programs_, *out, *idTexture, *wteTexture, *wpeTexture).run(3, 3 + T);
     const auto got = out->readRows(3, T);
     for (int t = 0; t < T; ++t)
@@ -611,10 +634,12 @@ TEST_P(OpsTest, LayerNormAndActivationPassesWriteFp16RowPairs) {
         embeddingPass(programs_, *copy, *idTexture, pairs, *zeros).run(0, T);
         return copy->readRows(0, T);
     };
-    const auto expectHalves = [&](const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+    const auto expectHalves = [&](const std::vector<float>& got, const std::vector<float>& want,
+                                  const std::string& what) {
         ASSERT_EQ(got.size(), want.size());
         for (std::size_t i = 0; i < got.size(); ++i)
-            ASSERT_LE(std::fabs(got[i] - want[i]), kTolerance + std::fabs(want[i]) * 0x1p-11f) << what << " value " << i;
+            ASSERT_LE(std::fabs(got[i] - want[i]), kTolerance + std::fabs(want[i]) * 0x1p-11f)
+                << what << " value " << i;
     };
     const auto normed = reference::layerNorm(rows, T, C, gamma, beta, 1e-5f);
     for (int split : layerNormSplits(T)) {
@@ -663,17 +688,18 @@ TEST_P(OpsTest, MatmulsReadFp16RowPairInputs) {
     MatmulSpec spec{x.get(), w.get()};
     spec.rowsPerFragment = 4;
     matmulPass(programs_, {out.get()}, spec).run(0, tiled);
-    EXPECT_LT(testing::maxAbsDiff(out->readRows(0, tiled), std::vector<float>(expected.begin(), expected.begin() + std::int64_t(tiled) * N)),
+    EXPECT_LT(testing::maxAbsDiff(out->readRows(0, tiled),
+                                  std::vector<float>(expected.begin(), expected.begin() + std::int64_t(tiled) * N)),
               kTolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest,
-                         ::testing::Values(OpShape{1, 120, 5, 16384},  // decode row, head dim 24
-                                           OpShape{7, 120, 5, 16384},  // prefill rows
-                                           OpShape{9, 30, 5, 16},      // head dim 6 (not whole texels), folded
-                                           OpShape{13, 72, 4, 32},     // head dim 18, folded
-                                           OpShape{1, 40, 2, 16},      // decode, folded
-                                           OpShape{33, 256, 4, 64},    // head dim 64, many rows, folded
+                         ::testing::Values(OpShape{1, 120, 5, 16384},     // decode row, head dim 24
+                                           OpShape{7, 120, 5, 16384},     // prefill rows
+                                           OpShape{9, 30, 5, 16},         // head dim 6 (not whole texels), folded
+                                           OpShape{13, 72, 4, 32},        // head dim 18, folded
+                                           OpShape{1, 40, 2, 16},         // decode, folded
+                                           OpShape{33, 256, 4, 64},       // head dim 64, many rows, folded
                                            OpShape{1, 120, 5, 16384, 8},  // decode row over 4 lines of 8 texels
                                            OpShape{6, 72, 4, 16384, 4}),  // rows split over lines of 4 texels
                          [](const auto& info) {

@@ -47,7 +47,8 @@ protected:
                               const char* from = "tiny32.gpt2") {
         auto bytes = readFile(path(from));
         edit(bytes);
-        std::ofstream(path(name), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        std::ofstream(path(name), std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
         return path(name);
     }
     // A packed file loaded into `format` textures gives the logits of the folder loaded so, bit for
@@ -112,7 +113,8 @@ TEST_F(PackedModelTest, Fp16PackedMatchesTheFolderWithFp16WeightsAndHuggingFace)
     const auto logits = expectPackedEqualsFolder(path("tiny16.gpt2"), TexelFormat::Float16);
     for (std::size_t i = 0; i < logits.size(); ++i) {
         // The fp16 tolerance of fixture_logits_test.cpp (weight rounding only).
-        EXPECT_LE(testing::maxAbsDiff(logits[i], testing::tinyPrompts()[i].lastLogits), 0.01f) << testing::tinyPrompts()[i].key;
+        EXPECT_LE(testing::maxAbsDiff(logits[i], testing::tinyPrompts()[i].lastLogits), 0.01f)
+            << testing::tinyPrompts()[i].key;
     }
 }
 
@@ -144,7 +146,8 @@ TEST_F(PackedModelTest, CarriesTheTokenizerAndConfig) {
     EXPECT_EQ(summary.config.embedDim, 32);
     Engine packed(path("tiny16.gpt2"), ModelOptions{TexelFormat::Float32});
     EXPECT_EQ(packed.tokenizer().encode("Hello, my name is"), testing::tinyPrompts().front().ids);
-    EXPECT_LT(summary.payloadBytes, verifyPacked(path("tiny32.gpt2")).payloadBytes * 11 / 20) << "fp16 halves the weights";
+    EXPECT_LT(summary.payloadBytes, verifyPacked(path("tiny32.gpt2")).payloadBytes * 11 / 20)
+        << "fp16 halves the weights";
 }
 
 TEST_F(PackedModelTest, RejectsATruncatedFile) {
@@ -166,7 +169,8 @@ TEST_F(PackedModelTest, FilesCarryTheLowestVersionThatHoldsThem) {
     EXPECT_EQ(SafetensorsFile(path("tiny32.gpt2")).header().metadata.at("format_version"), "1");
     EXPECT_EQ(SafetensorsFile(path("tiny16.gpt2")).header().metadata.at("format_version"), "1");
     EXPECT_EQ(SafetensorsFile(path("tiny8.gpt2")).header().metadata.at("format_version"), "2");
-    const std::string file = broken("int8-version1.gpt2", [](auto& b) { setVersion(b, '2', '1'); }, "tiny8.gpt2");
+    const std::string file = broken(
+        "int8-version1.gpt2", [](auto& b) { setVersion(b, '2', '1'); }, "tiny8.gpt2");
     expectRejected(file, "is I8, which packed format version 1 does not allow");
 }
 
@@ -184,8 +188,8 @@ TEST_F(PackedModelTest, Int8PackedEqualsTheCheckpointQuantizedAtLoad) {
 TEST_F(PackedModelTest, Int8PayloadIsAtMost06TimesTheFp16One) {
     const PackSummary int8 = verifyPacked(path("tiny8.gpt2")), fp16 = verifyPacked(path("tiny16.gpt2"));
     EXPECT_LE(double(int8.payloadBytes), 0.6 * double(fp16.payloadBytes));
-    std::cout << "[ measured ] fixture packed payload: int8 " << int8.payloadBytes << " bytes, fp16 " << fp16.payloadBytes << " ("
-              << double(int8.payloadBytes) / double(fp16.payloadBytes) << ")\n";
+    std::cout << "[ measured ] fixture packed payload: int8 " << int8.payloadBytes << " bytes, fp16 "
+              << fp16.payloadBytes << " (" << double(int8.payloadBytes) / double(fp16.payloadBytes) << ")\n";
     EXPECT_EQ(int8.tensors, fp16.tensors + 2 * 4 + 1) << "a scales tensor per int8 matrix: 4 per layer and wte";
 }
 
@@ -194,7 +198,8 @@ TEST_F(PackedModelTest, RejectsBrokenInt8Scales) {
     const SafetensorsFile file(path("tiny8.gpt2"));
     const TensorInfo& scales = file.header().tensor("h.0.mlp.c_fc.weight.scales");
     const std::uint64_t at = file.header().dataOffset + scales.begin + 4 * 3;
-    const std::string negative = broken("negative-scale.gpt2", [&](auto& b) { b[at + 3] |= 0x80; }, "tiny8.gpt2");
+    const std::string negative = broken(
+        "negative-scale.gpt2", [&](auto& b) { b[at + 3] |= 0x80; }, "tiny8.gpt2");
     try {
         Engine(negative, ModelOptions{TexelFormat::Int8Quads});
         ADD_FAILURE() << "loaded a negative scale";
@@ -202,12 +207,15 @@ TEST_F(PackedModelTest, RejectsBrokenInt8Scales) {
         EXPECT_NE(std::string(e.what()).find("h.0.mlp.c_fc.weight.scales holds -"), std::string::npos) << e.what();
     }
     // Renaming the scales leaves an I8 matrix with none before it.
-    const std::string renamed = broken("renamed-scales.gpt2", [](auto& b) {
-        const std::string key = "\"h.1.attn.c_proj.weight.scales\"";
-        auto where = std::search(b.begin(), b.end(), key.begin(), key.end());
-        ASSERT_NE(where, b.end());
-        *(where + std::ptrdiff_t(key.size()) - 2) = 'z';
-    }, "tiny8.gpt2");
+    const std::string renamed = broken(
+        "renamed-scales.gpt2",
+        [](auto& b) {
+            const std::string key = "\"h.1.attn.c_proj.weight.scales\"";
+            auto where = std::search(b.begin(), b.end(), key.begin(), key.end());
+            ASSERT_NE(where, b.end());
+            *(where + std::ptrdiff_t(key.size()) - 2) = 'z';
+        },
+        "tiny8.gpt2");
     expectRejected(renamed, "h.1.attn.c_proj.weight.scale");
     // A writer that puts the scales after their matrix.
     Engine engine(path("tiny8.gpt2"), ModelOptions{TexelFormat::Int8Quads});
@@ -217,7 +225,8 @@ TEST_F(PackedModelTest, RejectsBrokenInt8Scales) {
         weights.uploadPacked(matrix, file.readRaw(matrix).data(), "late.gpt2");
         ADD_FAILURE() << "an int8 matrix without its scales was uploaded";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("late.gpt2: int8 tensor h.0.mlp.c_fc.weight arrived before its scales"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("late.gpt2: int8 tensor h.0.mlp.c_fc.weight arrived before its scales"),
+                  std::string::npos)
             << e.what();
     }
 }

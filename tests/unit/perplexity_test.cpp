@@ -49,7 +49,8 @@ TEST(Perplexity, Fp32EqualsTheCpuReferenceOnHeldOutBrownText) {
     double sum = 0, worst = 0;
     std::int64_t scored = 0;
     for (std::size_t start = 0; start + 1 < ids.size(); start += window) {
-        const std::vector<int> part(ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(std::min(ids.size(), start + window)));
+        const std::vector<int> part(ids.begin() + std::ptrdiff_t(start),
+                                    ids.begin() + std::ptrdiff_t(std::min(ids.size(), start + window)));
         const auto expected = referenceLogProbs(checkpoint, part);
         const auto got = engine.model().tokenLogProbs(part);
         ASSERT_EQ(got.size(), expected.size());
@@ -64,7 +65,8 @@ TEST(Perplexity, Fp32EqualsTheCpuReferenceOnHeldOutBrownText) {
     EXPECT_DOUBLE_EQ(r.perplexity, std::exp(r.nll));
     EXPECT_LE(worst, 1e-3);
     std::cout << "[ measured ] brown-demo fp32, held-out ca19, window " << window << ": perplexity " << r.perplexity
-              << " (reference " << referencePerplexity << ", " << r.tokens << " tokens), max |d log p| " << worst << "\n";
+              << " (reference " << referencePerplexity << ", " << r.tokens << " tokens), max |d log p| " << worst
+              << "\n";
 }
 
 TEST(Perplexity, DoesNotDependOnThePrefillChunk) {
@@ -86,7 +88,8 @@ TEST(Perplexity, EndsTheSequenceAndRefusesWhatItCannotScore) {
     EXPECT_THROW(engine.logits(), Error);
     EXPECT_THROW(engine.perplexity({464}), Error) << "one token: nothing to score";
     EXPECT_THROW(engine.perplexity({464, 318}, 1), Error) << "a window of one token scores nothing";
-    EXPECT_THROW(engine.perplexity({464, 318}, engine.config().contextLength + 1), Error) << "a window past the context";
+    EXPECT_THROW(engine.perplexity({464, 318}, engine.config().contextLength + 1), Error)
+        << "a window past the context";
     // A one-token tail window adds no score: 5 tokens in windows of 4 score 3.
     EXPECT_EQ(engine.perplexity({464, 318, 257, 1332, 13}, 4).tokens, 3);
     engine.prefill({464, 318});
@@ -94,8 +97,9 @@ TEST(Perplexity, EndsTheSequenceAndRefusesWhatItCannotScore) {
 }
 
 TEST(Perplexity, CliPrintsTokensNllAndPerplexity) {
-    const std::string command = std::string(GPT2_CLI) + " perplexity --model " + testing::demoModelDir() + " --text-file " +
-                                testing::fixturePath("brown-heldout/ca19-opening.txt") + " --window 300 --weights fp32";
+    const std::string command = std::string(GPT2_CLI) + " perplexity --model " + testing::demoModelDir() +
+                                " --text-file " + testing::fixturePath("brown-heldout/ca19-opening.txt") +
+                                " --window 300 --weights fp32";
     FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
     std::string out;
@@ -104,7 +108,8 @@ TEST(Perplexity, CliPrintsTokensNllAndPerplexity) {
     ASSERT_EQ(pclose(pipe), 0) << out;
     const auto json = nlohmann::json::parse(out);
     EXPECT_EQ(json["tokens"].get<int>(), 299 + 281);
-    EXPECT_NEAR(json["perplexity"].get<double>(), std::exp(json["nll"].get<double>()), 1e-9 * json["perplexity"].get<double>());
+    EXPECT_NEAR(json["perplexity"].get<double>(), std::exp(json["nll"].get<double>()),
+                1e-9 * json["perplexity"].get<double>());
     EXPECT_GT(json["perplexity"].get<double>(), 1.0);
 }
 

@@ -40,8 +40,10 @@ void expectError(const std::vector<std::uint8_t>& bytes, const std::string& frag
 }
 
 TEST(Safetensors, ParsesTensorsAndMetadata) {
-    const auto bytes = fileWith(R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
-                                R"("b":{"dtype":"F16","shape":[4],"data_offsets":[24,32]}})", 32);
+    const auto bytes =
+        fileWith(R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+                 R"("b":{"dtype":"F16","shape":[4],"data_offsets":[24,32]}})",
+                 32);
     const auto header = parse(bytes);
     ASSERT_EQ(header.tensors.size(), 2u);
     EXPECT_EQ(header.tensor("a").shape, (std::vector<std::int64_t>{2, 3}));
@@ -74,7 +76,9 @@ TEST(Safetensors, RejectsByteCountThatDisagreesWithShape) {
 
 TEST(Safetensors, RejectsOverlappingTensors) {
     expectError(fileWith(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-                         R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})", 24), "overlap");
+                         R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})",
+                         24),
+                "overlap");
 }
 
 TEST(Safetensors, RejectsNegativeDimension) {
@@ -87,7 +91,8 @@ TEST(Safetensors, RejectsReversedOffsets) {
 
 TEST(Safetensors, ReadsAndWritesInt8) {
     const std::string dir = testing::makeTempDir("gpt2-safetensors-i8"), path = dir + "/i8.safetensors";
-    writeSafetensors(path, {{"q", DType::I8, {2, 3}}}, [](std::size_t) { return std::vector<float>{-128, -1, 0, 1, 2, 127}; });
+    writeSafetensors(path, {{"q", DType::I8, {2, 3}}},
+                     [](std::size_t) { return std::vector<float>{-128, -1, 0, 1, 2, 127}; });
     const SafetensorsFile file(path);
     const TensorInfo& q = file.header().tensor("q");
     EXPECT_EQ(q.dtype, DType::I8);

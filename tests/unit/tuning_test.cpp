@@ -60,7 +60,8 @@ TEST(TuningTest, PassesStayWithinTheColourBitsOfOneFramebuffer) {
         tuningFor(options, shape(2, 64, 256));
         ADD_FAILURE() << "one target is too few";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("maxColorBits 128 is too small; use at least 256"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("maxColorBits 128 is too small; use at least 256"), std::string::npos)
+            << e.what();
     }
 }
 

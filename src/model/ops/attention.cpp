@@ -9,12 +9,12 @@
 namespace gpt2 {
 namespace {
 std::string headDefines(const AttentionShape& shape, int rows) {
-    return "#define HEADS " + std::to_string(shape.heads) + "\n#define HEAD_TEXELS " + std::to_string(shape.headTexels) +
-           "\n#define ROWS " + std::to_string(rows) + "\n";
+    return "#define HEADS " + std::to_string(shape.heads) + "\n#define HEAD_TEXELS " +
+           std::to_string(shape.headTexels) + "\n#define ROWS " + std::to_string(rows) + "\n";
 }
 
-Pass attentionPass(ProgramCache& programs, const char* shader, std::string defines, Texture& out, const PassInputs& inputs,
-                   const AttentionShape& shape, int rows = 1) {
+Pass attentionPass(ProgramCache& programs, const char* shader, std::string defines, Texture& out,
+                   const PassInputs& inputs, const AttentionShape& shape, int rows = 1) {
     Pass pass(programs, shader, headDefines(shape, rows) + defines, {&out}, inputs);
     if (rows > 1) pass.writeRowGroups(rows);
     setAttentionRun(pass, 0, 1, 1);  // a decode step's one query, which its passes keep
@@ -40,7 +40,8 @@ Pass attentionScoresPass(ProgramCache& programs, Texture& scores, const Texture&
 }
 
 Pass runQueriesPass(ProgramCache& programs, Texture& runQueries, const Texture& q) {
-    if (runQueries.format() != TexelFormat::HalfPairs) fail("attention: ", runQueries.name(), " must hold fp16 row pairs");
+    if (runQueries.format() != TexelFormat::HalfPairs)
+        fail("attention: ", runQueries.name(), " must hold fp16 row pairs");
     return activationPass(programs, runQueries, q, int(Epilogue::None));
 }
 
@@ -63,8 +64,9 @@ void setAttentionRun(Pass& pass, int pos0, int count, int stride) {
     pass.set("u_pos0", pos0).set("u_count", count).set("u_stride", stride);
 }
 
-AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q, const Texture& kCache, const Texture& vCache,
-                         const AttentionShape& shape, float scale, const AttentionScratch& scratch)
+AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q, const Texture& kCache,
+                         const Texture& vCache, const AttentionShape& shape, float scale,
+                         const AttentionScratch& scratch)
     : heads_(shape.heads),
       rows_(scratch.rows),
       stepScores_(attentionScoresPass(programs, *scratch.stepScores, q, kCache, shape, scale)),
@@ -76,15 +78,16 @@ AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q,
     if (scratch.runQueries) runQueries_.emplace(runQueriesPass(programs, *scratch.runQueries, q));
     const KeyBlocks& keyBlocks = scratch.keyBlocks;
     if (keyBlocks.blockKeys <= 0) return;
-    if (keyBlocks.blockKeys % 4 != 0) fail("attention: blocks of keys must be whole texels (a multiple of 4), got ", keyBlocks.blockKeys);
+    if (keyBlocks.blockKeys % 4 != 0)
+        fail("attention: blocks of keys must be whole texels (a multiple of 4), got ", keyBlocks.blockKeys);
     const int blocks = (kCache.rows() + keyBlocks.blockKeys - 1) / keyBlocks.blockKeys;
     if (keyBlocks.partial->rows() < shape.heads * blocks)
-        fail("attention: ", keyBlocks.partial->name(), " has ", keyBlocks.partial->rows(), " rows, fewer than ", shape.heads,
-             " heads x ", blocks, " blocks");
+        fail("attention: ", keyBlocks.partial->name(), " has ", keyBlocks.partial->rows(), " rows, fewer than ",
+             shape.heads, " heads x ", blocks, " blocks");
     blockKeys_ = keyBlocks.blockKeys;
     const std::string block = "#define BLOCK_KEYS " + std::to_string(blockKeys_) + "\n";
-    partial_.emplace(Pass(programs, "attention_partial.frag", headDefines(shape, 1) + block, {keyBlocks.partial, keyBlocks.stats},
-                          {{"u_scores", scratch.stepScores}, {"u_v", &vCache}}));
+    partial_.emplace(Pass(programs, "attention_partial.frag", headDefines(shape, 1) + block,
+                          {keyBlocks.partial, keyBlocks.stats}, {{"u_scores", scratch.stepScores}, {"u_v", &vCache}}));
     merge_.emplace(Pass(programs, "attention_merge.frag", headDefines(shape, 1), {&out},
                         {{"u_partial", keyBlocks.partial}, {"u_stats", keyBlocks.stats}}));
 }

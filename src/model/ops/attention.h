@@ -86,7 +86,8 @@ private:
 // rows (q - pos0) * heads + h of `out` for its queries [pos0, pos0 + count).
 class AttentionProbsOp {
 public:
-    AttentionProbsOp(ProgramCache& programs, Texture& out, const AttentionScratch& scratch, const AttentionShape& shape);
+    AttentionProbsOp(ProgramCache& programs, Texture& out, const AttentionScratch& scratch,
+                     const AttentionShape& shape);
     void run(int pos0, int count);
 
 private:

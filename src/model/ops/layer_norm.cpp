@@ -17,7 +17,8 @@ std::optional<Pass> momentsPass(ProgramCache& programs, Texture* moments, const 
     const int inTexels = x.layout().texelsPerRow;
     const int texels = splitInstanceTexels(inTexels, splitTexels);
     if (moments->rows() < x.rows())
-        fail("layer norm: the moments texture ", moments->name(), " has ", moments->rows(), " rows, fewer than ", x.name());
+        fail("layer norm: the moments texture ", moments->name(), " has ", moments->rows(), " rows, fewer than ",
+             x.name());
     Pass pass(programs, "layer_norm_moments.frag", "#define SPLIT_TEXELS " + std::to_string(texels) + "\n", {moments},
               {{"u_x", &x}}, inTexels / texels);
     pass.set("u_cols", cols);

@@ -49,16 +49,21 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
     if (spec.inputLayerNorm && spec.inputActivation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(), ": an input LayerNorm and an input activation cannot be combined");
     if (spec.inputLayerNorm && !spec.inputLayerNorm->moments && !spec.inputFromVertex)
-        fail("matmul into ", outputs[0]->name(), ": an input LayerNorm without row moments needs input from the vertex "
+        fail("matmul into ", outputs[0]->name(),
+             ": an input LayerNorm without row moments needs input from the vertex "
              "shader, which sums them once per instance");
     if (spec.inputFromVertex && !canTakeInputFromVertex(spec))
-        fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K of 1 to 14 input texels "
-             "per instance (15 varying vectors), got splitTexels ", spec.splitTexels);
-    if (spec.rowsPerFragment < 1 || outputs.size() * spec.rowsPerFragment > 8 || (spec.inputFromVertex && spec.rowsPerFragment > 1))
+        fail("matmul into ", outputs[0]->name(),
+             ": input from the vertex shader needs split-K of 1 to 14 input texels "
+             "per instance (15 varying vectors), got splitTexels ",
+             spec.splitTexels);
+    if (spec.rowsPerFragment < 1 || outputs.size() * spec.rowsPerFragment > 8 ||
+        (spec.inputFromVertex && spec.rowsPerFragment > 1))
         fail("matmul into ", outputs[0]->name(), ": ", spec.rowsPerFragment, " rows per fragment for ", outputs.size(),
              " outputs; at most 8 render targets in all, and one row with input from the vertex shader");
     if (spec.splitTexels > 0 && spec.activation != Epilogue::None)
-        fail("matmul into ", outputs[0]->name(), ": a split-K matmul cannot apply an activation to its sums; "
+        fail("matmul into ", outputs[0]->name(),
+             ": a split-K matmul cannot apply an activation to its sums; "
              "apply it as the consumer's inputActivation");
 }
 
@@ -75,12 +80,12 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     const int instanceTexels = spec.splitTexels > 0 ? splitInstanceTexels(inTexels, spec.splitTexels) : inTexels;
     // The variant: one include of each kind before matmul.frag (its header lists them).
     const std::string transform = spec.inputLayerNorm ? "matmul_input_norm.glsl" : "matmul_input_activation.glsl";
-    const std::string fragment =
-        composed({spec.inputFromVertex ? "matmul_input_vertex.glsl" : composed({transform, "matmul_input_fragment.glsl"}),
-                  spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl",
-                  spec.transposedWeight ? "matmul_weight_transposed.glsl" : "matmul_weight.glsl",
-                  spec.weightScale ? "matmul_weight_scale.glsl" : "matmul_weight_unscaled.glsl", "matmul_epilogue.glsl",
-                  "matmul.frag"});
+    const std::string fragment = composed(
+        {spec.inputFromVertex ? "matmul_input_vertex.glsl" : composed({transform, "matmul_input_fragment.glsl"}),
+         spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl",
+         spec.transposedWeight ? "matmul_weight_transposed.glsl" : "matmul_weight.glsl",
+         spec.weightScale ? "matmul_weight_scale.glsl" : "matmul_weight_unscaled.glsl", "matmul_epilogue.glsl",
+         "matmul.frag"});
     const std::string vertex =
         spec.inputFromVertex ? composed({transform, "matmul_row.vert"}) : ProgramCache::kFullscreenVertex;
 

@@ -15,9 +15,9 @@ Epilogue activationEpilogue(Activation activation);
 
 struct MatmulSpec {
     const Texture* x = nullptr;
-    const Texture* weight = nullptr;        // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
-    const Texture* bias = nullptr;          // [1, N]
-    const Texture* residual = nullptr;      // added last, rows as the output
+    const Texture* weight = nullptr;            // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
+    const Texture* bias = nullptr;              // [1, N]
+    const Texture* residual = nullptr;          // added last, rows as the output
     Epilogue activation = Epilogue::None;       // of the output (not with splitTexels)
     Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
@@ -28,11 +28,11 @@ struct MatmulSpec {
     // and output texel; the model then normalises in a pass of its own instead. With inputFromVertex
     // its moments may be null: the vertex shader then sums them over the whole row.
     std::optional<InputLayerNorm> inputLayerNorm = std::nullopt;
-    int inRowOffset = 0;                    // output row r reads x row r + inRowOffset (setInputRowOffset)
+    int inRowOffset = 0;  // output row r reads x row r + inRowOffset (setInputRowOffset)
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
     // texels (Pass instances); 0: one loop.
     int splitTexels = 0;
-    const Texture* weightScale = nullptr;   // [1, N]: per output channel, for Int8Quads weights (and only them)
+    const Texture* weightScale = nullptr;  // [1, N]: per output channel, for Int8Quads weights (and only them)
     // > 1: each fragment computes this many consecutive rows (register tiling: one weight fetch serves
     // them all) into as many render targets per output (Pass::writeRowGroups): outputs with rows
     // interleaved over a multiple of it, runs of whole groups, at most 8 targets in all.

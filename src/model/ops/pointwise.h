@@ -9,8 +9,8 @@ namespace gpt2 {
 
 // x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x; an int8 wte comes with its
 // rows' scales ([1, rows]).
-inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte, const Texture& wpe,
-                          const Texture* wteScale = nullptr) {
+inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte,
+                          const Texture& wpe, const Texture* wteScale = nullptr) {
     PassInputs inputs{{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}};
     if (wteScale) inputs.push_back({"u_wte_scale", wteScale});
     return Pass(programs, "embedding.frag", wteScale ? "#define WTE_SCALE 1\n" : "", {&out}, inputs);
@@ -24,15 +24,18 @@ inline Pass chosenTokenPass(ProgramCache& programs, Texture& ids, const Texture&
 
 // out[r] = log p(ids[first + r + 1] | logits row r) = that logit - logSumExp[r] (LogSumExpOp; set
 // u_first per run; ids past u_last_position are clamped to it).
-inline Pass tokenLogProbPass(ProgramCache& programs, Texture& out, const Texture& logits, const Texture& logSumExp, const Texture& ids) {
-    Pass pass(programs, "token_log_prob.frag", "", {&out}, {{"u_logits", &logits}, {"u_log_sum_exp", &logSumExp}, {"u_ids", &ids}});
+inline Pass tokenLogProbPass(ProgramCache& programs, Texture& out, const Texture& logits, const Texture& logSumExp,
+                             const Texture& ids) {
+    Pass pass(programs, "token_log_prob.frag", "", {&out},
+              {{"u_logits", &logits}, {"u_log_sum_exp", &logSumExp}, {"u_ids", &ids}});
     pass.set("u_first", 0).set("u_last_position", ids.rows() - 1);
     return pass;
 }
 
 // out[r] = activation(x[r + u_in_row_offset]) (shaders/activation.frag; set u_in_row_offset per run).
 inline Pass activationPass(ProgramCache& programs, Texture& out, const Texture& x, int activation) {
-    Pass pass(programs, "activation.frag", "#define ACTIVATION " + std::to_string(activation) + "\n", {&out}, {{"u_x", &x}});
+    Pass pass(programs, "activation.frag", "#define ACTIVATION " + std::to_string(activation) + "\n", {&out},
+              {{"u_x", &x}});
     pass.set("u_in_row_offset", 0);
     return pass;
 }

@@ -6,8 +6,9 @@
 
 namespace gpt2 {
 
-SamplerOp::SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen, Texture& seenScratch,
-                     Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment)
+SamplerOp::SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen,
+                     Texture& seenScratch, Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen,
+                     int vocab, int ranksPerFragment)
     : topk_(programs, candidates, blocks, heads, logits, seen, vocab, ranksPerFragment),
       candidates_(candidates),
       chosen_(chosen),

@@ -34,10 +34,10 @@ struct TokenSampling {
 class SamplerOp {
 public:
     // `logits`: draws read row 0. `ids`: the sequence's token ids, one per row. `seen` and
-    // `seenScratch`: one row of vocabulary texels each. `blocks`, `heads`, `candidates` and ranksPerFragment as TopkOp's,
-    // the candidates a texel per draw wide; `chosen`: a row of one texel per draw.
-    SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen, Texture& seenScratch, Texture& blocks,
-              Texture& heads, Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment);
+    // `seenScratch`: one row of vocabulary texels each. `blocks`, `heads`, `candidates` and ranksPerFragment as
+    // TopkOp's, the candidates a texel per draw wide; `chosen`: a row of one texel per draw.
+    SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen, Texture& seenScratch,
+              Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment);
     // The tokens the repetition penalty applies to: ids[from, to) join those marked, or with from 0
     // replace them.
     void markSeen(int from, int to);

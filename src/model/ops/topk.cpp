@@ -14,12 +14,13 @@ int topkBlockColumns(int logitTexels) {
     return 4 * ((logitTexels + blockTexels - 1) / blockTexels);
 }
 
-TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
-                            const Texture& seen, int vocab, int length, int ranksPerFragment) {
+TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads,
+                            const Texture& logits, const Texture& seen, int vocab, int length, int ranksPerFragment) {
     const std::string defines = "#define MAX_CANDIDATES " + std::to_string(length) + "\n";
-    Level l{Pass(programs, "topk_block.frag", defines + "#define OUTPUTS " + std::to_string(ranksPerFragment) + "\n", {&blocks},
-                 {{"u_logits", &logits}, {"u_seen", &seen}, {"u_candidates", &candidates}, {"u_heads", &heads}}),
-            Pass(programs, "topk_merge.frag", defines, {&candidates}, {{"u_blocks", &blocks}})};
+    Level l{
+        Pass(programs, "topk_block.frag", defines + "#define OUTPUTS " + std::to_string(ranksPerFragment) + "\n",
+             {&blocks}, {{"u_logits", &logits}, {"u_seen", &seen}, {"u_candidates", &candidates}, {"u_heads", &heads}}),
+        Pass(programs, "topk_merge.frag", defines, {&candidates}, {{"u_blocks", &blocks}})};
     l.block.writeRowGroups(ranksPerFragment);
     l.block.set("u_vocab", vocab).set("u_block_texels", topkBlockTexels(logits.layout().texelsPerRow));
     return l;

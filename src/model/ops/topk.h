@@ -3,8 +3,8 @@
 // block of about sqrt(texels) logit texels lists its best k, then one fragment per rank merges the
 // blocks' lists. Where k exceeds the ranks one fragment writes, the blocks' first ranks are listed
 // first, and the k-th best of the blocks' maxima is each search's threshold: a block is scanned again
-// for its later ranks only where all its first ones come up to it. The keys can be the logits as sampling warps them (repetition penalty, temperature,
-// Gumbel noise), and the search can carry each row's log Σ exp along.
+// for its later ranks only where all its first ones come up to it. The keys can be the logits as sampling warps them
+// (repetition penalty, temperature, Gumbel noise), and the search can carry each row's log Σ exp along.
 #include <cstdint>
 
 #include "gl/pass.h"
@@ -40,8 +40,8 @@ public:
     // render targets (at most the renderer's). A search takes rowsPerSearch(k) rows of `blocks`, and
     // ranksPerFragment of `heads` (its blocks' first ranks, where k is larger).
     // `seen`: one row of vocabulary texels, lane j of texel t 1.0 where token 4t + j is penalised.
-    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits, const Texture& seen,
-           int vocab, int ranksPerFragment);
+    TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
+           const Texture& seen, int vocab, int ranksPerFragment);
     int rowsPerSearch(int k) const { return (k + ranksPerFragment_ - 1) / ranksPerFragment_ * ranksPerFragment_; }
     // candidates[rank][firstColumn + g] = (key, id, log Σ exp, 0) of the k best keys of search g < searches
     // (of logits row firstRow + g), best first, ties to the smaller id; the texels of other columns
@@ -55,8 +55,8 @@ private:
     };
     // The block pass writes `blocks` (reading `heads`, with a threshold) or `heads`; the merge reads what
     // the block pass writes.
-    static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
-                       const Texture& seen, int vocab, int length, int ranksPerFragment);
+    static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads,
+                       const Texture& logits, const Texture& seen, int vocab, int length, int ranksPerFragment);
     int ranksPerFragment_;
     Level one_, many_, heads_;
 };

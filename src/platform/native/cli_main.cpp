@@ -37,14 +37,17 @@ const char* kUsage =
     "options (src/options.json):\n";
 const char* kMoreOptions =
     "  --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
-    "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of 4)\n"
-    "  --prompt-split-texels N (split-K of the matmuls over prompt chunks: -1 auto; 0 exactly where --split-texels is 0)\n"
+    "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of "
+    "4)\n"
+    "  --prompt-split-texels N (split-K of the matmuls over prompt chunks: -1 auto; 0 exactly where --split-texels is "
+    "0)\n"
     "  --prefill-chunk N (prompt tokens per chunk: -1 auto, on GPUs 256 for models up to 124M's size and 128 above,\n"
     "    32 on software renderers)\n"
     "  --pass-per-output N (Q, K and V: -1 auto, a pass each on software renderers; 0 one pass; 1 a pass each)\n"
     "  --row-moments-in-vertex N (one-row matmuls sum their LayerNorm's moments: -1 auto, GPUs for rows of at most\n"
     "    64 texels; 0 never, a pass of their own; 1 always)\n"
-    "  --half-prompt-inputs N (prompt matmuls read their LayerNorm's or activation's rows, and prompt attention scores\n"
+    "  --half-prompt-inputs N (prompt matmuls read their LayerNorm's or activation's rows, and prompt attention "
+    "scores\n"
     "    their queries, as fp16 row pairs: -1 auto, GPUs with fp16 or int8 weights; 0 fp32 rows; 1 always)\n"
     "  --vocab FILE --merges FILE (default: in DIR)";
 
@@ -116,22 +119,50 @@ GenerateOptions generateOptions(const CliArgs& args) {
 }
 
 int run(int argc, char** argv) {
-    const std::vector<std::string> flags = {"--model", "--ids", "--weights", "--max-texture-size", "--layer",
-                                            "--max-new-tokens", "--prompt", "--temperature", "--top-k", "--top-p",
-                                            "--repetition-penalty", "--seed", "--stop", "--slide", "--json",
-                                            "--text", "--file", "--text-file", "--window", "--vocab", "--merges", "--prompt-tokens", "--new-tokens", "--profile",
-                                            "--split-texels", "--half-pairs", "--line-width",
-                                            "--attention-block-keys", "--rows-per-fragment", "--prompt-split-texels",
-                                            "--prefill-chunk", "--pass-per-output", "--row-moments-in-vertex",
-                                            "--half-prompt-inputs", "--max-color-bits", "--max-gpu-bytes"};
+    const std::vector<std::string> flags = {"--model",
+                                            "--ids",
+                                            "--weights",
+                                            "--max-texture-size",
+                                            "--layer",
+                                            "--max-new-tokens",
+                                            "--prompt",
+                                            "--temperature",
+                                            "--top-k",
+                                            "--top-p",
+                                            "--repetition-penalty",
+                                            "--seed",
+                                            "--stop",
+                                            "--slide",
+                                            "--json",
+                                            "--text",
+                                            "--file",
+                                            "--text-file",
+                                            "--window",
+                                            "--vocab",
+                                            "--merges",
+                                            "--prompt-tokens",
+                                            "--new-tokens",
+                                            "--profile",
+                                            "--split-texels",
+                                            "--half-pairs",
+                                            "--line-width",
+                                            "--attention-block-keys",
+                                            "--rows-per-fragment",
+                                            "--prompt-split-texels",
+                                            "--prefill-chunk",
+                                            "--pass-per-output",
+                                            "--row-moments-in-vertex",
+                                            "--half-prompt-inputs",
+                                            "--max-color-bits",
+                                            "--max-gpu-bytes"};
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
         std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
         return 0;
     }
     const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
     const std::string& command = args.command();
-    const std::vector<std::string> commands = {"logits", "attention", "generate", "bench", "tokenize", "detokenize",
-                                               "perplexity", "lens", "hidden"};
+    const std::vector<std::string> commands = {"logits",     "attention",  "generate", "bench", "tokenize",
+                                               "detokenize", "perplexity", "lens",     "hidden"};
     if (std::find(commands.begin(), commands.end(), command) == commands.end())
         fail("unknown command \"", command, "\"; run gpt2 help");
     const std::string modelDir = args.text("--model");
@@ -153,12 +184,15 @@ int run(int argc, char** argv) {
     const auto loadStart = std::chrono::steady_clock::now();
     Engine engine(modelDir, modelOptions(args));
     glFinish();
-    const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
+    const double loadMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
     if (command == "bench") {
         // --prompt-tokens may list several lengths: one JSON line each, from one load.
-        const std::vector<int> lengths = args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
+        const std::vector<int> lengths =
+            args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
         for (int promptTokens : lengths) {
-            auto json = nlohmann::json::parse(benchmarkJson(runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
+            auto json = nlohmann::json::parse(benchmarkJson(
+                runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
             json["load_ms"] = loadMs;
             json["weights"] = args.has("--weights") ? args.text("--weights") : defaults::weights;
             std::cout << json.dump() << std::endl;
@@ -172,8 +206,8 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (command == "perplexity") {
-        const PerplexityResult r =
-            engine.perplexity(engine.tokenizer().encode(readTextFile(args.text("--text-file"))), args.integer("--window", 0));
+        const PerplexityResult r = engine.perplexity(engine.tokenizer().encode(readTextFile(args.text("--text-file"))),
+                                                     args.integer("--window", 0));
         std::cout << nlohmann::json{{"tokens", r.tokens}, {"nll", r.nll}, {"perplexity", r.perplexity}}.dump() << "\n";
         return 0;
     }
@@ -188,7 +222,9 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (command == "hidden") {
-        std::cout << nlohmann::json{{"hidden", engine.hiddenStates(args.ids("--ids"), args.integer("--layer", 0))}}.dump() << "\n";
+        std::cout
+            << nlohmann::json{{"hidden", engine.hiddenStates(args.ids("--ids"), args.integer("--layer", 0))}}.dump()
+            << "\n";
         return 0;
     }
     if (command == "attention") {

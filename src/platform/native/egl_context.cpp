@@ -10,7 +10,8 @@ namespace {
 
 EGLDisplay openDisplay() {
     // Prefer a device/surfaceless platform display: it needs no X server or Wayland compositor.
-    auto getPlatformDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    auto getPlatformDisplay =
+        reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
     const char* extensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     if (getPlatformDisplay && extensions) {
         if (std::strstr(extensions, "EGL_MESA_platform_surfaceless")) {
@@ -38,7 +39,8 @@ EglContext::EglContext() {
     if (display_ == EGL_NO_DISPLAY || !eglInitialize(display_, &major, &minor))
         fail("EGL: no display could be initialised (install libegl-mesa0 for Mesa's surfaceless llvmpipe)");
     if (!eglBindAPI(EGL_OPENGL_ES_API)) fail("EGL: the OpenGL ES API is not available");
-    const EGLint configAttribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_NONE};
+    const EGLint configAttribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+                                    EGL_NONE};
     EGLConfig config = nullptr;
     EGLint configs = 0;
     if (!eglChooseConfig(display_, configAttribs, &config, 1, &configs) || configs == 0) {
@@ -48,7 +50,8 @@ EglContext::EglContext() {
     }
     const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0, EGL_NONE};
     context_ = eglCreateContext(display_, config, EGL_NO_CONTEXT, contextAttribs);
-    if (context_ == EGL_NO_CONTEXT) fail("EGL: creating an OpenGL ES 3.0 context failed (error 0x", std::hex, eglGetError(), ")");
+    if (context_ == EGL_NO_CONTEXT)
+        fail("EGL: creating an OpenGL ES 3.0 context failed (error 0x", std::hex, eglGetError(), ")");
     if (!eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_))
         fail("EGL: making the context current without a surface failed (needs EGL_KHR_surfaceless_context)");
 }

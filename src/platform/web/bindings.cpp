@@ -153,15 +153,16 @@ public:
     // `header`: the tensors to send, [{name, begin, end}] with absolute offsets, in file order.
     val beginFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
         current();
-        return wantedTensors(parseSafetensorsHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
-                                                    std::uint64_t(fileSize), label));
+        return wantedTensors(parseSafetensorsHeader(reinterpret_cast<const std::uint8_t*>(header),
+                                                    std::size_t(headerSize), std::uint64_t(fileSize), label));
     }
 
     void uploadTensor(const std::string& name, std::uintptr_t bytes, int size) {
         current();
         if (!file_) fail("no file is being loaded");
         const TensorInfo& info = file_->header().tensor(name);
-        if (std::uint64_t(size) != info.end - info.begin) fail(file_->header().label, ": tensor ", name, " got ", size, " bytes");
+        if (std::uint64_t(size) != info.end - info.begin)
+            fail(file_->header().label, ": tensor ", name, " got ", size, " bytes");
         file_->upload(info, reinterpret_cast<const std::uint8_t*>(bytes));
     }
 
@@ -202,7 +203,9 @@ public:
         packedMerges_ = std::move(merges);
     }
 
-    val tokenize(const std::string& text, bool allowSpecial) { return typedArray(engine().tokenizer().encode(text, allowSpecial)); }
+    val tokenize(const std::string& text, bool allowSpecial) {
+        return typedArray(engine().tokenizer().encode(text, allowSpecial));
+    }
 
     std::string decode(const val& ids) {
         StreamDecoder decoder(engine().tokenizer());
@@ -430,7 +433,8 @@ WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int
                      const WebLoadOptions& options, const std::string& label) {
     return guarded([&] {
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(header);
-        const SafetensorsHeader parsed = parseSafetensorsHeader(bytes, std::size_t(headerSize), std::uint64_t(fileSize), label);
+        const SafetensorsHeader parsed =
+            parseSafetensorsHeader(bytes, std::size_t(headerSize), std::uint64_t(fileSize), label);
         const PackedMetadata meta = parsePackedMetadata(parsed);
         auto model = std::make_unique<WebModel>(canvasTarget, meta.config, options);
         model->setPackedTokenizer(meta.vocabJson, meta.mergesText);

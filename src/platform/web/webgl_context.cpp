@@ -20,8 +20,9 @@ WebGlContext::WebGlContext(const std::string& canvasSelector) {
              "); turn on WebGL2 and hardware acceleration in the browser's settings, or try another browser");
     makeCurrent();
     if (!emscripten_webgl_enable_extension(handle_, "EXT_color_buffer_float"))
-        fail("this browser's WebGL2 lacks EXT_color_buffer_float (float render targets), which the engine needs; "
-             "try a desktop browser");
+        fail(
+            "this browser's WebGL2 lacks EXT_color_buffer_float (float render targets), which the engine needs; "
+            "try a desktop browser");
     // Optional: split-K matmuls blend into float targets. WebGL extensions work only once enabled;
     // without this one the engine does not split (GlCapabilities::floatBlend).
     emscripten_webgl_enable_extension(handle_, "EXT_float_blend");
@@ -36,7 +37,8 @@ WebGlContext::~WebGlContext() {
 }
 
 void WebGlContext::makeCurrent() const {
-    if (emscripten_webgl_make_context_current(handle_) != EMSCRIPTEN_RESULT_SUCCESS) fail("WebGL: cannot make the context current");
+    if (emscripten_webgl_make_context_current(handle_) != EMSCRIPTEN_RESULT_SUCCESS)
+        fail("WebGL: cannot make the context current");
 }
 
 bool WebGlContext::lost() const { return emscripten_is_webgl_context_lost(handle_); }
