@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ pkg-config git libegl-dev libgles-dev libegl-mesa0 libglm-dev nlohmann-json3-dev
           libgtest-dev emscripten chromium firefox-esr wamerican nodejs clang libclang-rt-14-dev
-          webkit2gtk-driver xvfb xauth)
+          webkit2gtk-driver xvfb xauth clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
