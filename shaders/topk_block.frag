@@ -5,11 +5,11 @@
 // (u_k_stride: u_k in whole groups of them): it scans its block keeping its best (last rank + 1),
 // so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, the blocks' first OUTPUTS
 // ranks were listed already (u_heads, OUTPUTS rows per search) and search g's threshold found from
-// them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks' maxima,
-// so the k best keys all come up to it): the first ranks are copied, and the later ones scanned for only in
-// a block whose first OUTPUTS keys all come up to the threshold, inserting only such keys. Search g
-// reads logits row u_first_row + g, or with u_shared_row row 0 as draw u_draw + g of the same
-// distribution.
+// them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks'
+// maxima, so the k best keys all come up to it): the first ranks are copied, and the later ones
+// scanned for only in a block whose first OUTPUTS keys all come up to the threshold, inserting only
+// such keys. Search g reads logits row u_first_row + g, or with u_shared_row row 0 as draw
+// u_draw + g of the same distribution.
 #include "common.glsl"
 #include "topk.glsl"
 #include "sampling.glsl"

@@ -131,7 +131,7 @@ void Pass::bind() {
     bound_ = true;
 }
 
-Pass::Uniform& Pass::slot(const std::string& name, int kind) {
+Pass::Uniform& Pass::slot(const std::string& name, UniformKind kind) {
     for (auto& u : uniforms_)
         if (u.name == name) return u;
     uniforms_.push_back({name, bound_ ? program_->uniform(name) : -1, kind});
@@ -139,17 +139,17 @@ Pass::Uniform& Pass::slot(const std::string& name, int kind) {
 }
 
 Pass& Pass::set(const std::string& name, int value) {
-    slot(name, 0).ints.x = value;
+    slot(name, UniformKind::Int).ints.x = value;
     return *this;
 }
 
 Pass& Pass::set(const std::string& name, float value) {
-    slot(name, 1).real = value;
+    slot(name, UniformKind::Float).real = value;
     return *this;
 }
 
 Pass& Pass::set(const std::string& name, glm::ivec2 value) {
-    auto& u = slot(name, 2);
+    auto& u = slot(name, UniformKind::Ivec2);
     u.ints.x = value.x;
     u.ints.y = value.y;
     return *this;
@@ -209,9 +209,9 @@ void Pass::run(int rowBegin, int rowEnd) {
     }
     for (const auto& u : uniforms_) {
         switch (u.kind) {
-            case 0: program.setInt(u.location, u.ints.x); break;
-            case 1: program.setFloat(u.location, u.real); break;
-            default: program.setIvec2(u.location, u.ints.x, u.ints.y); break;
+            case UniformKind::Int: program.setInt(u.location, u.ints.x); break;
+            case UniformKind::Float: program.setFloat(u.location, u.real); break;
+            case UniformKind::Ivec2: program.setIvec2(u.location, u.ints.x, u.ints.y); break;
         }
     }
     const glm::ivec4 layout = out.uniform();

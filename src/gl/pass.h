@@ -76,14 +76,15 @@ public:
 private:
     // Uniforms and inputs are kept by name until the first run, so declaring a pass never waits for
     // its program's link (Program::finish).
+    enum class UniformKind { Int, Float, Ivec2 };
     struct Uniform {
         std::string name;
         GLint location;  // -1 until bound, or when the compiler dropped it (nothing to set)
-        int kind;        // 0 int, 1 float, 2 ivec2
+        UniformKind kind;
         glm::ivec4 ints{0};
         float real = 0;
     };
-    Uniform& slot(const std::string& name, int kind);
+    Uniform& slot(const std::string& name, UniformKind kind);
     void bind();
     // The render targets of a draw into `layer` of the outputs (and the next ones for row groups).
     const Framebuffer& framebuffer(int layer);

@@ -37,11 +37,10 @@ Texture& SamplerOp::run(const TokenSampling& s, int draw, int draws) {
     const int k = s.topK > 0 ? s.topK : kMaxTopk;
     warp.logSumExp = s.topK == 0;
     topk_.run(k, 1, 0, warp);
-    const glm::ivec2 seed(int(std::uint32_t(s.seed)), int(std::uint32_t(s.seed >> 32)));
     choose_.set("u_k", k)
         .set("u_over_candidates", s.topK > 0 ? 1 : 0)
         .set("u_top_p", s.topP)
-        .set("u_seed", seed)
+        .set("u_seed", seedHalves(s.seed))
         .set("u_draw", draw)
         .run(0, draws);
     return chosen_;

@@ -37,8 +37,7 @@ TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Tex
 
 void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int firstRow) {
     if (k < 1 || k > kMaxTopk) fail("top-k: k must be in [1, ", kMaxTopk, "], got ", k);
-    // The seed's two 32-bit halves travel as ints; the shader reads their bits back as uints.
-    const glm::ivec2 seed(int(std::uint32_t(warp.seed)), int(std::uint32_t(warp.seed >> 32)));
+    const glm::ivec2 seed = seedHalves(warp.seed);
     auto block = [&](Level& l, int listLength, bool threshold) {
         l.block.set("u_k", listLength)
             .set("u_k_stride", rowsPerSearch(listLength))

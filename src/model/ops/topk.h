@@ -19,6 +19,9 @@ int topkBlockTexels(int logitTexels);
 // Columns (floats) of a row of the `blocks` texture for rows of `logitTexels` texels of logits.
 int topkBlockColumns(int logitTexels);
 
+// A 64-bit seed as the shaders take it: its two 32-bit halves as ints (read back as uints).
+inline glm::ivec2 seedHalves(std::uint64_t seed) { return {int(std::uint32_t(seed)), int(std::uint32_t(seed >> 32))}; }
+
 // What a search does to each logit before ranking it: key = (penalised where `seen`) logit / T, plus
 // Gumbel noise of (seed, draw, id) when `gumbel`.
 struct TopkWarp {
