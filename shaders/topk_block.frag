@@ -75,7 +75,7 @@ void main() {
             if (id >= u_vocab) break;
             top = max(top, v[j]);
             vec2 candidate = vec2(u_gumbel == 1 ? v[j] + gumbel(u_seed, draw, id) : v[j], float(id));
-            if (comesBefore(threshold, candidate)) continue;
+            if (u_threshold == 1 && comesBefore(threshold, candidate)) continue;
             if (enters(candidate, wanted)) keep(candidate, wanted);
         }
     }
