@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gl/pass.h"
+#include "model/next_token.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -28,7 +29,7 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
     // glFinish does not wait in browsers; reading back the first token's candidate does, everywhere.
     auto start = std::chrono::steady_clock::now();
     engine.prefill(prompt);
-    int next = model.topCandidates(1).front().id;
+    int next = model.next().topCandidates(1).front().id;
     r.prefillMs = millisecondsSince(start);
 
     std::vector<double> steps, submits;
@@ -38,7 +39,7 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
         start = std::chrono::steady_clock::now();
         engine.step(next);
         submits.push_back(millisecondsSince(start));
-        next = model.topCandidates(1).front().id;  // reading the candidate waits for the GPU
+        next = model.next().topCandidates(1).front().id;  // reading the candidate waits for the GPU
         steps.push_back(millisecondsSince(start));
     }
     r.decodeMsFirst = steps.front();
@@ -61,11 +62,11 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
         takePassProfile();
         setPassProfiling(mode, "prompt");
         engine.prefill(prompt);
-        next = model.topCandidates(1).front().id;
+        next = model.next().topCandidates(1).front().id;
         setPassProfiling(mode, "decode");
         for (int i = 0; i < newTokens; ++i) {
             engine.step(next);
-            next = model.topCandidates(1).front().id;
+            next = model.next().topCandidates(1).front().id;
         }
         setPassProfiling(PassProfiling::Off);
         r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";

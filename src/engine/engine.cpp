@@ -4,6 +4,9 @@
 
 #include "format/checkpoint.h"
 #include "format/packed_model.h"
+#include "model/next_token.h"
+#include "model/readouts/attention_readout.h"
+#include "model/readouts/hidden_states.h"
 #include "model/weight_file.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -109,7 +112,7 @@ std::vector<float> Engine::logits() {
         speculative_ = 0;
         model_->forward({tokens_.back()}, int(tokens_.size()) - 1);
     }
-    return model_->logits();
+    return model_->next().logits();
 }
 
 PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
@@ -117,21 +120,21 @@ PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
     return scorePerplexity(*model_, ids, window);
 }
 
-std::vector<std::vector<Gpt2Model::LensCell>> Engine::lens(const std::vector<int>& ids, int k) {
+std::vector<std::vector<LensCell>> Engine::lens(const std::vector<int>& ids, int k) {
     startSequence(ids, "lens");
-    auto cells = model_->lens(ids, k);
+    auto cells = model_->live().lens(ids, k);
     tokens_ = ids;
     return cells;
 }
 
 std::vector<float> Engine::hiddenStates(const std::vector<int>& ids, int layer) {
     startSequence(ids, "hiddenStates");
-    return model_->hiddenStates(ids, layer);
+    return model_->hiddenStates().run(ids, layer);
 }
 
 std::vector<float> Engine::attention(int layer) {
     if (tokens_.empty()) fail("attention: no sequence yet; call prefill first");
-    return model_->attention(tokens_, layer);
+    return model_->attention().run(tokens_, layer);
 }
 
 bool Engine::append(int id, bool slideWindow) {
@@ -167,7 +170,7 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
     : engine_(engine),
       options_(options),
-      capture_(engine.model(), options.capture),
+      capture_(engine.model().live(), options.capture),
       sampler_(options.sampling),
       stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
@@ -206,18 +209,18 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         speculate();
         return std::nullopt;
     }
-    if (!wait && !model.readReady()) return std::nullopt;
+    if (!wait && !model.next().readReady()) return std::nullopt;
     --reading_;
     // Reads arrive in order: this one is of draw ids_.size().
     const int draw = int(ids_.size());
     if (readingLogits_) {
         readingLogits_ = false;
         std::vector<TokenLogit> all;
-        const std::vector<float> logits = model.takeLogits();
+        const std::vector<float> logits = model.next().takeLogits();
         for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
         return emit(sampler_.pick(std::move(all), engine_.tokens(), draw));
     }
-    const int id = model.takeToken();
+    const int id = model.next().takeToken();
     if (id < 0) {
         // Top-p alone whose mass the GPU's candidates did not reach: no step ran ahead of it.
         request(true);
@@ -227,11 +230,11 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
 }
 
 void Generation::request(bool logits) {
-    Gpt2Model& model = engine_.model();
+    NextToken& next = engine_.model().next();
     if (logits)
-        model.requestLogits();
+        next.requestLogits();
     else
-        model.requestToken(gpuSampling_, int(ids_.size()) + reading_);
+        next.requestToken(gpuSampling_, int(ids_.size()) + reading_);
     readingLogits_ = logits;
     ++reading_;
 }
@@ -240,7 +243,7 @@ void Generation::speculate() {
     const bool final = !cpuPicks_ && !gpuSampling_.mayDecline();
     const int pos = int(engine_.tokens().size()) + engine_.speculative();
     const bool wanted = int(ids_.size()) + reading_ < options_.maxNewTokens;
-    if (!final || !wanted || reading_ >= Gpt2Model::kMaxReads || pos >= engine_.config().contextLength) return;
+    if (!final || !wanted || reading_ >= NextToken::kMaxReads || pos >= engine_.config().contextLength) return;
     engine_.stepFromChosenToken();
     request(false);
 }
@@ -249,7 +252,7 @@ std::optional<GeneratedToken> Generation::emit(int id) {
     const int endOfText = engine_.hasTokenizer() ? engine_.tokenizer().endOfTextId() : 50256;
     auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
     // This token goes at the end of the committed sequence; a step run ahead of it captured later.
-    std::vector<Gpt2Model::CapturedPosition> captured = engine_.model().takeCaptured(int(engine_.tokens().size()));
+    std::vector<CapturedPosition> captured = engine_.model().live().take(int(engine_.tokens().size()));
     if (options_.stopAtEndOfText && id == endOfText) {
         done_ = true;
         reason_ = StopReason::EndOfText;
@@ -286,15 +289,15 @@ bool LogitsRun::poll() {
     if (prefilling_) {
         if (!model.chunkDone() || !engine_.prefillStep()) return false;
         prefilling_ = false;
-        model.requestLogits();
+        model.next().requestLogits();
         return false;
     }
-    return model.readReady();
+    return model.next().readReady();
 }
 
 std::vector<float> LogitsRun::take() {
     if (prefilling_) fail("LogitsRun::take: the prompt is still being run; poll() until it returns true");
-    return engine_.model().takeLogits();
+    return engine_.model().next().takeLogits();
 }
 
 GenerateResult Engine::generate(const std::vector<int>& prompt, const GenerateOptions& options,

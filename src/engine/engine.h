@@ -10,6 +10,8 @@
 #include "engine/sampling.h"
 #include "engine/stop_strings.h"
 #include "model/gpt2_model.h"
+#include "model/ops/sampler.h"
+#include "model/readouts/live_capture.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gpt2 {
@@ -23,9 +25,9 @@ struct GenerateOptions {
     // Context policy: when the next token would not fit in n_positions, keep the last
     // n_positions / 2 tokens, prefill them again and go on. Off: such a request is an error.
     bool slideWindow = defaults::slideWindow;
-    // Live views (Gpt2Model::setCapture): captured while the prompt and each step run, and handed
+    // Live views (LiveCapture::set): captured while the prompt and each step run, and handed
     // out with the token they lead to. A generation sets them for the model until the next one.
-    Gpt2Model::Capture capture{defaults::lensTopK, defaults::attentionLayer, defaults::lensPositions};
+    Capture capture{defaults::lensTopK, defaults::attentionLayer, defaults::lensPositions};
 };
 
 struct GeneratedToken {
@@ -33,7 +35,7 @@ struct GeneratedToken {
     std::string text;  // complete UTF-8 text this token adds (may be empty)
     // With live views: what the positions run since the token before captured (the whole prompt
     // for the first token; after a sliding window, the window kept), each leading to this token.
-    std::vector<Gpt2Model::CapturedPosition> captured = {};
+    std::vector<CapturedPosition> captured = {};
 };
 
 enum class StopReason { MaxTokens, EndOfText, StopString, Cancelled };
@@ -67,17 +69,17 @@ public:
     void cancel();
 
 private:
-    // The live views' capture (Gpt2Model::setCapture) for as long as the generation lives: whatever
+    // The live views' capture (LiveCapture::set) for as long as the generation lives: whatever
     // ends it, what runs next (a prefill, a benchmark) does not pay for the capture.
     class CaptureScope {
     public:
-        CaptureScope(Gpt2Model& model, const Gpt2Model::Capture& capture) : model_(model) { model.setCapture(capture); }
-        ~CaptureScope() { model_.endCapture(); }
+        CaptureScope(LiveCapture& live, const Capture& capture) : live_(live) { live.set(capture); }
+        ~CaptureScope() { live_.end(); }
         CaptureScope(const CaptureScope&) = delete;
         CaptureScope& operator=(const CaptureScope&) = delete;
 
     private:
-        Gpt2Model& model_;
+        LiveCapture& live_;
     };
 
     std::optional<GeneratedToken> advance(bool wait);
@@ -159,9 +161,9 @@ public:
     // The perplexity of `ids` in windows of `window` tokens (0: the context; engine/perplexity.h).
     // It runs over the KV cache, so the current sequence ends: the next call starts a new one.
     PerplexityResult perplexity(const std::vector<int>& ids, int window = 0);
-    // The logit lens of `ids` (Gpt2Model::lens): [layer][position] top-k ids and probabilities. `ids`
+    // The logit lens of `ids` (LiveCapture::lens): [layer][position] top-k ids and probabilities. `ids`
     // becomes the sequence, as after prefill(ids).
-    std::vector<std::vector<Gpt2Model::LensCell>> lens(const std::vector<int>& ids, int k);
+    std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k);
     // The residual stream after block `layer` for `ids`: T x n_embd. The current sequence ends.
     std::vector<float> hiddenStates(const std::vector<int>& ids, int layer);
 

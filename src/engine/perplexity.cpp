@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/readouts/token_log_probs.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -18,7 +19,7 @@ PerplexityResult scorePerplexity(Gpt2Model& model, const std::vector<int>& ids, 
     for (std::size_t start = 0; start + 1 < ids.size(); start += std::size_t(window)) {
         const std::size_t end = std::min(ids.size(), start + std::size_t(window));
         for (float logProb :
-             model.tokenLogProbs({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
+             model.tokenLogProbs().run({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
             sum -= logProb;
         r.tokens += std::int64_t(end - start) - 1;
     }

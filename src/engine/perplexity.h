@@ -1,7 +1,7 @@
 #pragma once
 // Perplexity of a token sequence under the model: the tokens are split into consecutive windows of
 // `window` tokens, each run as a fresh sequence, and every token of a window but its first is scored
-// by the log-probability the model gives it (Gpt2Model::tokenLogProbs).
+// by the log-probability the model gives it (TokenLogProbs).
 #include <cstdint>
 #include <vector>
 

@@ -16,6 +16,11 @@ void AsyncRead::startRowStarts(Texture& texture, int row0, int rowCount, int tex
     begin(texture, row0, rowCount, texels);
 }
 
+std::int64_t AsyncRead::bytes() const {
+    if (!texture_) return 0;
+    return std::int64_t(rowCount_) * (texels_ < 0 ? texture_->layout().texelsPerRow : texels_) * 16;
+}
+
 void AsyncRead::begin(Texture& texture, int row0, int rowCount, int texels) {
     const int perRow = texels < 0 ? texture.layout().texelsPerRow : texels;
     const std::int64_t bytes = std::int64_t(rowCount) * perRow * 16;

@@ -2,6 +2,7 @@
 // Reading texture rows back without stalling: the rows go into a pixel-pack buffer behind a fence
 // (TF.js's dataAsync), and are copied out once the GPU has passed it. One buffer object serves every
 // read, so a read per token makes no GL object.
+#include <cstdint>
 #include <vector>
 
 #include "gl/gl_objects.h"
@@ -24,6 +25,8 @@ public:
     std::vector<float> take();
     // Ends a read without taking it.
     void drop();
+    // Bytes the read in flight brings back (whole texels); 0 when none is.
+    std::int64_t bytes() const;
 
 private:
     void begin(Texture& texture, int row0, int rowCount, int texels);

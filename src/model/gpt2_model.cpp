@@ -4,6 +4,12 @@
 #include <cmath>
 #include <string>
 
+#include "model/next_token.h"
+#include "model/ops/pointwise.h"
+#include "model/readouts/attention_readout.h"
+#include "model/readouts/hidden_states.h"
+#include "model/readouts/live_capture.h"
+#include "model/readouts/token_log_probs.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -12,7 +18,7 @@ namespace {
 // The layers' attention scratch, as the policy shapes it: a decode step's scores, a prompt chunk's
 // (queries tiled as the matmuls' rows are, and read as fp16 row pairs with the matmuls' inputs), and
 // the blocks of keys of long decode steps.
-AttentionScratch attentionScratch(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels) {
+AttentionScratch declareAttentionScratch(Activations& t, const Tuning& tuning, const ModelConfig& c, int headTexels) {
     AttentionScratch s;
     s.rows = tuning.rowsPerFragment;
     const int runRows = c.heads * attentionStride(tuning.prefillChunk, s.rows), P = c.contextLength;
@@ -40,6 +46,14 @@ std::string megabytes(std::int64_t bytes) {
         grouped += whole[i];
     }
     return grouped + "." + std::to_string(tenths % 10) + " MB";
+}
+
+// Ranks a first-level top-k fragment writes: as many render targets as a draw may write, in a power of
+// two up to 8 (rows interleave over it, and the block lists' rows are a multiple).
+int topkRanksPerFragment(const Tuning& tuning) {
+    int ranks = 1;
+    while (ranks < 8 && tuning.oneDrawWrites(2 * ranks)) ranks *= 2;
+    return ranks;
 }
 
 float attentionScale(const ModelConfig& c, int layer) {
@@ -100,10 +114,9 @@ void Gpt2Model::declareGraph() {
     // [P, Cq] (rows to whole groups: a chunk's attention writes groups of rows)
     Texture& attended = t.addPerPosition("attention output", tuning_.tiledRows(P), Cq);
     Texture& hidden = t.addPerPosition("mlp hidden", P, c.innerDim);  // [P, F]
-    logits_ = &t.add("logits", 1, d.vocabRows);                       // [1, V] the last position's
-    candidates_ = &t.add("top-k candidates", kMaxTopk, 4);            // [k, (logit, id)]
+    Texture& logits = t.add("logits", 1, d.vocabRows);                // [1, V] the last position's
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
-    attentionScratch_ = attentionScratch(t, tuning_, c, d.headTexels);
+    attentionScratch_ = declareAttentionScratch(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]
@@ -115,73 +128,68 @@ void Gpt2Model::declareGraph() {
         Texture& v = t.addPerPosition(h + "v cache", P, Cq);  // [P, Cq]
         blocks_.push_back(Block{
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
-            plan.linear({{&q, &k, &v}, &x, ln(h + "ln_1."), W(h + "attn.c_attn.weight"), w(h + "attn.c_attn.bias")}),
+            plan.linear({.outputs = {&q, &k, &v},
+                         .x = &x,
+                         .norm = ln(h + "ln_1."),
+                         .weight = W(h + "attn.c_attn.weight"),
+                         .bias = w(h + "attn.c_attn.bias")}),
             // attended = softmax(q k^T * scale, causal) v
             AttentionOp(programs_, attended, q, k, v, shape_, attentionScale(c, l), attentionScratch_),
             // x1 = x + attended @ W_o + b_o
-            plan.linear({{&x1}, &attended, {}, W(h + "attn.c_proj.weight"), w(h + "attn.c_proj.bias"), &x}),
+            plan.linear({.outputs = {&x1},
+                         .x = &attended,
+                         .weight = W(h + "attn.c_proj.weight"),
+                         .bias = w(h + "attn.c_proj.bias"),
+                         .residual = &x}),
             // hidden = act(ln_2(x1) @ W_fc + b_fc)
-            plan.linear(
-                {{&hidden}, &x1, ln(h + "ln_2."), W(h + "mlp.c_fc.weight"), w(h + "mlp.c_fc.bias"), nullptr, act}),
+            plan.linear({.outputs = {&hidden},
+                         .x = &x1,
+                         .norm = ln(h + "ln_2."),
+                         .weight = W(h + "mlp.c_fc.weight"),
+                         .bias = w(h + "mlp.c_fc.bias"),
+                         .activation = act}),
             // x = x1 + hidden @ W_proj + b_proj
-            plan.linear({{&x}, &hidden, {}, W(h + "mlp.c_proj.weight"), w(h + "mlp.c_proj.bias"), &x1})});
+            plan.linear({.outputs = {&x},
+                         .x = &hidden,
+                         .weight = W(h + "mlp.c_proj.weight"),
+                         .bias = w(h + "mlp.c_proj.bias"),
+                         .residual = &x1})});
     }
-    // logits = ln_f(x[last]) @ wte^T (lm_head^T when untied), one row: only the last position's are read
-    LinearDecl head{{logits_}, &x, ln("ln_f."), W(c.tieWordEmbeddings ? "wte.weight" : "lm_head.weight")};
-    head.transposedWeight = true;  // [V, C], as wte
-    head.oneRowOnly = true;
+    // logits = ln_f(x[last]) @ wte^T (lm_head^T when untied, [V, C] as wte), one row: only the last
+    // position's are read
+    const LinearDecl head{.outputs = {&logits},
+                          .x = &x,
+                          .norm = ln("ln_f."),
+                          .weight = W(c.tieWordEmbeddings ? "wte.weight" : "lm_head.weight"),
+                          .transposedWeight = true,
+                          .oneRowOnly = true};
     lmHead_ = std::make_unique<Linear>(plan.linear(head));
-    // scored = ln_f(x[p .. p + kScoreRows)) @ wte^T, and lse[r] = log Σ exp scored[r] (perplexity at
-    // rows [0, kScoreRows)); its rows interleave so that the head computes whole row groups
-    LinearDecl rows = head;
-    const int lensBatch = lensBatchRows();
-    Texture& scored = t.addInterleaved("scored logits", std::max(kScoreRows, lensBatch), d.vocabRows,
-                                       tuning_.rowsPerFragment);  // [rows, V]
-    rows.outputs = {&scored};
-    rows.oneRowOnly = false;
-    scoreHead_ = std::make_unique<Linear>(plan.linear(rows));
-    // lens: after block l, the chunk's rows that get a lens go to lens residuals row l * count + p;
-    // once the chunk has run, the head scores them lensBatchRows() at a time into `scored` (a decode
-    // step's layers in one run, so each weight fetch serves them all), then the top-k of each scored
-    // row, carrying its log-sum-exp, into cell = its lens residuals row
-    const int lensCells = c.layers * tuning_.prefillChunk,
-              lensRows = (lensCells + lensBatch - 1) / lensBatch * lensBatch;
-    Texture& lensResiduals = t.add("lens residuals", lensRows, c.embedDim);  // [layers * chunk, C]
-    lensCopy_ = std::make_unique<Pass>(activationPass(programs_, lensResiduals, x, int(Epilogue::None)));
-    LinearDecl lens = rows;
-    lens.x = &lensResiduals;
-    lensHead_ = std::make_unique<Linear>(plan.linear(lens));
-    const int blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
-    logSumExp_ = &t.add("scored log-sum-exp", kScoreRows, 1);  // [kScoreRows, 1]
-    scoredLse_ = std::make_unique<LogSumExpOp>(
-        programs_, *logSumExp_, t.add("scored log-sum-exp blocks", kScoreRows, blockColumns), scored, c.vocabSize);
-    // logProbs[r] = scored[r][ids[p + r + 1]] - lse[r]
-    logProbs_ = &t.add("token log-probabilities", kScoreRows, 1);  // [kScoreRows, 1]
-    tokenLogProb_ = std::make_unique<Pass>(tokenLogProbPass(programs_, *logProbs_, scored, *logSumExp_, *ids_));
+
+    // The next token and the readouts, beside the forward. They share the rows the output head
+    // scores (interleaved, so that the head computes whole row groups) and the top-k block lists.
+    Texture& scored = t.addInterleaved("scored logits", std::max(TokenLogProbs::kRows, Lens::batchRows(tuning_, c)),
+                                       d.vocabRows, tuning_.rowsPerFragment);  // [rows, V]
+    const int ranks = topkRanksPerFragment(tuning_), blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
+    const ReadoutDecl readouts{
+        .model = *this,
+        .activations = t,
+        .plan = plan,
+        .head = head,
+        .ids = *ids_,
+        .topk = {.blocks = t.addInterleaved("top-k blocks", TopkScratch::kBlockRows, blockColumns, ranks),
+                 .heads = t.addInterleaved("top-k block heads", TopkScratch::kBlockRows, blockColumns, ranks),
+                 .seen = t.add("seen tokens", 1, d.vocabRows),  // [1, V]
+                 .ranksPerFragment = ranks},
+        .scored = scored};
+    next_ = std::make_unique<NextToken>(readouts, logits);
+    attention_ = std::make_unique<AttentionReadout>(readouts);
+    tokenLogProbs_ = std::make_unique<TokenLogProbs>(readouts);
+    hiddenStates_ = std::make_unique<HiddenStates>(readouts);
+    live_ = std::make_unique<LiveCapture>(readouts);
     plan.finish();
-    // seen = the sequence's tokens (the repetition penalty); the next token = a draw of the sampling
-    // asked for, from the logits as penalised (ops/sampler.h): candidates for searches of one
-    // candidate, else chosen; ids[next] = its id. The sampler's and the lens's top-k share their
-    // block lists (kTopkBlockRows rows)
-    Texture& seen = t.add("seen tokens", 1, d.vocabRows);  // [1, V]
-    Texture& seenScratch = t.add("seen tokens scratch", 1, d.vocabRows);
-    chosen_ = &t.add("chosen token", 1, 4);  // [1, (key, id)]
-    const int ranks = topkRanksPerFragment();
-    Texture& blocks = t.addInterleaved("top-k blocks", kTopkBlockRows, blockColumns, ranks);
-    Texture& heads = t.addInterleaved("top-k block heads", kTopkBlockRows, blockColumns, ranks);
-    sampler_ = std::make_unique<SamplerOp>(programs_, *logits_, *ids_, seen, seenScratch, blocks, heads, *candidates_,
-                                           *chosen_, c.vocabSize, ranks);
-    candidateToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *candidates_));
-    chosenToken_ = std::make_unique<Pass>(chosenTokenPass(programs_, *ids_, *chosen_));
-    lensCandidates_ = &t.add("lens candidates", kMaxTopk, lensCells * 4);  // [k, layers * chunk (logit, id, lse)]
-    lensTopk_ = std::make_unique<TopkOp>(programs_, *lensCandidates_, blocks, heads, scored, seen, c.vocabSize, ranks);
 }
 
-int Gpt2Model::topkRanksPerFragment() const {
-    int ranks = 1;
-    while (ranks < 8 && tuning_.oneDrawWrites(2 * ranks)) ranks *= 2;
-    return ranks;
-}
+std::int64_t Gpt2Model::gpuBytes() const { return weights_.bytes() + activations_.bytes() + live_->gpuBytes(); }
 
 // One transformer block for positions [pos0, pos0 + count).
 void Gpt2Model::runLayer(int layer, int pos0, int count) {
@@ -193,10 +201,6 @@ void Gpt2Model::runLayer(int layer, int pos0, int count) {
     b.mlpDown.run(pos0, count);
 }
 
-void Gpt2Model::runBlocks(int blocks, int pos0, int count) {
-    for (int l = 0; l < blocks; ++l) runLayer(l, pos0, count);
-}
-
 void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
     blocks_[std::size_t(layer)].qkv.run(pos0, count);
     blocks_[std::size_t(layer)].attention.runScores(pos0, count);
@@ -205,20 +209,15 @@ void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
 bool Gpt2Model::runChunk() {
     if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
     const int pos0 = chunkNext_, count = std::min(tuning_.prefillChunk, chunkEnd_ - pos0);
-    const int lensFirst = std::max(pos0, lensFrom_),
-              lensCount = capture_.lensTopK > 0 ? std::max(0, pos0 + count - lensFirst) : 0;
     embed_->run(pos0, pos0 + count);
     for (int l = 0; l < config_.layers; ++l) {
         runLayer(l, pos0, count);
-        if (capturing()) captureLayer(l, pos0, count, lensFirst, lensCount);
+        if (observer_) observer_->afterLayer(l, pos0, count);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
         // interleave with the page's frames; as one piece it stalls the page (docs/benchmarks.md).
         if (count > 1) glFlush();
     }
-    if (capturing()) {
-        scoreLens(lensCount);
-        readCaptured(pos0, count, lensFirst, lensCount);
-    }
+    if (observer_) observer_->afterChunk(pos0, count);
     chunkNext_ = pos0 + count;
     if (chunkNext_ < chunkEnd_) {
         chunkFences_.push_back(GlFence::insert());
@@ -253,11 +252,9 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
              config_.contextLength, " tokens");
 }
 
-void Gpt2Model::rewritingFrom(int pos0) { seenThrough_ = std::min(seenThrough_, pos0 - 1); }
-
 void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
     checkPositions(ids.size(), pos0);
-    rewritingFrom(pos0);
+    next_->rewritingFrom(pos0);
     std::vector<float> values(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= config_.vocabSize)
@@ -271,85 +268,40 @@ void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
 void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     chunkNext_ = chunkEnd_ = 0;
     chunkFences_.clear();
-    reads_.dropAll();
+    next_->dropReads();
     uploadIds(ids, pos0);
     startChunks(pos0, pos0 + int(ids.size()));
 }
 
 void Gpt2Model::forwardChosenToken(int pos) {
     checkPositions(1, pos);
-    if (!lastTokenPass_) fail("forwardChosenToken: no token has been requested");
-    rewritingFrom(pos);
-    lastTokenPass_->run(pos, pos + 1);
+    next_->writeChosenId(pos);
+    next_->rewritingFrom(pos);
     startChunks(pos, pos + 1);
     runChunk();
 }
 
 void Gpt2Model::startChunks(int pos0, int end) {
-    dropCaptureReadsFrom(pos0);
-    captured_.erase(captured_.lower_bound(pos0), captured_.end());
+    if (observer_) observer_->startRun(pos0, end);
     chunkNext_ = pos0;
     chunkEnd_ = end;
-    lensFrom_ = capture_.lensPositions > 0 ? std::max(pos0, end - capture_.lensPositions) : pos0;
 }
 
-std::vector<float> Gpt2Model::logits() {
-    requestLogits();
-    return takeLogits();
-}
-
-std::vector<Gpt2Model::Candidate> Gpt2Model::topCandidates(int k) {
-    requestCandidates(k);
-    return takeCandidates();
-}
-
-void Gpt2Model::requestLogits() {
-    if (lastPosition_ < 0) fail("logits: nothing has been run yet");
-    reads_.start(ReadQueue::Kind::Logits, *logits_, 1);
-}
-
-std::vector<float> Gpt2Model::takeLogits() {
-    std::vector<float> values = reads_.take(ReadQueue::Kind::Logits, "takeLogits");
-    readbackBytes_ += std::int64_t(values.size()) * 4;
-    values.resize(std::size_t(config_.vocabSize));
-    return values;
-}
-
-void Gpt2Model::requestCandidates(int k) {
-    if (lastPosition_ < 0) fail("topCandidates: nothing has been run yet");
-    if (k < 1 || k > kMaxCandidates || k > config_.vocabSize)
-        fail("topCandidates: k must be in [1, ", std::min(kMaxCandidates, config_.vocabSize), "], got ", k);
-    sampler_->topk().run(k);
-    lastTokenPass_ = candidateToken_.get();
-    reads_.start(ReadQueue::Kind::Candidates, *candidates_, k);
-}
-
-void Gpt2Model::requestToken(const TokenSampling& sampling, int draw) {
-    if (lastPosition_ < 0) fail("requestToken: nothing has been run yet");
-    if (sampling.topK < 0 || sampling.topK > kMaxTopk)
-        fail("requestToken: top-k must be in [0, ", kMaxTopk, "], got ", sampling.topK);
-    if (sampling.repetitionPenalty != 1.0f && seenThrough_ < lastPosition_) {
-        sampler_->markSeen(seenThrough_ + 1, lastPosition_ + 1);
-        seenThrough_ = lastPosition_;
+void Gpt2Model::runSequence(const std::vector<int>& ids, int blocks,
+                            const std::function<void(int start, int n)>& after) {
+    chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
+    chunkFences_.clear();
+    next_->dropReads();
+    uploadIds(ids, 0);
+    const int count = int(ids.size());
+    for (int start = 0; start < count; start += tuning_.prefillChunk) {
+        const int n = std::min(tuning_.prefillChunk, count - start);
+        embed_->run(start, start + n);
+        for (int l = 0; l < blocks; ++l) runLayer(l, start, n);
+        after(start, n);
     }
-    Texture& result = sampler_->run(sampling, draw);
-    lastTokenPass_ = &result == chosen_ ? chosenToken_.get() : candidateToken_.get();
-    reads_.start(ReadQueue::Kind::Token, result, 1);
 }
 
-int Gpt2Model::takeToken() {
-    const std::vector<float> row = reads_.take(ReadQueue::Kind::Token, "takeToken");
-    readbackBytes_ += 16;
-    return int(row[1]);
-}
-
-std::vector<Gpt2Model::Candidate> Gpt2Model::takeCandidates() {
-    const int k = reads_.oldestRows();
-    const std::vector<float> rows = reads_.take(ReadQueue::Kind::Candidates, "takeCandidates");
-    readbackBytes_ += std::int64_t(k) * 16;
-    std::vector<Candidate> out;
-    for (int r = 0; r < k; ++r) out.push_back({int(rows[std::size_t(r) * 4 + 1]), rows[std::size_t(r) * 4]});
-    return out;
-}
+void Gpt2Model::endSequence() { lastPosition_ = -1; }
 
 }  // namespace gpt2

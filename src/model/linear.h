@@ -32,8 +32,8 @@ struct WeightMatrix {
 struct LinearDecl {
     std::vector<Texture*> outputs;  // one, or three that split W's columns in equal parts (Q, K, V)
     const Texture* x = nullptr;
-    std::optional<LayerNormWeights> norm;  // LN of x's rows first
-    WeightMatrix weight;                   // [K, N] ([N, K] with transposedWeight)
+    std::optional<LayerNormWeights> norm = {};  // LN of x's rows first
+    WeightMatrix weight;                        // [K, N] ([N, K] with transposedWeight)
     const Texture* bias = nullptr;
     const Texture* residual = nullptr;  // rows as the output
     Epilogue activation = Epilogue::None;

@@ -21,7 +21,7 @@ std::vector<float> ReadQueue::take(Kind kind, const char* caller) {
         fail(caller, ": the oldest read in flight is not of that kind (request it first, and take reads in order)");
     first_ = (first_ + 1) % kMaxReads;
     --inFlight_;
-    return r.read.take();
+    return readback_.take(r.read);
 }
 
 void ReadQueue::dropAll() {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gl/async_read.h"
+#include "model/readback.h"
 
 namespace gpt2 {
 
@@ -12,6 +13,8 @@ class ReadQueue {
 public:
     static constexpr int kMaxReads = 2;
     enum class Kind { Logits, Candidates, Token };
+    // Reads are taken through `readback`, which counts them.
+    explicit ReadQueue(Readback& readback) : readback_(readback) {}
 
     // Starts reading rows [0, rows) of `texture`; fails when kMaxReads are in flight.
     void start(Kind kind, Texture& texture, int rows);
@@ -31,6 +34,7 @@ private:
         Kind kind = Kind::Logits;
         int rows = 0;
     };
+    Readback& readback_;
     Pending reads_[kMaxReads];
     int first_ = 0, inFlight_ = 0;
 };

@@ -39,8 +39,7 @@ std::vector<std::vector<double>> softmaxRows(const std::vector<float>& logits, i
 // Each lens cell against the reference distribution of its position: every probability the GPU
 // reports is the reference's probability of that id, the ids come in the reference's order except
 // at near-ties, and the top-1 is the reference's most likely id unless the two best are tied.
-void expectCellMatches(const Gpt2Model::LensCell& cell, const std::vector<double>& reference,
-                       const std::string& where) {
+void expectCellMatches(const LensCell& cell, const std::vector<double>& reference, const std::string& where) {
     std::vector<int> order(reference.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
     std::partial_sort(order.begin(), order.begin() + 2, order.end(),
@@ -201,7 +200,7 @@ TEST(HiddenStates, RefuseLayersAndTopKOutsideTheirRange) {
     expectError([&] { engine.hiddenStates(ids, -1); }, "hiddenStates: layer -1 outside [0, 2)");
     expectError([&] { engine.lens(ids, 65); }, "lens: top-k must be in [1, 64], got 65");
     expectError([&] { engine.lens({}, 5); }, "lens: the prompt has no tokens");
-    EXPECT_EQ(engine.lens(ids, 0).front().front().ids.size(), std::size_t(Gpt2Model::kDefaultLensTopK));
+    EXPECT_EQ(engine.lens(ids, 0).front().front().ids.size(), std::size_t(Lens::kDefaultTopK));
 }
 
 }  // namespace
@@ -237,7 +236,7 @@ TEST(LiveViews, CapturedDuringGenerationEqualTheLensAndAttentionOfTheSequence) {
         }
         Generation generation(engine, prompt.ids, options);
         std::vector<int> sequence = prompt.ids;
-        std::vector<Gpt2Model::CapturedPosition> captured;
+        std::vector<CapturedPosition> captured;
         while (auto token = generation.next()) {
             const int first = token->captured.empty() ? -1 : token->captured.front().position;
             EXPECT_EQ(first, captured.empty() ? 0 : int(sequence.size()) - 1);
@@ -286,7 +285,7 @@ TEST(LiveViews, TheLensCoversThePromptsLastPositionsAndEveryStep) {
     options.capture = {k, 0, N};
     Generation generation(engine, prompt.ids, options);
     std::vector<int> sequence = prompt.ids;
-    std::vector<Gpt2Model::CapturedPosition> captured;
+    std::vector<CapturedPosition> captured;
     while (auto token = generation.next()) {
         for (auto& c : token->captured) captured.push_back(std::move(c));
         sequence.push_back(token->id);
@@ -322,8 +321,8 @@ TEST(LiveViews, OffByDefaultAndRefusedOutsideTheModel) {
         Generation live(engine, {1, 2, 3}, options);
         while (auto token = live.next()) EXPECT_FALSE(token->captured.empty());
     }
-    EXPECT_EQ(engine.model().capture().lensTopK, 0);
-    EXPECT_EQ(engine.model().capture().attentionLayer, -1);
+    EXPECT_EQ(engine.model().live().capture().lensTopK, 0);
+    EXPECT_EQ(engine.model().live().capture().attentionLayer, -1);
     options.capture = {0, 2};
     try {
         Generation generation(engine, {1, 2, 3}, options);

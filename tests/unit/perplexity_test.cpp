@@ -1,4 +1,4 @@
-// Perplexity (engine/perplexity.h, Gpt2Model::tokenLogProbs) against the CPU reference: the bundled
+// Perplexity (engine/perplexity.h, TokenLogProbs) against the CPU reference: the bundled
 // demo model over held-out Brown text (tests/fixtures/brown-heldout), fp32 weights. The reference
 // runs each window through tests/reference and takes a double log-softmax of its logits. Tolerances:
 // perplexity within 1e-4 relative (the bound), each token's log-probability within 1e-3.
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "model/readouts/token_log_probs.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
@@ -52,7 +53,7 @@ TEST(Perplexity, Fp32EqualsTheCpuReferenceOnHeldOutBrownText) {
         const std::vector<int> part(ids.begin() + std::ptrdiff_t(start),
                                     ids.begin() + std::ptrdiff_t(std::min(ids.size(), start + window)));
         const auto expected = referenceLogProbs(checkpoint, part);
-        const auto got = engine.model().tokenLogProbs(part);
+        const auto got = engine.model().tokenLogProbs().run(part);
         ASSERT_EQ(got.size(), expected.size());
         for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
         for (double e : expected) sum -= e;

@@ -45,7 +45,7 @@ public:
     // texel d (the candidates: greedy, or one search per draw of temperature alone) or at row d (the
     // chosen: one search, a pick per draw).
     Texture& run(const TokenSampling& s, int draw, int draws = 1);
-    // The search alone, over the plain logits (Gpt2Model::topCandidates).
+    // The search alone, over the plain logits (NextToken::topCandidates).
     TopkOp& topk() { return topk_; }
 
 private:

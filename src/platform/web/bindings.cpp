@@ -84,7 +84,7 @@ val typedArray(const std::vector<T>& values) {
 struct LensArrays {
     std::vector<int> ids;
     std::vector<float> probs;
-    void add(const Gpt2Model::LensCell& cell) {
+    void add(const LensCell& cell) {
         ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
         probs.insert(probs.end(), cell.probs.begin(), cell.probs.end());
     }
@@ -95,7 +95,7 @@ struct LensArrays {
 };
 
 // [{position, lens: {ids, probs} ([layer][rank]) or undefined, attention ([head][key]) or undefined}]
-val capturedToJs(const std::vector<Gpt2Model::CapturedPosition>& captured) {
+val capturedToJs(const std::vector<CapturedPosition>& captured) {
     val out = val::array();
     for (const auto& c : captured) {
         val position = val::object();
@@ -296,7 +296,7 @@ public:
     }
 
     // The logit lens of `input` (text or token ids), which becomes the sequence:
-    // {layers, tokens, topK, ids, probs}, ids and probs [layer][position][rank] (Gpt2Model::lens).
+    // {layers, tokens, topK, ids, probs}, ids and probs [layer][position][rank] (LiveCapture::lens).
     val lens(val input, int k) {
         Engine& e = engine();
         const auto cells = e.lens(idsOf(input), k);

@@ -1,0 +1,76 @@
+#include "model/readouts/lens.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/gpt2_model.h"
+#include "model/ops/pointwise.h"
+
+namespace gpt2 {
+
+namespace {
+int residualRows(const ReadoutDecl& d) {
+    const int cells = d.model.config().layers * d.model.tuning().prefillChunk,
+              batch = Lens::batchRows(d.model.tuning(), d.model.config());
+    return (cells + batch - 1) / batch * batch;
+}
+
+// scored = ln_f(lens residuals[r .. r + batch)) @ wte^T
+LinearDecl lensHead(const ReadoutDecl& d, const Texture& residuals) {
+    LinearDecl head = d.head;
+    head.outputs = {&d.scored};
+    head.x = &residuals;
+    head.oneRowOnly = false;
+    return head;
+}
+}  // namespace
+
+int Lens::batchRows(const Tuning& tuning, const ModelConfig& config) {
+    return std::min(tuning.tiledRows(config.layers), tuning.prefillChunk);
+}
+
+Lens::Lens(const ReadoutDecl& d)
+    : model_(d.model),
+      batchRows_(batchRows(d.model.tuning(), d.model.config())),
+      residuals_(d.activations.add("lens residuals", residualRows(d), d.model.config().embedDim)),
+      candidates_(
+          d.activations.add("lens candidates", kMaxTopk, d.model.config().layers * d.model.tuning().prefillChunk * 4)),
+      copy_(activationPass(d.model.programs(), residuals_, d.model.residual(), int(Epilogue::None))),
+      head_(d.plan.linear(lensHead(d, residuals_))),
+      topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen,
+            d.model.config().vocabSize, d.topk.ranksPerFragment) {}
+
+void Lens::copyLayer(int layer, int first, int count) {
+    const int row = layer * count;
+    copy_.set("u_in_row_offset", first - row).run(row, row + count);
+}
+
+void Lens::score(int cells, int k) {
+    const Tuning& tuning = model_.tuning();
+    TopkWarp warp;
+    warp.logSumExp = true;
+    // As many rows per search as the block lists hold at this k.
+    const int searches = std::max(1, TopkScratch::kBlockRows / topk_.rowsPerSearch(k));
+    for (int first = 0; first < cells; first += batchRows_) {
+        const int rows = std::min(batchRows_, cells - first);
+        // Whole row groups where the batch has room: the rows past the cells score stale residual
+        // rows that nothing reads.
+        head_.run(0, first, std::min(tuning.tiledRows(rows), batchRows_));
+        for (int row = 0; row < rows; row += searches)
+            topk_.run(k, std::min(searches, rows - row), first + row, warp, row);
+    }
+}
+
+void Lens::startRead(AsyncRead& read, int cells, int k) const { read.startRowStarts(candidates_, 0, k, cells); }
+
+LensCell Lens::cell(const std::vector<float>& read, int cells, int k, int cell) {
+    LensCell out;
+    for (int rank = 0; rank < k; ++rank) {
+        const float* c = &read[(std::size_t(rank) * std::size_t(cells) + std::size_t(cell)) * 4];
+        out.ids.push_back(int(c[1]));
+        out.probs.push_back(std::exp(c[0] - c[2]));
+    }
+    return out;
+}
+
+}  // namespace gpt2

@@ -1,0 +1,47 @@
+#pragma once
+// The logit lens of a chunk's positions: after each block, the rows that get a lens are copied out of
+// the residual stream; once the chunk has run, the output head scores them (a decode step's layers
+// in one run, so each weight fetch serves them all) and one top-k search per row lists its k most
+// likely tokens with the row's log-sum-exp. Live capture (live_capture.h) reads them back.
+#include <vector>
+
+#include "gl/async_read.h"
+#include "model/ops/topk.h"
+#include "model/readouts/readout_decl.h"
+
+namespace gpt2 {
+
+// A position's lens at one layer: the k most likely next tokens, best first.
+struct LensCell {
+    std::vector<int> ids;
+    std::vector<float> probs;
+};
+
+class Lens {
+public:
+    static constexpr int kDefaultTopK = 5;
+    // Residual rows scored per run of the head: a decode step's layers together, no more than its
+    // LayerNorm's chunk. The `scored` texture of ReadoutDecl has at least this many rows.
+    static int batchRows(const Tuning& tuning, const ModelConfig& config);
+
+    explicit Lens(const ReadoutDecl& decl);
+    // After block `layer`: positions [first, first + count) of the chunk get the lens.
+    void copyLayer(int layer, int first, int count);
+    // Once the chunk has run: the top k of each of the `cells` (layers x positions) rows copied.
+    void score(int cells, int k);
+    // Starts reading what score() listed.
+    void startRead(AsyncRead& read, int cells, int k) const;
+    // Cell `cell` of such a read: probabilities from each candidate's logit and its row's log-sum-exp.
+    static LensCell cell(const std::vector<float>& read, int cells, int k, int cell);
+
+private:
+    Gpt2Model& model_;
+    int batchRows_;
+    Texture& residuals_;   // [layers * chunk, C]: row l * count + p is position p after block l
+    Texture& candidates_;  // [k, layers * chunk (logit, id, lse)]
+    Pass copy_;
+    Linear head_;
+    TopkOp topk_;
+};
+
+}  // namespace gpt2
