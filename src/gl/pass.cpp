@@ -1,87 +1,13 @@
 #include "gl/pass.h"
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 
 #include "gl/capabilities.h"
+#include "gl/draw_ranges.h"
 #include "util/error.h"
 
-// EXT_disjoint_timer_query (GLES) and EXT_disjoint_timer_query_webgl2 share these enums.
-#ifndef GL_TIME_ELAPSED_EXT
-#define GL_TIME_ELAPSED_EXT 0x88BF
-#endif
-#ifndef GL_GPU_DISJOINT_EXT
-#define GL_GPU_DISJOINT_EXT 0x8FBB
-#endif
-
 namespace gpt2 {
-namespace {
-long long g_draws = 0;
-PassProfiling g_profiling = PassProfiling::Off;
-std::string g_phase;
-struct PendingTiming {
-    std::string phase, key;
-    GlObject query;
-};
-std::vector<PendingTiming> g_pending;  // timer queries not read yet
-std::map<std::string, std::map<std::string, double>> g_profile;
-
-#ifdef __EMSCRIPTEN__
-constexpr const char* kTimerExtension = "EXT_disjoint_timer_query_webgl2";
-#else
-constexpr const char* kTimerExtension = "EXT_disjoint_timer_query";
-#endif
-}  // namespace
-
-long long passDraws() { return g_draws; }
-
-bool gpuTimersAvailable() { return hasGlExtension(kTimerExtension); }
-
-bool gpuTimerResultsWaitForTheTask() {
-#ifdef __EMSCRIPTEN__
-    return true;
-#else
-    return false;
-#endif
-}
-
-void setPassProfiling(PassProfiling mode, const std::string& phase) {
-    if (mode == PassProfiling::GpuTimers && g_profiling != PassProfiling::GpuTimers) {
-        if (!gpuTimersAvailable()) fail("profile: this context has no GPU timer queries (", kTimerExtension, ")");
-        GLint disjoint = 0;
-        glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading it clears it
-    }
-    g_profiling = mode;
-    g_phase = phase;
-}
-
-bool passProfileReady() {
-    // Results arrive in the order the queries were issued.
-    if (g_pending.empty()) return true;
-    GLuint available = 0;
-    glGetQueryObjectuiv(g_pending.back().query.get(), GL_QUERY_RESULT_AVAILABLE, &available);
-    return available != 0;
-}
-
-std::map<std::string, std::map<std::string, double>> takePassProfile() {
-    for (PendingTiming& t : g_pending) {
-        GLuint nanoseconds = 0;  // 32 bits: up to 4.2 s per pass
-        glGetQueryObjectuiv(t.query.get(), GL_QUERY_RESULT, &nanoseconds);
-        g_profile[t.phase][t.key] += nanoseconds * 1e-6;
-    }
-    const bool timed = !g_pending.empty();
-    g_pending.clear();
-    if (timed) {
-        GLint disjoint = 0;
-        glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
-        if (disjoint) {
-            g_profile.clear();
-            fail("profile: the GPU timer queries were disjoint (a clock change or GPU reset); run it again");
-        }
-    }
-    return std::exchange(g_profile, {});
-}
 
 Pass::Pass(ProgramCache& programs, const std::string& shader, std::string defines, std::vector<Texture*> outputs,
            const PassInputs& inputs, int instances, const std::string& vertexShader)
@@ -176,30 +102,23 @@ const Framebuffer& Pass::framebuffer(int layer) {
     return fb;
 }
 
-namespace {
-int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int ceilDiv(int a, int b) { return -floorDiv(-a, b); }
-}  // namespace
-
-void Pass::run(int rowBegin, int rowEnd) {
-    const TensorLayout& out = outputs_[0]->layout();
+void Pass::checkRows(int rowBegin, int rowEnd) const {
     if (rowBegin < 0 || rowEnd > outputs_[0]->rows() || rowBegin >= rowEnd)
         fail("pass ", program_->label(), ": rows [", rowBegin, ", ", rowEnd, ") outside its output's ",
              outputs_[0]->rows(), " rows");
-    // Row pairs: the draw covers the pairs that hold the rows (row_output.glsl).
-    const int perTexel = rowsPerTexel(outputs_[0]->format());
     if (maxRowsPerRun_ > 0 && rowEnd - rowBegin > maxRowsPerRun_)
         fail("pass ", program_->label(), ": runs at most ", maxRowsPerRun_, " rows at a time, asked for ",
              rowEnd - rowBegin);
     if (rowBegin % groupRows_ != 0 || rowEnd % groupRows_ != 0)
         fail("pass ", program_->label(), ": writes groups of ", groupRows_, " rows, asked for rows [", rowBegin, ", ",
              rowEnd, ")");
-    const auto start = std::chrono::steady_clock::now();
-    GlObject query;
-    if (g_profiling == PassProfiling::GpuTimers) {
-        query = GlObject::query();
-        glBeginQuery(GL_TIME_ELAPSED_EXT, query.get());
-    }
+}
+
+void Pass::run(int rowBegin, int rowEnd) {
+    checkRows(rowBegin, rowEnd);
+    const TensorLayout& out = outputs_[0]->layout();
+    PassProfiler& profiler = PassProfiler::instance();
+    PassProfiler::Timing timing = profiler.start();
     if (!bound_) bind();
     Program& program = *program_;
     glUseProgram(program.id());
@@ -218,59 +137,42 @@ void Pass::run(int rowBegin, int rowEnd) {
     program.setIvec4(outLayoutLocation_, layout.x, layout.y, layout.z, layout.w);
     program.setIvec2(rowsLocation_, rowBegin, rowEnd);
 
-    // Row r is row r / R of its page group's layout, on the group's page `r % R` (R = interleave; 1
-    // when rows are not interleaved). A draw covers one page and the pages after it that its row
-    // groups fill: the physical lines that hold the requested rows of that page, whose fragments
-    // the shader discards where they belong to other rows.
-    const int R = out.interleave, storedBegin = rowBegin / perTexel, storedEnd = (rowEnd + perTexel - 1) / perTexel;
-    int lastLayer = 0;
+    // Row pairs: the draws cover the pairs that hold the rows (row_output.glsl).
+    const int perTexel = rowsPerTexel(outputs_[0]->format());
+    const std::vector<DrawRange> draws =
+        drawRanges(out, rowBegin / perTexel, (rowEnd + perTexel - 1) / perTexel, groupRows_);
     glEnable(GL_SCISSOR_TEST);
     glViewport(0, 0, out.width, out.height);
     if (instances_ > 1) {
         glEnable(GL_BLEND);
         glBlendFunc(GL_ONE, GL_ONE);
     }
-    for (int phase = 0; phase < R; phase += groupRows_) {
-        const int g0 = ceilDiv(storedBegin - phase, R), g1 = floorDiv(storedEnd - 1 - phase, R);  // rows g * R + phase
-        if (g0 > g1) continue;
-        const int firstLine = int(std::int64_t(g0) * out.texelsPerRow / out.width);
-        const int lastLine = int((std::int64_t(g1 + 1) * out.texelsPerRow - 1) / out.width);
-        for (int page = firstLine / out.height; page <= lastLine / out.height; ++page) {
-            const int y0 = std::max(firstLine - page * out.height, 0);
-            const int y1 = std::min(lastLine - page * out.height, out.height - 1);
-            const int layer = page * R + phase;
-            const Framebuffer& target = framebuffer(layer);
-            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
-            glScissor(0, y0, out.width, y1 - y0 + 1);
-            program.setInt(pageLocation_, layer);
-            if (instances_ == 1) {
-                glDrawArrays(GL_TRIANGLES, 0, 3);
-            } else {
-                // Rows are whole lines, so the scissored clear touches exactly the rows drawn (clears
-                // do not blend).
-                const float zero[4] = {0, 0, 0, 0};
-                for (int i = 0; i < target.attachments(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
-                glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
-            }
-            lastLayer = layer;
-            ++g_draws;
+    for (const DrawRange& draw : draws) {
+        const Framebuffer& target = framebuffer(draw.layer);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
+        glScissor(0, draw.line0, out.width, draw.line1 - draw.line0 + 1);
+        program.setInt(pageLocation_, draw.layer);
+        if (instances_ == 1) {
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        } else {
+            // Rows are whole lines, so the scissored clear touches exactly the rows drawn (clears
+            // do not blend).
+            const float zero[4] = {0, 0, 0, 0};
+            for (int i = 0; i < target.attachments(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
+            glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
         }
     }
     if (instances_ > 1) glDisable(GL_BLEND);
     glDisable(GL_SCISSOR_TEST);
-    const std::string key = g_profiling != PassProfiling::Off ? program.label() + " -> " + outputs_[0]->name() : "";
-    if (g_profiling == PassProfiling::GpuTimers) {
-        glEndQuery(GL_TIME_ELAPSED_EXT);
-        g_pending.push_back({g_phase, key, std::move(query)});
-    } else if (g_profiling == PassProfiling::WallClock) {
-        GLuint texel[4];  // 4 floats, or 4 channels of row pairs: a wait for the result either way
-        const bool pairs = perTexel > 1;
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
-        glReadPixels(0, 0, 1, 1, pairs ? GL_RGBA_INTEGER : GL_RGBA, pairs ? GL_UNSIGNED_INT : GL_FLOAT, texel);
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        g_profile[g_phase][key] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    }
+    profiler.finish(
+        std::move(timing), (long long)draws.size(), [&] { return program.label() + " -> " + outputs_[0]->name(); },
+        [&] {
+            GLuint texel[4];  // 4 floats, or 4 channels of row pairs: a wait for the result either way
+            const bool pairs = perTexel > 1;
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(draws.empty() ? 0 : draws.back().layer).id());
+            glReadPixels(0, 0, 1, 1, pairs ? GL_RGBA_INTEGER : GL_RGBA, pairs ? GL_UNSIGNED_INT : GL_FLOAT, texel);
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        });
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }
 

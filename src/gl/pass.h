@@ -2,7 +2,6 @@
 // A Pass is one fragment program drawn as ONE fullscreen triangle per output page, with its inputs,
 // uniforms and output textures fixed when it is declared. The model declares each pass once at load
 // time and only changes the row range (and a few uniforms such as the position) per run.
-#include <map>
 #include <string>
 #include <vector>
 
@@ -10,31 +9,11 @@
 #include <glm/vec4.hpp>
 
 #include "gl/framebuffer.h"
+#include "gl/pass_profiler.h"
 #include "gl/program.h"
 #include "gl/texture.h"
 
 namespace gpt2 {
-
-// Draw calls made by all passes since the process started (benchmarks report passes per token).
-long long passDraws();
-
-// Profiling (benchmarks only): while on, every pass adds its time to its entry, keyed
-// "shader -> output texture", under the phase named when profiling was set. GpuTimers: the GPU time
-// of its draws, from EXT_disjoint_timer_query (EXT_disjoint_timer_query_webgl2 in browsers), read
-// when the profile is taken: the pipeline never stalls. WallClock: each pass waits for its own result
-// (a 1-texel readback, which also waits in browsers, where glFinish does not) and adds its wall time,
-// so profiled runs are slower than plain ones.
-enum class PassProfiling { Off, WallClock, GpuTimers };
-bool gpuTimersAvailable();
-// WebGL hands timer query results out only after the task that issued them has returned to the
-// browser's event loop: there, take the profile in a later task, once passProfileReady().
-bool gpuTimerResultsWaitForTheTask();
-void setPassProfiling(PassProfiling mode, const std::string& phase = "");
-// Whether every timer query issued so far has its result.
-bool passProfileReady();
-// Milliseconds per phase and entry so far (waiting for timer results where the context can); clears
-// them. Throws if the GPU timers were disjoint (a clock change or reset made them meaningless).
-std::map<std::string, std::map<std::string, double>> takePassProfile();
 
 // (sampler uniform name, texture) for each input of a pass.
 using PassInputs = std::vector<std::pair<std::string, const Texture*>>;
@@ -86,6 +65,8 @@ private:
     };
     Uniform& slot(const std::string& name, UniformKind kind);
     void bind();
+    // Fails, saying why, for a run the pass cannot draw.
+    void checkRows(int rowBegin, int rowEnd) const;
     // The render targets of a draw into `layer` of the outputs (and the next ones for row groups).
     const Framebuffer& framebuffer(int layer);
 
