@@ -8,8 +8,11 @@ import { join } from 'node:path';
 import { root } from '../browser/harness.mjs';
 
 const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
+// The web module's groups; nativeTuning is the C++ API's and the CLI's only.
 const groups = ['load', 'tuning', 'generate'];
-const options = groups.flatMap((group) => Object.entries(schema[group]).map(([name, spec]) => ({ group, name, spec })));
+const optionsOf = (names) => names.flatMap((group) => Object.entries(schema[group]).map(([name, spec]) => ({ group, name, spec })));
+const options = optionsOf(groups);
+const allOptions = optionsOf([...groups, 'nativeTuning']);
 
 // A default as TypeScript and the docs write it: 'fp16', 50, true, []; undefined when unset.
 function written(value) {
@@ -43,8 +46,8 @@ test('docs/api.md lists every option with the default of options.json', () => {
 
 test('gpt2 help states each CLI flag with the default of options.json', () => {
   const help = execFileSync(join(root, 'build/native/gpt2'), ['help'], { encoding: 'utf8' });
-  const flags = options.filter(({ spec }) => spec.cli);
-  assert.ok(flags.length >= 10);
+  const flags = allOptions.filter(({ spec }) => spec.cli);
+  assert.ok(flags.length >= 20);
   for (const { spec } of flags) {
     const line = help.split('\n').find((l) => l.trim().startsWith(`${spec.cli} (default:`));
     assert.ok(line, `gpt2 help lists ${spec.cli}`);
@@ -56,7 +59,7 @@ test('gpt2 help states each CLI flag with the default of options.json', () => {
 
 test('the C++ API and the CLI use the defaults of options.json', () => {
   const header = readFileSync(join(root, 'build/native/generated/option_defaults.h'), 'utf8');
-  for (const { name, spec } of options) {
+  for (const { name, spec } of allOptions) {
     if (spec.default === null || spec.type === 'strings' || spec.web) continue;
     const value = spec.type === 'enum' ? `"${spec.default}"` : spec.type === 'number' ? `float(${spec.default})` : String(spec.default);
     assert.match(header, new RegExp(`constexpr [a-z* ]+ ${name} = ${value.replace(/[()]/g, '\\$&')};`), name);
@@ -69,4 +72,18 @@ test('the C++ API and the CLI use the defaults of options.json', () => {
   const plain = logits();
   assert.deepEqual(plain, logits('--weights', schema.load.weights.default));
   assert.notDeepEqual(plain, logits('--weights', schema.load.weights.values.find((v) => v !== schema.load.weights.default)));
+});
+
+test('every knob of ModelOptions is an option of options.json, and the CLI takes each', () => {
+  const header = readFileSync(join(root, 'src/model/tuning.h'), 'utf8');
+  const body = header.match(/struct ModelOptions \{([\s\S]*?)\n\};/)[1];
+  const fields = [...body.matchAll(/^\s+[\w:]+ (\w+) =/gm)].map((m) => m[1]);
+  assert.ok(fields.length >= 15, fields.join(', '));
+  const help = execFileSync(join(root, 'build/native/gpt2'), ['help'], { encoding: 'utf8' });
+  // phone is not a user's knob: the web module asks the page, the CLI runs on no phone.
+  for (const field of fields.filter((f) => f !== 'phone')) {
+    const found = ['load', 'tuning', 'nativeTuning'].map((group) => schema[group][field]).find(Boolean);
+    assert.ok(found, `ModelOptions::${field} is in options.json`);
+    assert.ok(!found.web && found.cli && help.includes(`  ${found.cli} (default:`), `gpt2 help lists ${field}`);
+  }
 });

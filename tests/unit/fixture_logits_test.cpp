@@ -5,6 +5,8 @@
 // as on GPUs), and with split-K matmuls as on GPUs.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "engine/engine.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
@@ -30,28 +32,31 @@ constexpr float kAttentionTolerance = 1e-4f;
 // FixtureFp16.RoundingProductInputsTooStaysWithinTheTolerance.
 constexpr float kFp16LogitTolerance = 0.01f;
 
+// A variant of the engine's options, named in the test's output. Unset fields are the policy's for
+// the renderer the tests run on, except those the tests pin: fp16 weights as row pairs, fp32 prompt
+// inputs (GPUs would round them) and chunks of 32; an unset promptSplitTexels is splitTexels.
 struct Variant {
-    TexelFormat weights;
-    int maxTextureSize;
-    int splitTexels = -1;         // ModelOptions::splitTexels; -1 is none on the software renderers tests use
-    int pagedRows = -1;           // ModelOptions::pagedRows; -1 is on for the software renderers tests use
-    int halfPairs = 1;            // ModelOptions::halfPairs (fp16 only): 1 row pairs, 0 RGBA16F
-    int lineWidth = -1;           // ModelOptions::activationLineWidth; -1 is 32 on software renderers
-    int rowsPerFragment = -1;     // ModelOptions::rowsPerFragment; -1 is 8 on the renderers tests use
-    int promptSplitTexels = -1;   // ModelOptions::promptSplitTexels; -1 here is splitTexels
-    int passPerOutput = -1;       // ModelOptions::passPerOutput; -1 is on for software renderers
-    int rowMomentsInVertex = -1;  // ModelOptions::rowMomentsInVertex; -1 is off for software renderers
-    int halfPromptInputs = 0;     // ModelOptions::halfPromptInputs: 0 here also where GPUs would round them
-    int prefillChunk = 32;
-    int maxColorBits = 0;  // ModelOptions::maxColorBits; 0: what the context takes
+    ModelOptions options;
 };
 
-std::ostream& operator<<(std::ostream& out, const Variant& v) {
+Variant variant(TexelFormat weights, int maxTextureSize, const std::function<void(ModelOptions&)>& tune = {}) {
+    ModelOptions o;
+    o.weights = weights;
+    o.maxTextureSize = maxTextureSize;
+    o.halfPairs = 1;
+    o.halfPromptInputs = 0;
+    o.prefillChunk = 32;
+    if (tune) tune(o);
+    return {o};
+}
+
+std::ostream& operator<<(std::ostream& out, const Variant& variant) {
+    const ModelOptions& v = variant.options;
     out << (v.weights == TexelFormat::Float32 ? "fp32" : "fp16") << "_max" << v.maxTextureSize;
     if (v.splitTexels > 0) out << "_split" << v.splitTexels;
     if (v.pagedRows == 0) out << "_rows_per_line";
     if (v.weights == TexelFormat::Float16) out << (v.halfPairs == 0 ? "_rgba16f" : "_pairs");
-    if (v.lineWidth >= 0) out << "_line" << v.lineWidth;
+    if (v.activationLineWidth >= 0) out << "_line" << v.activationLineWidth;
     if (v.rowsPerFragment > 0) out << "_tiles" << v.rowsPerFragment;
     if (v.promptSplitTexels >= 0) out << "_prompt_split" << v.promptSplitTexels;
     if (v.passPerOutput == 0) out << "_fused_qkv";
@@ -66,16 +71,13 @@ class FixtureTest : public ::testing::TestWithParam<Variant> {
 protected:
     static std::unique_ptr<Engine> load(const Variant& v) {
         testing::ensureGlContext();
-        return std::make_unique<Engine>(
-            testing::tinyModelDir(),
-            ModelOptions{v.weights, v.maxTextureSize, v.prefillChunk, v.lineWidth, v.splitTexels, v.pagedRows,
-                         v.halfPairs, -1, v.rowsPerFragment,
-                         v.promptSplitTexels >= 0 ? v.promptSplitTexels : v.splitTexels, v.passPerOutput,
-                         v.rowMomentsInVertex, v.halfPromptInputs, -1, v.maxColorBits});
+        ModelOptions options = v.options;
+        if (options.promptSplitTexels < 0) options.promptSplitTexels = options.splitTexels;
+        return std::make_unique<Engine>(testing::tinyModelDir(), options);
     }
     void SetUp() override { engine_ = load(GetParam()); }
     float tolerance() const {
-        return GetParam().weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance;
+        return GetParam().options.weights == TexelFormat::Float32 ? kFp32LogitTolerance : kFp16LogitTolerance;
     }
     std::unique_ptr<Engine> engine_;
 };
@@ -101,7 +103,7 @@ TEST_P(FixtureTest, TopFiveAtEveryPositionMatchHuggingFace) {
                 EXPECT_NEAR(logits[std::size_t(prompt.top5Ids[t][std::size_t(i)])],
                             prompt.top5Logits[t][std::size_t(i)], tolerance())
                     << prompt.key << " position " << t;
-            if (GetParam().weights == TexelFormat::Float32) {
+            if (GetParam().options.weights == TexelFormat::Float32) {
                 EXPECT_EQ(testing::topK(logits, 5), prompt.top5Ids[t]) << prompt.key << " position " << t;
             }
         }
@@ -114,7 +116,7 @@ TEST_P(FixtureTest, GreedyContinuationMatchesHuggingFace) {
         // fp32: every step must agree. fp16: agree up to the first step whose reference margin
         // (top-1 minus top-2 logit) is below twice the tolerance, where rounding may flip the order.
         std::size_t mustAgree = prompt.greedy.size();
-        if (GetParam().weights == TexelFormat::Float16)
+        if (GetParam().options.weights == TexelFormat::Float16)
             for (std::size_t i = 0; i < prompt.greedyMargins.size(); ++i)
                 if (prompt.greedyMargins[i] < 2 * kFp16LogitTolerance) {
                     mustAgree = i;
@@ -136,14 +138,15 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
     ASSERT_FALSE(prompt.attention.empty()) << "p1 carries the attentions";
     engine_->prefill(prompt.ids);
     const std::size_t perLayer = prompt.attention.size() / std::size_t(engine_->config().layers);
-    const bool half = GetParam().weights == TexelFormat::Float16, halfInputs = GetParam().halfPromptInputs == 1;
+    const bool half = GetParam().options.weights == TexelFormat::Float16,
+               halfInputs = GetParam().options.halfPromptInputs == 1;
     // What this variant rounds: its weights; with fp16 prompt inputs the LayerNorm outputs, the
     // activated MLP rows where c_fc is split, and the queries where scores tile several per fragment.
     reference::HalfRounding rounding;
     rounding.weights = true;
     rounding.layerNormOutputs = halfInputs;
-    rounding.activatedRows = halfInputs && GetParam().splitTexels > 0;
-    rounding.queries = halfInputs && GetParam().rowsPerFragment != 1;
+    rounding.activatedRows = halfInputs && GetParam().options.splitTexels > 0;
+    rounding.queries = halfInputs && GetParam().options.rowsPerFragment != 1;
     const auto rounded = half ? reference::forward(HuggingFaceCheckpoint(testing::tinyModelDir()), prompt.ids, rounding)
                               : reference::ForwardResult{};
     for (int layer = 0; layer < engine_->config().layers; ++layer) {
@@ -159,51 +162,138 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
     EXPECT_LE(maxAbsDiff(engine_->logits(), prompt.lastLogits), tolerance());
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, FixtureTest,
-                         ::testing::Values(Variant{TexelFormat::Float32, 0}, Variant{TexelFormat::Float32, 256},
-                                           Variant{TexelFormat::Float16, 0}, Variant{TexelFormat::Float16, 256},
-                                           Variant{TexelFormat::Float16, 0, -1, -1, 0},
-                                           Variant{TexelFormat::Float16, 256, -1, -1, 0},
-                                           Variant{TexelFormat::Float32, 0, 3}, Variant{TexelFormat::Float16, 0, 3},
-                                           // Prompt matmuls untiled (one row per fragment).
-                                           Variant{TexelFormat::Float32, 0, -1, -1, 1, -1, 1},
-                                           Variant{TexelFormat::Float16, 256, -1, -1, 1, -1, 1},
-                                           // As on GPUs: split-K and whole embedding rows per line (7 pages),
-                                           // the Q/K/V projection in one pass.
-                                           Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0},
-                                           // As on GPUs in browsers: the one-row matmuls sum their
-                                           // LayerNorm's row moments themselves.
-                                           Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0, 1},
-                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, -1, -1, 0, 1},
-                                           // Split-K into activation rows folded over whole lines.
-                                           Variant{TexelFormat::Float16, 256, 3, 0, -1, 4},
-                                           // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per
-                                           // fragment, split-K, the MLP activation in a pass of its own, the
-                                           // untiled Q/K/V in one pass.
-                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, 8, 5, 0},
-                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, 4, 4, 2, 0},
-                                           // Tiled without split-K (one loop, activation in c_fc's epilogue).
-                                           Variant{TexelFormat::Float32, 256, 0, -1, 1, -1, 2},
-                                           // fp16 prompt inputs as on GPUs (split-K, fused Q/K/V), with
-                                           // row pairs and RGBA16F weights; and without split-K, where
-                                           // the lm_head reads the rounded rows too.
-                                           Variant{TexelFormat::Float16, 256, 3, 0, 1, -1, -1, -1, 0, -1, 1},
-                                           Variant{TexelFormat::Float16, 0, 3, -1, 0, -1, -1, -1, 0, -1, 1},
-                                           Variant{TexelFormat::Float16, 0, 0, -1, 1, -1, -1, -1, -1, -1, 1},
-                                           // Chunks of 7 start on odd rows, where the tiled matmuls
-                                           // still fetch their input rows two at a time.
-                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, 2, -1, 0, -1, 1, 7},
-                                           // As on GPUs whose framebuffers take 512 colour bits (ANGLE on
-                                           // Metal, A11 and later: 4 rows per fragment) or 256 (A7-A10: 2
-                                           // rows, the Q/K/V a pass per output, no one-row Q/K/V pass).
-                                           Variant{TexelFormat::Float32, 0, 3, 0, 1, -1, -1, -1, 0, 1, 0, 32, 512},
-                                           Variant{TexelFormat::Float32, 256, 3, 0, 1, -1, -1, -1, 0, 1, 0, 32, 256},
-                                           Variant{TexelFormat::Float16, 0, 3, -1, 1, -1, -1, -1, 0, 1, 1, 32, 256}),
-                         [](const auto& info) {
-                             std::ostringstream name;
-                             name << info.param;
-                             return name.str();
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Variants, FixtureTest,
+    ::testing::Values(variant(TexelFormat::Float32, 0), variant(TexelFormat::Float32, 256),
+                      variant(TexelFormat::Float16, 0), variant(TexelFormat::Float16, 256),
+                      variant(TexelFormat::Float16, 0, [](ModelOptions& o) { o.halfPairs = 0; }),
+                      variant(TexelFormat::Float16, 256, [](ModelOptions& o) { o.halfPairs = 0; }),
+                      variant(TexelFormat::Float32, 0, [](ModelOptions& o) { o.splitTexels = 3; }),
+                      variant(TexelFormat::Float16, 0, [](ModelOptions& o) { o.splitTexels = 3; }),
+                      // Prompt matmuls untiled (one row per fragment).
+                      variant(TexelFormat::Float32, 0, [](ModelOptions& o) { o.rowsPerFragment = 1; }),
+                      variant(TexelFormat::Float16, 256, [](ModelOptions& o) { o.rowsPerFragment = 1; }),
+                      // As on GPUs: split-K and whole embedding rows per line (7 pages),
+                      // the Q/K/V projection in one pass.
+                      variant(TexelFormat::Float32, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.passPerOutput = 0;
+                              }),
+                      // As on GPUs in browsers: the one-row matmuls sum their
+                      // LayerNorm's row moments themselves.
+                      variant(TexelFormat::Float32, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.passPerOutput = 0;
+                                  o.rowMomentsInVertex = 1;
+                              }),
+                      variant(TexelFormat::Float16, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.passPerOutput = 0;
+                                  o.rowMomentsInVertex = 1;
+                              }),
+                      // Split-K into activation rows folded over whole lines.
+                      variant(TexelFormat::Float16, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.halfPairs = -1;
+                                  o.activationLineWidth = 4;
+                              }),
+                      // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per
+                      // fragment, split-K, the MLP activation in a pass of its own, the
+                      // untiled Q/K/V in one pass.
+                      variant(TexelFormat::Float32, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.rowsPerFragment = 8;
+                                  o.promptSplitTexels = 5;
+                                  o.passPerOutput = 0;
+                              }),
+                      variant(TexelFormat::Float16, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.activationLineWidth = 4;
+                                  o.rowsPerFragment = 4;
+                                  o.promptSplitTexels = 2;
+                                  o.passPerOutput = 0;
+                              }),
+                      // Tiled without split-K (one loop, activation in c_fc's epilogue).
+                      variant(TexelFormat::Float32, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 0;
+                                  o.rowsPerFragment = 2;
+                              }),
+                      // fp16 prompt inputs as on GPUs (split-K, fused Q/K/V), with
+                      // row pairs and RGBA16F weights; and without split-K, where
+                      // the lm_head reads the rounded rows too.
+                      variant(TexelFormat::Float16, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.passPerOutput = 0;
+                                  o.halfPromptInputs = 1;
+                              }),
+                      variant(TexelFormat::Float16, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.halfPairs = 0;
+                                  o.passPerOutput = 0;
+                                  o.halfPromptInputs = 1;
+                              }),
+                      variant(TexelFormat::Float16, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 0;
+                                  o.halfPromptInputs = 1;
+                              }),
+                      // Chunks of 7 start on odd rows, where the tiled matmuls
+                      // still fetch their input rows two at a time.
+                      variant(TexelFormat::Float16, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.rowsPerFragment = 2;
+                                  o.passPerOutput = 0;
+                                  o.halfPromptInputs = 1;
+                                  o.prefillChunk = 7;
+                              }),
+                      // As on GPUs whose framebuffers take 512 colour bits (ANGLE on
+                      // Metal, A11 and later: 4 rows per fragment) or 256 (A7-A10: 2
+                      // rows, the Q/K/V a pass per output, no one-row Q/K/V pass).
+                      variant(TexelFormat::Float32, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.passPerOutput = 0;
+                                  o.rowMomentsInVertex = 1;
+                                  o.maxColorBits = 512;
+                              }),
+                      variant(TexelFormat::Float32, 256,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.pagedRows = 0;
+                                  o.passPerOutput = 0;
+                                  o.rowMomentsInVertex = 1;
+                                  o.maxColorBits = 256;
+                              }),
+                      variant(TexelFormat::Float16, 0,
+                              [](ModelOptions& o) {
+                                  o.splitTexels = 3;
+                                  o.passPerOutput = 0;
+                                  o.rowMomentsInVertex = 1;
+                                  o.halfPromptInputs = 1;
+                                  o.maxColorBits = 256;
+                              })),
+    [](const auto& info) {
+        std::ostringstream name;
+        name << info.param;
+        return name.str();
+    });
 
 TEST(FixtureFp16, ErrorComesFromWeightRoundingOnly) {
     testing::ensureGlContext();

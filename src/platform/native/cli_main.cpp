@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "engine/benchmark.h"
@@ -35,21 +37,13 @@ const char* kUsage =
     "  bench      --prompt-tokens P[,P...] --new-tokens N [--profile on]   a JSON line per P: load, prefill,\n"
     "             decode (and with --profile, each pass's ms per decode token)\n"
     "options (src/options.json):\n";
-const char* kMoreOptions =
-    "  --line-width N (texels per line of activations: -1 auto, 0 unfolded rows, else a power of two)\n"
-    "  --attention-block-keys N (decode attention over blocks of N keys past N: -1 auto, 0 never, else a multiple of "
-    "4)\n"
-    "  --prompt-split-texels N (split-K of the matmuls over prompt chunks: -1 auto; 0 exactly where --split-texels is "
-    "0)\n"
-    "  --prefill-chunk N (prompt tokens per chunk: -1 auto, on GPUs 256 for models up to 124M's size and 128 above,\n"
-    "    32 on software renderers)\n"
-    "  --pass-per-output N (Q, K and V: -1 auto, a pass each on software renderers; 0 one pass; 1 a pass each)\n"
-    "  --row-moments-in-vertex N (one-row matmuls sum their LayerNorm's moments: -1 auto, GPUs for rows of at most\n"
-    "    64 texels; 0 never, a pass of their own; 1 always)\n"
-    "  --half-prompt-inputs N (prompt matmuls read their LayerNorm's or activation's rows, and prompt attention "
-    "scores\n"
-    "    their queries, as fp16 row pairs: -1 auto, GPUs with fp16 or int8 weights; 0 fp32 rows; 1 always)\n"
-    "  --vocab FILE --merges FILE (default: in DIR)";
+const char* kFileOptions = "  --vocab FILE --merges FILE (default: vocab.json and merges.txt in PATH)";
+
+// Flags of the commands themselves; the options' flags come from options.json (kOptionFlags).
+const std::vector<std::string> kCommandFlags = {
+    "--model",     "--ids",    "--layer", "--prompt", "--json",    "--text",          "--file",
+    "--text-file", "--window", "--vocab", "--merges", "--profile", "--prompt-tokens", "--new-tokens",
+};
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
     if (!args.has(flag)) return fallback;
@@ -59,36 +53,62 @@ bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
     fail(flag, " must be on or off, got \"", v, "\"");
 }
 
-float real(const CliArgs& args, const std::string& flag, float fallback) {
-    if (!args.has(flag)) return fallback;
+double real(const CliArgs& args, const std::string& flag) {
     const std::string text = args.text(flag);
     char* end = nullptr;
-    const float v = std::strtof(text.c_str(), &end);
+    const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0') fail(flag, ": \"", text, "\" is not a number");
     return v;
 }
 
+// Sets each field whose flag was given, parsed as options.json types its option. A load or tuning
+// value below the schema's minimum fails here (-1 means unset where the option may be unset); the
+// generate options' ranges are the engine's to check, in messages that name the option.
+class FlagReader {
+public:
+    FlagReader(const CliArgs& args, bool checkMin) : args_(args), checkMin_(checkMin) {}
+
+    void operator()(const defaults::FlagSpec& spec, TexelFormat& field) {
+        if (args_.has(spec.flag)) field = weightFormatNamed(args_.text(spec.flag));
+    }
+    void operator()(const defaults::FlagSpec& spec, bool& field) { field = onOff(args_, spec.flag, field); }
+    void operator()(const defaults::FlagSpec& spec, int& field) {
+        if (!args_.has(spec.flag)) return;
+        // Booleans that may be unset are -1, 0 or 1 in ModelOptions.
+        field = std::string(spec.type) == "boolean" ? int(onOff(args_, spec.flag, false))
+                                                    : checked(spec, args_.integer(spec.flag, 0));
+    }
+    void operator()(const defaults::FlagSpec& spec, float& field) {
+        if (args_.has(spec.flag)) field = float(checked(spec, real(args_, spec.flag)));
+    }
+    void operator()(const defaults::FlagSpec& spec, double& field) {
+        if (args_.has(spec.flag)) field = checked(spec, real(args_, spec.flag));
+    }
+    void operator()(const defaults::FlagSpec& spec, std::optional<int>& field) {
+        if (args_.has(spec.flag)) field = args_.integer(spec.flag, 0);
+    }
+    void operator()(const defaults::FlagSpec& spec, std::optional<std::uint64_t>& field) {
+        if (args_.has(spec.flag)) field = std::uint64_t(std::uint32_t(args_.integer(spec.flag, 0)));
+    }
+    void operator()(const defaults::FlagSpec& spec, std::vector<std::string>& field) {
+        if (args_.has(spec.flag)) field.push_back(args_.text(spec.flag));
+    }
+
+private:
+    template <typename T>
+    T checked(const defaults::FlagSpec& spec, T value) const {
+        if (checkMin_ && spec.hasMin && value < spec.min && !(spec.unset && value == -1))
+            fail(spec.flag, " must be at least ", spec.min, spec.unset ? " (or -1: unset)" : "", ", got ", value);
+        return value;
+    }
+
+    const CliArgs& args_;
+    bool checkMin_;
+};
+
 ModelOptions modelOptions(const CliArgs& args) {
     ModelOptions options;
-    if (args.has("--weights")) options.weights = weightFormatNamed(args.text("--weights"));
-    options.maxTextureSize = args.integer("--max-texture-size", defaults::maxTextureSize);
-    options.maxColorBits = args.integer("--max-color-bits", 0);
-    options.maxGpuBytes = real(args, "--max-gpu-bytes", float(options.maxGpuBytes));
-    options.splitTexels = args.integer("--split-texels", -1);
-    if (args.has("--half-pairs")) options.halfPairs = onOff(args, "--half-pairs", true);
-    options.activationLineWidth = args.integer("--line-width", -1);
-    options.attentionBlockKeys = args.integer("--attention-block-keys", -1);
-    options.rowsPerFragment = args.integer("--rows-per-fragment", -1);
-    options.promptSplitTexels = args.integer("--prompt-split-texels", -1);
-    options.prefillChunk = args.integer("--prefill-chunk", -1);
-    options.passPerOutput = args.integer("--pass-per-output", -1);
-    options.rowMomentsInVertex = args.integer("--row-moments-in-vertex", -1);
-    options.halfPromptInputs = args.integer("--half-prompt-inputs", -1);
-    if (options.splitTexels < -1) fail("--split-texels must be -1 (auto), 0 (off) or positive");
-    if (options.activationLineWidth < -1) fail("--line-width must be -1 (auto), 0 (unfolded rows) or a power of two");
-    if (args.has("--max-texture-size") && options.maxTextureSize <= 0) fail("--max-texture-size must be positive");
-    if (args.has("--max-color-bits") && options.maxColorBits <= 0) fail("--max-color-bits must be positive");
-    if (options.maxGpuBytes < 0) fail("--max-gpu-bytes must be 0 (no cap) or positive");
+    defaults::forEachModelFlag(options, FlagReader(args, true));
     return options;
 }
 
@@ -106,57 +126,16 @@ Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
 }
 
 GenerateOptions generateOptions(const CliArgs& args) {
-    GenerateOptions o;
-    o.maxNewTokens = args.integer("--max-new-tokens", o.maxNewTokens);
-    o.sampling.temperature = real(args, "--temperature", o.sampling.temperature);
-    if (args.has("--top-k")) o.sampling.topK = args.integer("--top-k", 0);
-    o.sampling.topP = real(args, "--top-p", o.sampling.topP);
-    o.sampling.repetitionPenalty = real(args, "--repetition-penalty", o.sampling.repetitionPenalty);
-    if (args.has("--seed")) o.sampling.seed = std::uint64_t(std::uint32_t(args.integer("--seed", 0)));
-    if (args.has("--stop")) o.stop.push_back(args.text("--stop"));
-    o.slideWindow = onOff(args, "--slide", o.slideWindow);
-    return o;
+    GenerateOptions options;
+    defaults::forEachGenerateFlag(options, FlagReader(args, false));
+    return options;
 }
 
 int run(int argc, char** argv) {
-    const std::vector<std::string> flags = {"--model",
-                                            "--ids",
-                                            "--weights",
-                                            "--max-texture-size",
-                                            "--layer",
-                                            "--max-new-tokens",
-                                            "--prompt",
-                                            "--temperature",
-                                            "--top-k",
-                                            "--top-p",
-                                            "--repetition-penalty",
-                                            "--seed",
-                                            "--stop",
-                                            "--slide",
-                                            "--json",
-                                            "--text",
-                                            "--file",
-                                            "--text-file",
-                                            "--window",
-                                            "--vocab",
-                                            "--merges",
-                                            "--prompt-tokens",
-                                            "--new-tokens",
-                                            "--profile",
-                                            "--split-texels",
-                                            "--half-pairs",
-                                            "--line-width",
-                                            "--attention-block-keys",
-                                            "--rows-per-fragment",
-                                            "--prompt-split-texels",
-                                            "--prefill-chunk",
-                                            "--pass-per-output",
-                                            "--row-moments-in-vertex",
-                                            "--half-prompt-inputs",
-                                            "--max-color-bits",
-                                            "--max-gpu-bytes"};
+    std::vector<std::string> flags = kCommandFlags;
+    flags.insert(flags.end(), std::begin(defaults::kOptionFlags), std::end(defaults::kOptionFlags));
     if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
-        std::cout << kUsage << defaults::kOptionHelp << kMoreOptions << "\n";
+        std::cout << kUsage << defaults::kOptionHelp << kFileOptions << "\n";
         return 0;
     }
     const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
