@@ -16,7 +16,7 @@ vec2 rowNormalization(int row) { return rowNormalization(fetch(u_moments, u_mome
 #else
 // Software renderers: the fragment reads the whole row twice, once for the mean and once for the
 // squared deviations, 32 texels per loop iteration. Simple arithmetic is what pays on a CPU: it ran
-// faster than one pass over the row merging the moments of groups of texels (docs/benchmarks.md,
+// faster than one pass over the row merging the moments of groups of texels (docs/architecture.md,
 // "What the tuning decides, and why").
 
 // Texel i of the row minus `mean`, padding columns zeroed; squared if `square`.

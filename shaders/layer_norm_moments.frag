@@ -9,7 +9,7 @@
 // is (the row's first value alone as c lost log2(n) bits when it was an outlier).
 // Why a pass of its own: a LayerNorm whose every fragment computed its row's statistics read the
 // whole row once per output texel; on GPUs this pass and the normalisation after it take less
-// (docs/benchmarks.md, "What the tuning decides, and why").
+// (docs/architecture.md, "What the tuning decides, and why").
 #include "common.glsl"
 #include "layer_norm.glsl"
 // Input (declared by the pass): u_x.

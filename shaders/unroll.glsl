@@ -1,9 +1,8 @@
 // Loops over a fragment's rows and parts, written out by the preprocessor: EACH_ROW(F, x) is
 // F(x, 0) F(x, 1) ... F(x, ROWS - 1), and EACH_PART(F, x) the same over PARTS. Written out, every
 // index into a per-row array is a constant. SwiftShader keeps an array indexed by a loop variable in
-// memory and runs such a loop lane by lane: its one-row matmuls took twice as long as with one
-// accumulator, and llvmpipe lost time the same way (docs/benchmarks.md, "Loops written out for
-// software renderers"). The two macros list
+// memory and runs such a loop lane by lane, and llvmpipe loses time the same way (the timings:
+// docs/benchmarks/journal.md, "Loops written out for software renderers"). The two macros list
 // their terms separately so that one can expand inside the other (a macro never expands inside
 // its own expansion).
 #if ROWS == 1

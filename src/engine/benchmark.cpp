@@ -56,7 +56,7 @@ BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bo
     r.renderTargets = model.capabilities().renderTargets;
     if (profile) {
         // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
-        // queries reported seconds per token for a 5 ms step.
+        // queries are wrong (docs/benchmarks.md, `profile_source`).
         const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
         const PassProfiling mode = timers ? PassProfiling::GpuTimers : PassProfiling::WallClock;
         takePassProfile();

@@ -12,7 +12,7 @@ struct GlCapabilities {
     TextureLimits limits;
     bool softwareRenderer = false;  // SwiftShader, llvmpipe, softpipe: the CPU runs the shaders
     // llvmpipe: unpackHalf2x16 is slow there, so fp16 weights stay RGBA16F (Tuning;
-    // docs/benchmarks.md, "What the tuning decides, and why").
+    // docs/architecture.md, "What the tuning decides, and why").
     bool slowHalfUnpacking = false;
     bool floatBlend = false;             // EXT_float_blend: additive blending into RGBA32F (split-K matmuls)
     bool parallelShaderCompile = false;  // KHR_parallel_shader_compile: links can be polled (Program::linked)

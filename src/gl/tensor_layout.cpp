@@ -33,7 +33,8 @@ glm::ivec4 TensorLayout::uniform() const {
 namespace {
 // Lines per page for a matrix too tall for one page, stored one row per line: the largest power of
 // two (so a row's page and line are a shift and a mask of its index) whose last page wastes at most
-// 1/16 of the rows (the memory budget of docs/benchmarks.md), within the layer limit; 0 if none.
+// 1/16 of the rows (what that costs: docs/benchmarks/journal.md, "Memory and readback"), within the
+// layer limit; 0 if none.
 int pagedRowsHeight(int rows, int max, int maxLayers) {
     for (int lines = 1 << 30; lines >= 1; lines >>= 1) {
         if (lines > max) continue;

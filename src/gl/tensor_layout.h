@@ -20,7 +20,7 @@ struct TextureLimits {
     int maxArrayLayers = 256;
     // Matrices taller than a page: one row per line over pages of a power-of-two height (a shift
     // and a mask per fetch, which pays on software renderers) instead of whole rows per line
-    // (fewest pages and bytes, which GPUs run faster; docs/benchmarks.md, "What the tuning decides").
+    // (fewest pages and bytes, which GPUs run faster; docs/architecture.md, "What the tuning decides").
     bool pagedRows = false;
 };
 

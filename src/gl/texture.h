@@ -15,7 +15,8 @@ namespace gpt2 {
 // texels (its layout() is that of the pairs): texel (p, t) is texel t of row 2p then of row 2p + 1,
 // four halves each, two halves per channel (unpackHalf2x16). A matmul then fetches four rows of
 // weights in two texels instead of four (shaders/fetch.glsl, fetchFourRows): fewer fetches for
-// the same bytes, which were the limit of fragment-shader matmuls with RGBA16F (docs/benchmarks.md).
+// the same bytes, which were the limit of fragment-shader matmuls with RGBA16F (docs/architecture.md, "What
+// the tuning decides, and why").
 // Int8Quads: int8 values, four rows per texel, for weights quantized with a scale per output
 // channel (kept beside the texture by its owner, model/model_weights.h). The texture holds
 // ceil(rows / 4) lines of RGBA32I texels: channel c of texel (q, t) is texel t of row 4q + c, its four

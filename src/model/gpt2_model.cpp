@@ -214,7 +214,8 @@ bool Gpt2Model::runChunk() {
         runLayer(l, pos0, count);
         if (observer_) observer_->afterLayer(l, pos0, count);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
-        // interleave with the page's frames; as one piece it stalls the page (docs/benchmarks.md).
+        // interleave with the page's frames; as one piece it stalls the page (docs/architecture.md, "What the
+        // tuning decides, and why").
         if (count > 1) glFlush();
     }
     if (observer_) observer_->afterChunk(pos0, count);

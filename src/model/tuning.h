@@ -2,7 +2,7 @@
 // How the graph runs on this GPU: the policy, derived once from the GL capabilities and the load
 // options (options.json's `tuning`, and the knobs tests use to force layouts). The graph
 // (gpt2_model.cpp) is the same whatever this decides; LinearPlanner applies it to the linear layers.
-// docs/benchmarks.md has the measurements behind each default.
+// docs/architecture.md, "What the tuning decides, and why", gives the measurement behind each default.
 #include <string>
 
 #include "format/model_config.h"
@@ -67,12 +67,12 @@ struct Tuning {
     TexelFormat weights = TexelFormat::Float32;
     // Prompt tokens per chunk: GPUs fill their passes better with more rows (gpuPrefillChunk); on
     // software renderers a chunk is what a browser's frame or an abort may wait for
-    // (docs/benchmarks.md).
+    // (docs/architecture.md, "What the tuning decides, and why").
     int prefillChunk = 32;
     // Prompt chunks a caller that polls (Gpt2Model::chunkDone, the browsers) keeps queued: on GPUs the
     // next chunk is issued while the one before runs, which hides the round trip between them; on
     // software renderers one at a time, since a chunk there is what an abort or another call waits
-    // for (docs/benchmarks.md, "Two prompt chunks in flight").
+    // for (docs/benchmarks/journal.md, "Two prompt chunks in flight").
     int chunksInFlight = 1;
     // Split-K of matmuls whose output rows are whole lines (0: one loop). Where > 0, LayerNorms also
     // sum their row moments in a pass of their own, the decode step's matmuls get one-row variants
@@ -86,7 +86,7 @@ struct Tuning {
     // Register tiling of prompt chunks: each fragment of a many-row matmul computes this many rows,
     // which share every weight block it fetches and unpacks; the one-row-per-position activations
     // interleave their rows over groups of this many pages (TensorLayout::interleave) so that one
-    // fragment writes them all (docs/benchmarks.md, "Row-tiled prompt matmuls"; software renderers
+    // fragment writes them all (docs/benchmarks/journal.md, "Row-tiled prompt matmuls"; software renderers
     // gain as much: "Loops written out for software renderers").
     int rowsPerFragment = 1;
     // Split-K of the matmuls over prompt chunks: with many rows (and rowsPerFragment rows per
@@ -95,17 +95,17 @@ struct Tuning {
     int promptSplitTexels = 0;
     // The fused Q/K/V projection as a pass per output on software renderers: SwiftShader runs a pass
     // writing three render targets slower than three passes of one, and there a pass costs little
-    // (docs/benchmarks.md, "Loops written out for software renderers"). GPUs save the passes.
+    // (docs/benchmarks/journal.md, "Loops written out for software renderers"). GPUs save the passes.
     bool passPerOutput = false;
     // The one-row matmul after a LayerNorm sums the row's moments in its vertex shader (every vertex
     // reads the whole row) instead of reading them from a pass of their own, for rows of at most this
     // many texels: for a narrow model the pass costs more than those fetches, for a wide one the
-    // vertices' serial loop costs more (docs/benchmarks.md, "Row moments in the vertex shader").
+    // vertices' serial loop costs more (docs/benchmarks/journal.md, "Row moments in the vertex shader").
     int vertexMomentsTexels = 0;
     // The matmuls over prompt chunks read their input rows as fp16 row pairs, which the LayerNorm or
     // activation pass before them writes: half the input fetches, which are most of a row-tiled
     // fragment's fetches. On GPUs with fp16 or int8 weights, whose values are no finer (fp32 weights
-    // keep fp32 inputs); docs/benchmarks.md, "Prompt matmul inputs as fp16 row pairs". The chunk's
+    // keep fp32 inputs); docs/benchmarks/journal.md, "Prompt matmul inputs as fp16 row pairs". The chunk's
     // attention scores, which fetch a query texel per row beside four key texels, read the queries as
     // row pairs too, packed by a pass of their own where rowsPerFragment > 1 ("Prompt queries as fp16
     // row pairs").
@@ -149,8 +149,8 @@ struct Tuning {
 // Prompt tokens per chunk on a GPU: kGpuLongPrefillChunk where such a chunk multiplies by no more
 // weights than one of GPT-2 124M's (layers x n_embd x (4 n_embd + 2 n_inner)), else
 // kGpuPrefillChunk. Longer chunks take fewer passes per token; a chunk (two, with chunksInFlight)
-// is what an abort waits for, so larger models keep the shorter one (docs/benchmarks.md, "Prompt
-// chunks of 256 tokens for models up to 124M's size").
+// is what an abort waits for, so larger models keep the shorter one (docs/benchmarks/journal.md, "Prompt chunks
+// of 256 tokens for models up to 124M's size").
 int gpuPrefillChunk(const ModelConfig& config);
 
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).

@@ -51,8 +51,8 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         EXPECT_EQ(row.at("render_targets").get<int>() * kTargetColorBits, row.at("color_bits").get<int>());
 
         // Every shader of a decode step has an entry; each took some time, and together no more than a
-        // generous multiple of a plain step (llvmpipe's timer queries once reported seconds per token
-        // for a 5 ms step; software renderers are timed by wall clock for that reason).
+        // generous multiple of a plain step (software renderers are timed by wall clock, since llvmpipe's
+        // timer queries are wrong: docs/benchmarks.md, `profile_source`).
         const std::string matmul = split > 0 ? "matmul_row.vert + matmul.frag" : "matmul.frag";
         std::vector<std::string> passes = {"embedding.frag -> residual A",
                                            matmul + " -> queries",

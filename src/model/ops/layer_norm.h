@@ -25,7 +25,7 @@ struct InputLayerNorm {
 // once in blended instances of splitTexels input texels, then the normalisation; a one-row matmul can
 // then normalise its input itself from the moments (InputLayerNorm) and skip the normalisation pass
 // (runMoments). Otherwise one pass whose fragments each compute their row's statistics. Which one
-// runs faster depends on the renderer (Tuning decides; docs/benchmarks.md has the timings).
+// runs faster depends on the renderer (Tuning decides; docs/architecture.md, "What the tuning decides, and why").
 class LayerNormOp {
 public:
     LayerNormOp(ProgramCache& programs, Texture& out, const Texture& x, const Texture& gamma, const Texture& beta,
