@@ -60,7 +60,7 @@ for (const { worker, name } of modes) test(`${name}: split-K, row-tiled prompts 
   assert.ok(split.logitDiff <= 1e-3, `max |dlogit| ${split.logitDiff}`);
   assert.ok(split.greedyEqual, 'greedy continuation differs');
   assert.ok(split.attentionDiff <= 1e-4, `max |dprob| ${split.attentionDiff}`);
-  // fp16: the tolerance of tests/unit/fixture_logits_test.cpp (weight rounding only).
+  // fp16: the tolerance of tests/model/fixture_logits_test.cpp (weight rounding only).
   const tiled = await checkFixture({ weights: 'fp32', tuning: { splitTexels: 3, rowsPerFragment: 4 }, worker });
   console.log(`[ measured ] browser fp32 split 3, 4 rows per fragment: max |dlogit| ${tiled.logitDiff}, max |dprob| ${tiled.attentionDiff}`);
   assert.ok(tiled.logitDiff <= 1e-3, `max |dlogit| ${tiled.logitDiff}`);
@@ -171,7 +171,7 @@ test('worker: int8 weights, quantized at load from a checkpoint or a packed file
 
 for (const { worker, name } of modes) test(`${name}: perplexity() of held-out Brown text equals the native CLI's`, async () => {
   const textFile = join(root, 'tests/fixtures/brown-heldout/ca19-opening.txt');
-  // The native engine's perplexity is checked against the CPU reference (tests/unit/perplexity_test.cpp).
+  // The native engine's perplexity is checked against the CPU reference (tests/engine/perplexity_test.cpp).
   const native = JSON.parse(execFileSync(join(root, 'build/native/gpt2'),
     ['perplexity', '--model', join(siteDir, 'models/default'), '--text-file', textFile, '--weights', 'fp32', '--window', '300']).toString());
   const r = await page.evaluate(async ({ text, worker }) => {

@@ -60,7 +60,7 @@ test('WebKit, default options: the engine runs on the page\'s thread, says why, 
 test('WebKit, default options: fp16 within the fp16 tolerance, int8 loads and generates', async () => {
   const fp16 = await page.evaluate(fixtureCheck, { options: {}, prompts });
   console.log(`[ measured ] WebKit fp16: max |dlogit| ${fp16.logitDiff}`);
-  // The tolerance of tests/unit/fixture_logits_test.cpp (weight rounding only).
+  // The tolerance of tests/model/fixture_logits_test.cpp (weight rounding only).
   assert.ok(fp16.logitDiff <= 0.01, `max |dlogit| ${fp16.logitDiff}`);
   const int8 = await page.evaluate(async (p) => {
     const { GPT2 } = await import('/gpt2.js');

@@ -12,7 +12,7 @@
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/model_fixture.h"
-#include "support/synthetic_checkpoint.h"
+#include "support/random_checkpoint.h"
 #include "util/error.h"
 #include "util/file.h"
 

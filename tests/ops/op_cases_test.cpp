@@ -1,7 +1,7 @@
 // The table of op cases (ggml's test-backend-ops): every op of src/model/ops, in the variants the
 // tuning picks from, on random inputs against the CPU reference (tests/reference), compared by the
 // largest absolute error. Tolerance 1e-4 on outputs of magnitude up to ~10: fp32 shaders against
-// double sums; fp16 weights are compared on the rounded values they hold. gl_op_tests has the edge
+// double sums; fp16 weights are compared on the rounded values they hold. op_edge_cases_test.cpp has the edge
 // cases (folded layouts, row offsets, refused variants); a new op needs a row here.
 //
 // The same table times the ops, after checking each (docs/architecture.md, "How to add an op"):
@@ -24,7 +24,7 @@
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
-#include "support/synthetic_checkpoint.h"
+#include "support/random_checkpoint.h"
 #include "util/half.h"
 
 namespace gpt2 {

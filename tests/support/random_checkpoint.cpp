@@ -1,4 +1,4 @@
-#include "support/synthetic_checkpoint.h"
+#include "support/random_checkpoint.h"
 
 #include "support/fixture.h"
 #include "weights-tools/synthetic_checkpoint.h"

@@ -13,7 +13,7 @@
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
-#include "support/synthetic_checkpoint.h"
+#include "support/random_checkpoint.h"
 #include "util/error.h"
 #include "util/half.h"
 

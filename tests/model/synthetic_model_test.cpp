@@ -10,7 +10,7 @@
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
-#include "support/synthetic_checkpoint.h"
+#include "support/random_checkpoint.h"
 
 namespace gpt2 {
 namespace {
