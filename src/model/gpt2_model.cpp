@@ -206,18 +206,22 @@ void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
     blocks_[std::size_t(layer)].attention.runScores(pos0, count);
 }
 
-bool Gpt2Model::runChunk() {
-    if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
-    const int pos0 = chunkNext_, count = std::min(tuning_.prefillChunk, chunkEnd_ - pos0);
+void Gpt2Model::runBlocks(int pos0, int count, int blocks, bool observed) {
     embed_->run(pos0, pos0 + count);
-    for (int l = 0; l < config_.layers; ++l) {
+    for (int l = 0; l < blocks; ++l) {
         runLayer(l, pos0, count);
-        if (observer_) observer_->afterLayer(l, pos0, count);
+        if (observed && observer_) observer_->afterLayer(l, pos0, count);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
         // interleave with the page's frames; as one piece it stalls the page (docs/architecture.md, "What the
         // tuning decides, and why").
         if (count > 1) glFlush();
     }
+}
+
+bool Gpt2Model::runChunk() {
+    if (chunkNext_ >= chunkEnd_) fail("runChunk: no forward in progress (call beginForward)");
+    const int pos0 = chunkNext_, count = std::min(tuning_.prefillChunk, chunkEnd_ - pos0);
+    runBlocks(pos0, count, config_.layers, true);
     if (observer_) observer_->afterChunk(pos0, count);
     chunkNext_ = pos0 + count;
     if (chunkNext_ < chunkEnd_) {
@@ -297,8 +301,7 @@ void Gpt2Model::runSequence(const std::vector<int>& ids, int blocks,
     const int count = int(ids.size());
     for (int start = 0; start < count; start += tuning_.prefillChunk) {
         const int n = std::min(tuning_.prefillChunk, count - start);
-        embed_->run(start, start + n);
-        for (int l = 0; l < blocks; ++l) runLayer(l, start, n);
+        runBlocks(start, n, blocks, false);
         after(start, n);
     }
 }

@@ -120,6 +120,9 @@ private:
     // Positions [pos0, end) are next to run, chunk by chunk.
     void startChunks(int pos0, int end);
     void runLayer(int layer, int pos0, int count);
+    // The chunk loop's body, for forwards and readouts alike: the embedding and the first `blocks`
+    // blocks over positions [pos0, pos0 + count), the observer told after each block when `observed`.
+    void runBlocks(int pos0, int count, int blocks, bool observed);
 
     ModelConfig config_;
     Tuning tuning_;
