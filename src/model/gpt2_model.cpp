@@ -165,8 +165,16 @@ void Gpt2Model::declareGraph() {
                           .oneRowOnly = true};
     lmHead_ = std::make_unique<Linear>(plan.linear(head));
 
-    // The next token and the readouts, beside the forward. They share the rows the output head
-    // scores (interleaved, so that the head computes whole row groups) and the top-k block lists.
+    declareReadouts(plan, head, logits);
+    plan.finish();
+}
+
+// The next token and the readouts, beside the forward. They share the rows the output head scores
+// (interleaved, so that the head computes whole row groups) and the top-k block lists.
+void Gpt2Model::declareReadouts(LinearPlanner& plan, const LinearDecl& head, Texture& logits) {
+    const ModelConfig& c = config_;
+    const EngineDims d = engineDims(c);
+    Activations& t = activations_;
     Texture& scored = t.addInterleaved("scored logits", std::max(TokenLogProbs::kRows, Lens::batchRows(tuning_, c)),
                                        d.vocabRows, tuning_.rowsPerFragment);  // [rows, V]
     const int ranks = topkRanksPerFragment(tuning_), blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
@@ -186,7 +194,6 @@ void Gpt2Model::declareGraph() {
     tokenLogProbs_ = std::make_unique<TokenLogProbs>(readouts);
     hiddenStates_ = std::make_unique<HiddenStates>(readouts);
     live_ = std::make_unique<LiveCapture>(readouts);
-    plan.finish();
 }
 
 std::int64_t Gpt2Model::gpuBytes() const { return weights_.bytes() + activations_.bytes() + live_->gpuBytes(); }

@@ -115,6 +115,7 @@ private:
     // compiles nothing either (plannedGpuBytes).
     Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode programs);
     void declareGraph();
+    void declareReadouts(LinearPlanner& plan, const LinearDecl& head, Texture& logits);
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     // Positions [pos0, end) are next to run, chunk by chunk.
