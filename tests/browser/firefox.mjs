@@ -5,7 +5,7 @@
 // Firefox writes its WebGL warnings to its own output, which is collected as `log()`.
 import puppeteer from 'puppeteer-core';
 import { existsSync } from 'node:fs';
-import { serve } from '../../web/serve.mjs';
+import { serve } from '../../web/dev/serve.mjs';
 import { session, siteDir } from './harness.mjs';
 
 export const firefoxPath = process.env.FIREFOX ?? '/usr/bin/firefox-esr';

@@ -4,7 +4,7 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '../../web/serve.mjs';
+import { serve } from '../../web/dev/serve.mjs';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const siteDir = process.env.GPT2_SITE_DIR ?? join(root, 'build', 'site');

@@ -309,7 +309,7 @@ for (const { worker, name } of modes) test(`${name}: bad input rejects with a cl
 // A site that loads the module from another origin (a CDN): the worker starts from a same-origin
 // blob that imports the module's worker by its absolute URL.
 test('worker: the module served from another origin starts its worker and generates', async () => {
-  const { serve } = await import('../../web/serve.mjs');
+  const { serve } = await import('../../web/dev/serve.mjs');
   const cdn = await serve(siteDir, 0, '127.0.0.1', { cors: true });
   try {
     const moduleBase = `http://127.0.0.1:${cdn.address().port}/`;

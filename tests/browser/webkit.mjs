@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { serve } from '../../web/serve.mjs';
+import { serve } from '../../web/dev/serve.mjs';
 import { siteDir } from './harness.mjs';
 
 export const webkitDriverPath = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';

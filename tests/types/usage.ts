@@ -1,6 +1,6 @@
 // Typed use of gpt2.d.ts, checked by `tsc --noEmit` (tests/tools/types.test.mjs): every call a
 // user makes compiles, and the mistakes marked @ts-expect-error do not.
-import GPT2Default, { BusyError, ContextLostError, DisposedError, GPT2, type Attention, type GenerateOptions, type Lens, type LoadOptions, type ModelStats, type Perplexity } from '../../web/gpt2.js';
+import GPT2Default, { BusyError, ContextLostError, DisposedError, GPT2, type Attention, type GenerateOptions, type Lens, type LoadOptions, type ModelStats, type Perplexity } from '../../web/module/gpt2.js';
 
 export async function typedUse(output: HTMLElement): Promise<void> {
   const controller = new AbortController();

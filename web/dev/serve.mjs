@@ -1,4 +1,4 @@
-// A small static server for build/site (or any folder): node web/serve.mjs [DIR] [--port N].
+// A small static server for build/site (or any folder): node web/dev/serve.mjs [DIR] [--port N].
 // Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
