@@ -16,18 +16,14 @@ file(GLOB GPT2_WEB_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/module/*.js
 file(GLOB GPT2_EXAMPLE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/examples/*)
 add_custom_target(site ALL
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${GPT2_SITE_DIR}
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${GPT2_SITE_DIR}/examples ${GPT2_SITE_DIR}/models/default ${GPT2_SITE_DIR}/models/gpt2-tiny
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${GPT2_SITE_DIR}/examples ${GPT2_SITE_DIR}/models/default
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_WEB_FILES} ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_EXAMPLE_FILES} ${GPT2_SITE_DIR}/examples
   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/web/module/package.json ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.js $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.wasm
           ${GPT2_GENERATED_DIR}/gpt2-options.js ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL_DIR}/config.json ${GPT2_DEFAULT_MODEL_DIR}/model.safetensors ${GPT2_SITE_DIR}/models/default
-  COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny/config.json
-          ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny/model.safetensors ${GPT2_SITE_DIR}/models/gpt2-tiny
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/default/vocab.json
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/vocab.bpe ${GPT2_SITE_DIR}/models/default/merges.txt
-  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/gpt2-tiny/vocab.json
-  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/vocab.bpe ${GPT2_SITE_DIR}/models/gpt2-tiny/merges.txt
   DEPENDS gpt2_web
   COMMENT "Assembling the static site in ${GPT2_SITE_DIR}")

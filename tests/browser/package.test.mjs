@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../web/dev/serve.mjs';
-import { root, siteDir, startSite } from './harness.mjs';
+import { root, siteDir, startSite, tinyModelDir } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const p1 = Object.values(reference.prompts)[0];
@@ -25,7 +25,7 @@ before(async () => {
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`], { cwd: dir });
   writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8">
 <script type="importmap">{"imports": {"gpt2-webgl": "/node_modules/gpt2-webgl/gpt2.js"}}</script><p id="out"></p>`);
-  cpSync(join(siteDir, 'models/gpt2-tiny'), join(dir, 'model'), { recursive: true });
+  cpSync(tinyModelDir, join(dir, 'model'), { recursive: true });
   site = await startSite();
   app = await serve(dir, 0, '127.0.0.1', { cors: true });
 });

@@ -6,16 +6,16 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, siteDir, startSite } from './harness.mjs';
+import { root, startSite, testModelsDir } from './harness.mjs';
 
 let site;
 before(async () => {
   // A small random model (vocabulary 512, context 64) so that 5,000 tokens take seconds, not minutes.
-  const small = join(siteDir, 'test-models', 'small');
+  const small = join(testModelsDir, 'small');
   mkdirSync(small, { recursive: true });
   execFileSync(join(root, 'build/native/gpt2-synth'), [small, '--n-embd', '64', '--n-layer', '2', '--n-head', '4',
     '--n-positions', '64', '--vocab-size', '512', '--seed', '5']);
-  copyFileSync(join(root, 'tests/browser/pages/csp-probe.js'), join(siteDir, 'test-models', 'csp-probe.js'));
+  copyFileSync(join(root, 'tests/browser/pages/csp-probe.js'), join(testModelsDir, 'csp-probe.js'));
   site = await startSite();
 });
 after(() => site?.close());
