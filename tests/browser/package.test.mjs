@@ -43,6 +43,15 @@ test('npm pack holds the module, its worker, the wasm and the types, and no demo
   assert.ok(!listing.some((f) => /index\.html|demo|models\/|examples\//.test(f)), `no demo files: ${listing}`);
 });
 
+test('the package is gpt2-webgl, a name of its own: the repository\'s manifest is the private dev workspace', () => {
+  const published = JSON.parse(readFileSync(join(dir, 'node_modules/gpt2-webgl/package.json'), 'utf8'));
+  const workspace = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  assert.equal(published.name, 'gpt2-webgl');
+  assert.equal(published.private, undefined, 'the package can be published');
+  assert.notEqual(workspace.name, published.name, 'two manifests, two names');
+  assert.equal(workspace.private, true, 'the workspace is never published');
+});
+
 test('the installed package is imported by its name in a page and generates', async () => {
   const page = await site.browser.newPage();
   await page.goto(`http://127.0.0.1:${app.address().port}/`);
