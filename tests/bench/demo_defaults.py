@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROMPT = "The jury said that"  # web/index.html's prompt
+PROMPT = "The jury said that"  # web/demo/index.html's prompt
 
 
 def distinct(ids, n):

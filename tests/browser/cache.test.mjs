@@ -7,9 +7,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, siteDir, startSite } from './harness.mjs';
+import { root, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const p1 = Object.values(reference.prompts)[0];
@@ -21,10 +21,9 @@ let models;
 let base;
 
 before(async () => {
-  for (const f of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']) files[`/tiny/${f}`] = readFileSync(join(siteDir, 'models/gpt2-tiny', f));
-  const packed = join(siteDir, 'test-models', 'cache-tiny.gpt2');
-  mkdirSync(join(siteDir, 'test-models'), { recursive: true });
-  execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), packed, '--dtype', 'fp32']);
+  for (const f of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']) files[`/tiny/${f}`] = readFileSync(join(tinyModelDir, f));
+  const packed = join(testModelsDir, 'cache-tiny.gpt2');
+  execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, packed, '--dtype', 'fp32']);
   files['/tiny.gpt2'] = readFileSync(packed);
   models = createServer((req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

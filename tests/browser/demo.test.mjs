@@ -4,17 +4,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, root, siteDir, startSite } from './harness.mjs';
+import { artifactsDir, root, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
 
 let site;
 
 before(async () => {
   // A model folder whose weights file was cut in half, as an interrupted download leaves it.
-  const tiny = join(siteDir, 'models', 'gpt2-tiny');
-  const truncated = join(siteDir, 'test-models', 'truncated');
+  const truncated = join(testModelsDir, 'truncated');
   mkdirSync(truncated, { recursive: true });
-  for (const f of ['config.json', 'vocab.json', 'merges.txt']) copyFileSync(join(tiny, f), join(truncated, f));
-  const weights = readFileSync(join(tiny, 'model.safetensors'));
+  for (const f of ['config.json', 'vocab.json', 'merges.txt']) copyFileSync(join(tinyModelDir, f), join(truncated, f));
+  const weights = readFileSync(join(tinyModelDir, 'model.safetensors'));
   writeFileSync(join(truncated, 'model.safetensors'), weights.subarray(0, weights.length >> 1));
   site = await startSite();
 });

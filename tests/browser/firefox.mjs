@@ -5,15 +5,14 @@
 // Firefox writes its WebGL warnings to its own output, which is collected as `log()`.
 import puppeteer from 'puppeteer-core';
 import { existsSync } from 'node:fs';
-import { serve } from '../../web/serve.mjs';
-import { session, siteDir } from './harness.mjs';
+import { serveSite, session } from './harness.mjs';
 
 export const firefoxPath = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 export const hasFirefox = existsSync(firefoxPath);
 
 // `webgl: false` starts Firefox with the default profile's WebGL settings (headless: refused).
 export async function startFirefox({ webgl = true } = {}) {
-  const server = await serve(siteDir, 0);
+  const server = await serveSite();
   const url = `http://127.0.0.1:${server.address().port}/`;
   const browser = await puppeteer.launch({
     browser: 'firefox',

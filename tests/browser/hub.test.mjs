@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, siteDir, startSite } from './harness.mjs';
+import { root, startSite, tinyModelDir } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const p1 = Object.values(reference.prompts)[0];
 const files = Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
-  .map((f) => [f, readFileSync(join(siteDir, 'models/gpt2-tiny', f))]));
+  .map((f) => [f, readFileSync(join(tinyModelDir, f))]));
 let site;
 let hub;
 let cdn;

@@ -7,14 +7,16 @@ import assert from 'node:assert/strict';
 // generation, an abort during a load, a bad option, then a normal generation. Both modes must answer
 // alike (assertMisuseAnswers).
 export async function misuseCheck({ options }) {
-  const { GPT2 } = await import('/gpt2.js');
+  const { GPT2, BusyError, DisposedError } = await import('/gpt2.js');
+  // Which of the module's error classes an error is an instance of (null: none of them).
+  const errorClass = (e) => (e instanceof BusyError ? 'BusyError' : e instanceof DisposedError ? 'DisposedError' : null);
   const collect = async (tokens) => {
     const ids = [];
     try {
       for await (const t of tokens) ids.push(t.id);
       return { ids };
     } catch (e) {
-      return { ids, error: e.message };
+      return { ids, error: e.message, errorClass: errorClass(e) };
     }
   };
   const greedy = { maxNewTokens: 8, stopAtEndOfText: false };
@@ -34,7 +36,7 @@ export async function misuseCheck({ options }) {
       yield t;
     }
   })());
-  out.disposedLater = await doomed.tokenize('x').then(() => 'no error', (e) => e.message);
+  out.disposedLater = await doomed.tokenize('x').then(() => 'no error', (e) => `${errorClass(e)}: ${e.message}`);
 
   const controller = new AbortController();
   out.abortedLoad = await GPT2.load('/models/default/', {
@@ -54,14 +56,16 @@ export function assertMisuseAnswers(r, { worker }) {
   assert.equal(r.alone.ids.length, 8);
   // The first generation completes with the right tokens; the second is refused before any.
   assert.deepEqual(r.concurrent.first, r.alone, JSON.stringify(r.concurrent));
-  assert.deepEqual(r.concurrent.second, { ids: [], error: 'this model is generating; abort that generation or wait for it' });
+  assert.deepEqual(r.concurrent.second, { ids: [], error: 'this model is generating; abort that generation or wait for it', errorClass: 'BusyError' });
   // A dispose ends the generation under way with a clear error, and every later call.
   assert.equal(r.disposedDuring.error, 'this model has been disposed');
+  assert.equal(r.disposedDuring.errorClass, 'DisposedError');
   assert.ok(r.disposedDuring.ids.length >= 2 && r.disposedDuring.ids.length < 200, `${r.disposedDuring.ids.length} tokens`);
-  assert.equal(r.disposedLater, 'this model has been disposed');
+  assert.equal(r.disposedLater, 'DisposedError: this model has been disposed');
   assert.equal(r.abortedLoad, 'AbortError');
   assert.equal(r.badOption.ids.length, 0);
   assert.match(r.badOption.error, /^generate: unknown option temperatur; known: /);
+  assert.equal(r.badOption.errorClass, null, 'a bad option is none of the classes a page acts on');
   assert.deepEqual(r.after, r.alone);
   assert.equal(r.liveGlObjects, 0, 'every model of the check was disposed');
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, siteDir, startSite } from './harness.mjs';
+import { root, serveSite, siteDir, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
 import { assertLensCheck, fixtureCheck, lensCheck } from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
@@ -15,10 +15,10 @@ let page;
 
 before(async () => {
   // Packed model files made by the native gpt2-pack: fp32, int8, and fp32 with a flipped payload byte.
-  const models = join(siteDir, 'test-models');
+  const models = testModelsDir;
   mkdirSync(models, { recursive: true });
-  execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), join(models, 'tiny.gpt2'), '--dtype', 'fp32']);
-  execFileSync(join(root, 'build/native/gpt2-pack'), [join(siteDir, 'models/gpt2-tiny'), join(models, 'tiny-int8.gpt2'), '--dtype', 'int8']);
+  execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, join(models, 'tiny.gpt2'), '--dtype', 'fp32']);
+  execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, join(models, 'tiny-int8.gpt2'), '--dtype', 'int8']);
   const corrupt = readFileSync(join(models, 'tiny.gpt2'));
   corrupt[corrupt.length - 4000] ^= 0x10;
   writeFileSync(join(models, 'corrupt.gpt2'), corrupt);
@@ -309,8 +309,7 @@ for (const { worker, name } of modes) test(`${name}: bad input rejects with a cl
 // A site that loads the module from another origin (a CDN): the worker starts from a same-origin
 // blob that imports the module's worker by its absolute URL.
 test('worker: the module served from another origin starts its worker and generates', async () => {
-  const { serve } = await import('../../web/serve.mjs');
-  const cdn = await serve(siteDir, 0, '127.0.0.1', { cors: true });
+  const cdn = await serveSite({ cors: true });
   try {
     const moduleBase = `http://127.0.0.1:${cdn.address().port}/`;
     assert.notEqual(new URL(moduleBase).origin, new URL(site.url).origin);
@@ -392,7 +391,7 @@ test('a seed gives the same tokens in the Worker, on the page\'s thread and nati
   ];
   const ids = prompts[0].ids;
   const native = settings.map((s) => {
-    const args = ['generate', '--model', join(siteDir, 'models/gpt2-tiny'), '--weights', 'fp32', '--ids', ids.join(','), '--max-new-tokens', '20', '--json', '1',
+    const args = ['generate', '--model', tinyModelDir, '--weights', 'fp32', '--ids', ids.join(','), '--max-new-tokens', '20', '--json', '1',
       '--temperature', String(s.temperature), '--seed', String(s.seed), '--repetition-penalty', String(s.repetitionPenalty ?? 1), '--top-p', String(s.topP ?? 1)];
     if (s.topK) args.push('--top-k', String(s.topK));
     return JSON.parse(execFileSync(join(root, 'build/native/gpt2'), args).toString()).ids;

@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '../../web/serve.mjs';
-import { root, siteDir, startSite } from './harness.mjs';
+import { serve } from '../../web/dev/serve.mjs';
+import { root, siteDir, startSite, tinyModelDir } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const p1 = Object.values(reference.prompts)[0];
@@ -25,7 +25,7 @@ before(async () => {
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`], { cwd: dir });
   writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8">
 <script type="importmap">{"imports": {"gpt2-webgl": "/node_modules/gpt2-webgl/gpt2.js"}}</script><p id="out"></p>`);
-  cpSync(join(siteDir, 'models/gpt2-tiny'), join(dir, 'model'), { recursive: true });
+  cpSync(tinyModelDir, join(dir, 'model'), { recursive: true });
   site = await startSite();
   app = await serve(dir, 0, '127.0.0.1', { cors: true });
 });
@@ -41,6 +41,15 @@ test('npm pack holds the module, its worker, the wasm and the types, and no demo
     assert.ok(listing.includes(f), `${f} is in the package: ${listing}`);
   }
   assert.ok(!listing.some((f) => /index\.html|demo|models\/|examples\//.test(f)), `no demo files: ${listing}`);
+});
+
+test('the package is gpt2-webgl, a name of its own: the repository\'s manifest is the private dev workspace', () => {
+  const published = JSON.parse(readFileSync(join(dir, 'node_modules/gpt2-webgl/package.json'), 'utf8'));
+  const workspace = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  assert.equal(published.name, 'gpt2-webgl');
+  assert.equal(published.private, undefined, 'the package can be published');
+  assert.notEqual(workspace.name, published.name, 'two manifests, two names');
+  assert.equal(workspace.private, true, 'the workspace is never published');
 });
 
 test('the installed package is imported by its name in a page and generates', async () => {

@@ -6,16 +6,16 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, siteDir, startSite } from './harness.mjs';
+import { root, startSite, testModelsDir } from './harness.mjs';
 
 let site;
 before(async () => {
   // A small random model (vocabulary 512, context 64) so that 5,000 tokens take seconds, not minutes.
-  const small = join(siteDir, 'test-models', 'small');
+  const small = join(testModelsDir, 'small');
   mkdirSync(small, { recursive: true });
   execFileSync(join(root, 'build/native/gpt2-synth'), [small, '--n-embd', '64', '--n-layer', '2', '--n-head', '4',
     '--n-positions', '64', '--vocab-size', '512', '--seed', '5']);
-  copyFileSync(join(root, 'tests/browser/pages/csp-probe.js'), join(siteDir, 'test-models', 'csp-probe.js'));
+  copyFileSync(join(root, 'tests/browser/pages/csp-probe.js'), join(testModelsDir, 'csp-probe.js'));
   site = await startSite();
 });
 after(() => site?.close());
@@ -26,7 +26,7 @@ for (const worker of [true, false]) {
   test(`${worker ? 'worker' : 'same thread'}: a context lost during generation rejects clearly, and restore() brings the model back`, async () => {
     const page = await site.page();
     const r = await page.evaluate(async (worker) => {
-      const { GPT2 } = await import('/gpt2.js');
+      const { GPT2, ContextLostError } = await import('/gpt2.js');
       const canvas = worker ? undefined : document.body.appendChild(document.createElement('canvas'));
       const model = await GPT2.load('/models/gpt2-tiny/', { canvas, worker });
       const lose = worker ? () => model.simulateContextLoss() : () => canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
@@ -39,9 +39,9 @@ for (const worker of [true, false]) {
           if (seen === 3) await lose();
         }
       } catch (e) {
-        error = e.message;
+        error = { message: e.message, contextLost: e instanceof ContextLostError };
       }
-      const later = await model.logits([1, 2]).then(() => 'no error', (e) => e.message);
+      const later = await model.logits([1, 2]).then(() => 'no error', (e) => ({ message: e.message, contextLost: e instanceof ContextLostError }));
       const lost = model.contextLost;
       await model.restore();
       const again = [];
@@ -53,14 +53,41 @@ for (const worker of [true, false]) {
     // Worker mode streams tokens ahead of the page: the loss may land a few tokens later there.
     if (worker) assert.ok(r.seen >= 3 && r.seen < 30, `${r.seen} tokens`);
     else assert.equal(r.seen, 3, 'no token after the loss');
-    assert.match(r.error, /WebGL context lost/);
-    assert.match(r.later, /WebGL context lost/);
+    assert.match(r.error.message, /WebGL context lost/);
+    assert.match(r.later.message, /WebGL context lost/);
+    assert.equal(r.error.contextLost, true, 'the generation rejects with a ContextLostError');
+    assert.equal(r.later.contextLost, true, 'a later call rejects with a ContextLostError');
     assert.equal(r.lost, true);
     assert.equal(r.again, 4);
     assert.ok(Math.abs(r.first - -0.304575) < 1e-3, `restored logits ${r.first}`);
     await page.close();
   });
 }
+
+// The C++ side throws its own copy of the context-lost message (bindings.cpp), which gpt2-engine.js
+// turns into a ContextLostError. The engine's JS checks the context before every native call, so a
+// loss is first seen in C++ only when it strikes within a call: here the native call is made
+// directly, after the loss, to reach that path.
+test('same thread: a context lost as the C++ side sees it rejects with a ContextLostError', async () => {
+  const page = await site.page();
+  const r = await page.evaluate(async () => {
+    const { GPT2, ContextLostError } = await import('/gpt2.js');
+    const canvas = document.body.appendChild(document.createElement('canvas'));
+    const model = await GPT2.load('/models/gpt2-tiny/', { canvas, worker: false });
+    canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
+    let outcome = 'no error';
+    try {
+      model._backend._model.stats();
+    } catch (e) {
+      outcome = { message: e.message, contextLost: e instanceof ContextLostError };
+    }
+    await model.dispose();
+    return outcome;
+  });
+  assert.equal(r.message, 'WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
+  assert.equal(r.contextLost, true, `${JSON.stringify(r)}: the C++ message maps to the class`);
+  await page.close();
+});
 
 // Same thread only: the init script patches the page's WebGL, which a worker does not share.
 test('a GPU without float render targets gets a clear error', async () => {

@@ -7,8 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { serve } from '../../web/serve.mjs';
-import { siteDir } from './harness.mjs';
+import { serveSite } from './harness.mjs';
 
 export const webkitDriverPath = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
 export const miniBrowserPath = process.env.MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -47,7 +46,7 @@ function asyncScript(fn) {
 }
 
 export async function startWebKit({ width = 1000, height = 1400 } = {}) {
-  const server = await serve(siteDir, 0);
+  const server = await serveSite();
   const url = `http://127.0.0.1:${server.address().port}/`;
   const port = await freePort();
   const driver = spawn('xvfb-run', ['-a', '-s', `-screen 0 ${width + 100}x${height + 200}x24`, webkitDriverPath, `--port=${port}`],

@@ -21,7 +21,7 @@ function written(value) {
 }
 
 test('every option in gpt2.d.ts has the @default of options.json, and unset ones have none', () => {
-  const dts = readFileSync(join(root, 'web/gpt2.d.ts'), 'utf8');
+  const dts = readFileSync(join(root, 'web/module/gpt2.d.ts'), 'utf8');
   const interfaces = { load: 'LoadOptions', tuning: 'Tuning', generate: 'GenerateOptions' };
   for (const { group, name, spec } of options) {
     const body = dts.match(new RegExp(`export interface ${interfaces[group]} \\{([\\s\\S]*?)\\n\\}`))[1];

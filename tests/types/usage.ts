@@ -1,6 +1,6 @@
 // Typed use of gpt2.d.ts, checked by `tsc --noEmit` (tests/tools/types.test.mjs): every call a
 // user makes compiles, and the mistakes marked @ts-expect-error do not.
-import GPT2Default, { GPT2, type Attention, type GenerateOptions, type Lens, type LoadOptions, type ModelStats, type Perplexity } from '../../web/gpt2.js';
+import GPT2Default, { BusyError, ContextLostError, DisposedError, GPT2, type Attention, type GenerateOptions, type Lens, type LoadOptions, type ModelStats, type Perplexity } from '../../web/module/gpt2.js';
 
 export async function typedUse(output: HTMLElement): Promise<void> {
   const controller = new AbortController();
@@ -50,6 +50,15 @@ export async function typedUse(output: HTMLElement): Promise<void> {
     for (const { position, lens: live, attention: row } of captured ?? []) void [position, live?.ids[0], row?.[0]];
   void [logits, heads, renderer, result, live, layers, scored, nll, quantized, firstId, states, await model.lens(ids)];
   await model.dispose();
+  // What a page does with each failure it can act on.
+  const next: string = await model.logits(ids).then(() => 'ok', (error: unknown) => {
+    if (error instanceof ContextLostError) return `restore: ${error.message}`;
+    if (error instanceof DisposedError) return 'load the model again';
+    if (error instanceof BusyError) return 'abort the generation first';
+    return String(error);
+  });
+  const name: 'ContextLostError' = new ContextLostError().name;
+  void [next, name];
 
   // @ts-expect-error: weights are fp16, fp32 or int8
   await GPT2.load('/m/', { weights: 'fp8' });
@@ -64,4 +73,7 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   model.hiddenStates('x');
   // @ts-expect-error: the config is read-only
   model.config.n_layer = 3;
+  // @ts-expect-error: each error class has its own name
+  const wrongName: 'BusyError' = new DisposedError().name;
+  void wrongName;
 }

@@ -1,4 +1,4 @@
-// The seam between the WebAssembly module and web/gpt2-engine.js, through embind: typed values
+// The seam between the WebAssembly module and web/module/gpt2-engine.js, through embind: typed values
 // (numbers, strings, typed arrays, option objects checked against src/options.json by the JS side)
 // both ways. A C++ failure reaches JS as a thrown Error with the engine's message.
 #include <emscripten/bind.h>

@@ -1,4 +1,4 @@
-// A small static server for build/site (or any folder): node web/serve.mjs [DIR] [--port N].
+// A small static server for build/site (or any folder): node web/dev/serve.mjs [DIR] [--port N].
 // Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
@@ -11,28 +11,40 @@ const TYPES = {
   '.ts': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.png': 'image/png',
 };
 
-// `cors`: let pages of other origins import the module and fetch its files, as a CDN does.
+// `root`: a folder, or folders whose files are looked up in order (the tests serve their fixtures
+// beside the site, never in it). `cors`: let pages of other origins import the module and fetch its
+// files, as a CDN does.
 export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = {}) {
-  const base = resolve(root);
+  const bases = [root].flat().map((folder) => resolve(folder));
+  // The file a URL path names in `base`, or null; undefined for a path that leaves it.
+  const find = (base, path) => {
+    const file = normalize(join(base, path));
+    if (file !== base && !file.startsWith(base + sep)) return undefined;
+    try {
+      const found = statSync(file).isDirectory() ? join(file, 'index.html') : file;
+      return statSync(found).isFile() ? found : null;
+    } catch {
+      return null;
+    }
+  };
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    let file = normalize(join(base, path));
-    if (file !== base && !file.startsWith(base + sep)) {
+    const found = bases.map((base) => find(base, path));
+    if (found.includes(undefined)) {
       res.writeHead(403).end('forbidden');
       return;
     }
-    try {
-      if (statSync(file).isDirectory()) file = join(file, 'index.html');
-      const { size } = statSync(file);
-      res.writeHead(200, {
-        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache',
-        ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
-      });
-      if (req.method === 'HEAD') res.end();
-      else createReadStream(file).pipe(res);
-    } catch {
+    const file = found.find((f) => f !== null);
+    if (!file) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+      return;
     }
+    res.writeHead(200, {
+      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': statSync(file).size, 'Cache-Control': 'no-cache',
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+    });
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file).pipe(res);
   });
   return new Promise((ok) => server.listen(port, host, () => ok(server)));
 }

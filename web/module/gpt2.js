@@ -3,9 +3,12 @@
 //
 // By default the engine runs in a module Worker on an OffscreenCanvas (gpt2-remote.js, gpt2-worker.js)
 // and this thread stays free; { worker: false } runs it here (gpt2-engine.js). Both have the same
-// methods, so this class does not care which it holds.
+// methods, so this class does not care which it holds. Its request/response methods (tokenize,
+// logits, lens, ...) and their documentation come from the table in gpt2-methods.js.
 import { cachedModels, clearCache } from './gpt2-cache.js';
 import { Engine } from './gpt2-engine.js';
+import { ContextLostError, DisposedError } from './gpt2-errors.js';
+import { defineMethods } from './gpt2-methods.js';
 import { resolveOptions } from './gpt2-option-check.js';
 import { RemoteEngine } from './gpt2-remote.js';
 
@@ -122,8 +125,8 @@ export class GPT2 {
   }
 
   _check() {
-    if (this._disposed) throw new Error('this model has been disposed');
-    if (this._backend.contextLost) throw new Error('WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
+    if (this._disposed) throw new DisposedError();
+    if (this._backend.contextLost) throw new ContextLostError();
   }
 
   /** True after the browser dropped this model's WebGL context; restore() brings the model back. */
@@ -137,23 +140,12 @@ export class GPT2 {
    * object stays valid). The sequence starts empty.
    */
   async restore({ onProgress, signal } = {}) {
-    if (this._disposed) throw new Error('this model has been disposed');
+    if (this._disposed) throw new DisposedError();
     // The same thread as before: a model given a canvas of the page's stays on the page's thread.
     const fresh = await GPT2.load(this._loadedWith.url, { ...this._loadedWith.options, worker: this.mode.worker, onProgress, signal });
     await this._backend.dispose();
     this._backend = fresh._backend;
     this.mode = fresh.mode;
-  }
-
-  /** Token ids of `text`. `allowSpecial: false` encodes "<|endoftext|>" as plain text. */
-  async tokenize(text, { allowSpecial = true } = {}) {
-    this._check();
-    return this._backend.tokenize(String(text), allowSpecial);
-  }
-
-  async decode(ids) {
-    this._check();
-    return this._backend.decode(Array.from(ids));
   }
 
   /**
@@ -169,79 +161,6 @@ export class GPT2 {
     yield* this._backend.generate(input, native, signal);
   }
 
-  /** Logits of the last position after running `ids` as a new sequence. */
-  async logits(ids) {
-    this._check();
-    return this._backend.logits(Array.from(ids));
-  }
-
-  /** Attention probabilities of `layer` over the current sequence: data is heads x T x T. */
-  async attention(layer) {
-    this._check();
-    return this._backend.attention(layer);
-  }
-
-  /**
-   * Perplexity of `text` (a string or token ids): its tokens in consecutive windows of `window`
-   * tokens (default: the model's context), each run as a new sequence, every token but a window's
-   * first scored. Returns { tokens, nll (mean negative log-likelihood, nats), perplexity }. It ends
-   * the current sequence, and blocks the thread the engine runs on (the worker, by default) while
-   * it reads back.
-   */
-  async perplexity(text, { window } = {}) {
-    this._check();
-    if (window !== undefined && (!Number.isInteger(window) || window < 2))
-      throw new TypeError(`perplexity: window must be an integer of at least 2 (or left out for the model's context), got ${window}`);
-    return this._backend.perplexity(typeof text === 'string' ? text : Array.from(text), window ?? 0);
-  }
-
-  /**
-   * The logit lens of `text` (a string or token ids), which becomes the current sequence as after a
-   * prompt: for each layer l and position t, the `topK` (default 5) most likely next tokens of
-   * softmax(lm_head(ln_f(the residual stream after block l)))), best first. Returns
-   * { layers, tokens, topK, ids: Int32Array, probs: Float32Array }, ids and probs indexed
-   * [(l * tokens + t) * topK + rank]; the last layer's is the model's own prediction. Only the top-k
-   * is read back, blocking the thread the engine runs on while it does.
-   */
-  async lens(text, { topK } = {}) {
-    this._check();
-    if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
-      throw new TypeError(`lens: topK must be a positive integer (or left out for 5), got ${topK}`);
-    return this._backend.lens(typeof text === 'string' ? text : Array.from(text), topK ?? 0);
-  }
-
-  /**
-   * The residual stream after block `layer` (0-based) for `text` (a string or token ids): a
-   * Float32Array of tokens x n_embd. It ends the current sequence.
-   */
-  async hiddenStates(text, { layer } = {}) {
-    this._check();
-    if (!Number.isInteger(layer)) throw new TypeError(`hiddenStates: layer must be an integer, got ${layer}`);
-    return this._backend.hiddenStates(typeof text === 'string' ? text : Array.from(text), layer);
-  }
-
-  /** GPU bytes allocated, bytes read back so far, the renderer. */
-  async stats() {
-    this._check();
-    return this._backend.stats();
-  }
-
-  /**
-   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps;
-   * `profile` adds `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a second
-   * run (GPU timer queries where the context has them, else waiting per pass).
-   */
-  async benchmark({ promptTokens = 32, newTokens = 16, profile = false } = {}) {
-    this._check();
-    return this._backend.benchmark({ promptTokens, newTokens, profile });
-  }
-
-  /** Loses the WebGL context as a browser under memory pressure would, to test a recovery path. */
-  async simulateContextLoss() {
-    this._check();
-    return this._backend.simulateContextLoss();
-  }
-
   /** Frees every GL object and the canvas this model made. Safe to call twice. */
   async dispose() {
     if (this._disposed) return;
@@ -250,4 +169,11 @@ export class GPT2 {
   }
 }
 
+// Each checks the model's state, then its arguments (the table's `args`), before the engine sees them.
+defineMethods(GPT2.prototype, (name, args) => async function (...given) {
+  this._check();
+  return this._backend[name](...args(...given));
+});
+
+export { BusyError, ContextLostError, DisposedError } from './gpt2-errors.js';
 export default GPT2;

@@ -1,6 +1,7 @@
 // The page's side of worker mode: RemoteEngine has the methods of Engine (gpt2-engine.js) and runs
 // them in the module Worker (gpt2-worker.js) that every model of the page shares.
-import { abortError } from './gpt2-loader.js';
+import { abortError, ContextLostError, DisposedError, fromRemote } from './gpt2-errors.js';
+import { defineMethods } from './gpt2-methods.js';
 
 // A module served from another origin (a CDN) cannot start a worker from its own URL; a same-origin
 // blob that imports it by absolute URL can (the page's CSP then needs worker-src blob:).
@@ -9,10 +10,6 @@ function startWorker() {
   if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
   const blob = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
   return new Worker(URL.createObjectURL(blob), { type: 'module' });
-}
-
-function remoteError({ name, message }) {
-  return name === 'AbortError' ? new DOMException(message, 'AbortError') : new Error(message);
 }
 
 class WorkerHost {
@@ -34,7 +31,7 @@ class WorkerHost {
         return;
       }
       this.calls.delete(data.call);
-      if (data.error) pending.reject(remoteError(data.error));
+      if (data.error) pending.reject(fromRemote(data.error));
       else pending.resolve(data.result);
     };
     this.worker.onerror = (event) => {
@@ -114,30 +111,19 @@ export class RemoteEngine {
   }
 
   async _request(method, args = []) {
-    if (this._model === null) throw new Error('this model has been disposed');
+    if (this._model === null) throw new DisposedError();
     try {
       return await this._host.request(method, { model: this._model, args });
     } catch (error) {
-      if (/WebGL context lost/.test(error.message)) this._host.lost.add(this._model);
+      if (error instanceof ContextLostError) this._host.lost.add(this._model);
       throw error;
     }
   }
 
-  tokenize(text, allowSpecial) { return this._request('tokenize', [text, allowSpecial]); }
-  decode(ids) { return this._request('decode', [Array.from(ids)]); }
-  logits(ids) { return this._request('logits', [Array.from(ids)]); }
-  attention(layer) { return this._request('attention', [layer]); }
-  perplexity(input, window) { return this._request('perplexity', [input, window]); }
-  lens(input, topK) { return this._request('lens', [input, topK]); }
-  hiddenStates(input, layer) { return this._request('hiddenStates', [input, layer]); }
-  stats() { return this._request('stats'); }
-  benchmark(options) { return this._request('benchmark', [options]); }
-  simulateContextLoss() { return this._request('simulateContextLoss'); }
-
   // Tokens stream from the worker as they come; an abort ends the iteration at once and stops the
   // worker's generation within one prefill chunk or token.
   async *generate(prompt, options, signal) {
-    if (this._model === null) throw new Error('this model has been disposed');
+    if (this._model === null) throw new DisposedError();
     const tokens = [];
     let wake = null;
     let outcome = null;  // { error } or { done: true }
@@ -157,7 +143,7 @@ export class RemoteEngine {
           continue;
         }
         if (outcome?.error) {
-          if (/WebGL context lost/.test(outcome.error.message)) this._host.lost.add(this._model);
+          if (outcome.error instanceof ContextLostError) this._host.lost.add(this._model);
           throw outcome.error;
         }
         if (outcome?.done) return;
@@ -177,3 +163,8 @@ export class RemoteEngine {
     await this._host.request('dispose', { model });
   }
 }
+
+// The engine's request/response methods, each a request to the worker with the same arguments.
+defineMethods(RemoteEngine.prototype, (name) => function (...args) {
+  return this._request(name, args);
+});

@@ -4,7 +4,8 @@
 // in C++), so the thread keeps handling events and an abort takes effect within one chunk.
 import createGpt2Module from './gpt2-wasm.js';
 import { ModelFiles } from './gpt2-cache.js';
-import { abortError, Progress, streamSafetensors } from './gpt2-loader.js';
+import { abortError, BusyError, ContextLostError, DisposedError } from './gpt2-errors.js';
+import { Progress, streamSafetensors } from './gpt2-loader.js';
 import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 let modulePromise = null;
@@ -34,7 +35,26 @@ function sleep() {
   return new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-const BUSY = 'this model is generating; abort that generation or wait for it';
+// bindings.cpp throws every C++ failure as a plain Error with the engine's message (embind gives a
+// thrown value no class of ours). A context lost inside a native call is one that callers act on,
+// so here, the one place, it becomes a ContextLostError: recognised by its message, which the C++
+// side writes out as ContextLostError's (C++ cannot import a JS constant).
+const CONTEXT_LOST = new ContextLostError().message;
+function withErrorClasses(model) {
+  return new Proxy(model, {
+    get(target, key) {
+      const value = target[key];
+      if (typeof value !== 'function') return value;
+      return (...args) => {
+        try {
+          return value.apply(target, args);
+        } catch (error) {
+          throw error instanceof Error && error.message === CONTEXT_LOST ? new ContextLostError() : error;
+        }
+      };
+    },
+  });
+}
 
 // The load options as the C++ side takes them (WebLoadOptions in bindings.cpp): every field set.
 function nativeOptions(options) {
@@ -161,7 +181,7 @@ export class Engine {
         const response = await files.response(source);
         progress.expect(source, response);
         await reading(source, () => streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
-          model = M.openPacked(surface.target, ptr, length, fileSize, native, source);
+          model = withErrorClasses(M.openPacked(surface.target, ptr, length, fileSize, native, source));
           progress.plan(model.gpuBytes());
           return model;
         }, signal));
@@ -175,7 +195,7 @@ export class Engine {
         if ((vocabText === null) !== (mergesText === null)) throw new Error(`${source}: has only one of vocab.json and merges.txt`);
         vocab = vocabText ?? '';
         merges = mergesText ?? '';
-        model = await reading(url('config.json'), async () => M.createModel(surface.target, config, native));
+        model = await reading(url('config.json'), async () => withErrorClasses(M.createModel(surface.target, config, native)));
         progress.plan(model.gpuBytes());
         // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
         const weightFiles = [];
@@ -233,15 +253,15 @@ export class Engine {
   }
 
   _check() {
-    if (!this._model) throw new Error('this model has been disposed');
-    if (this.contextLost) throw new Error('WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
+    if (!this._model) throw new DisposedError();
+    if (this.contextLost) throw new ContextLostError();
   }
 
   // Refuses while a generation that was not aborted runs (a call from inside a generation's loop
   // would otherwise wait for it forever). Checked when a call starts, before it waits for anything.
   _refuseWhileGenerating() {
     this._check();
-    if (this._running && !this._running.signal?.aborted) throw new Error(BUSY);
+    if (this._running && !this._running.signal?.aborted) throw new BusyError();
   }
 
   // Runs `work` after the calls before it (an aborted generation included).

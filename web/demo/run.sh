@@ -2,8 +2,8 @@
 # The demo command (README): installs what is missing, builds the WebAssembly module, assembles the
 # static site in build/site with the bundled default model, and serves it on http://localhost:8080.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bash .ci/install-deps.sh
 NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 NODE_PATH=/usr/share/nodejs cmake --build build/wasm -j"$(nproc)"
-exec node web/serve.mjs build/site --port "${PORT:-8080}"
+exec node web/dev/serve.mjs build/site --port "${PORT:-8080}"

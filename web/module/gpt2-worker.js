@@ -3,6 +3,8 @@
 // reply is { call, result } or { call, error }, with { call, event } messages before it for
 // progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context.
 import { Engine } from './gpt2-engine.js';
+import { DisposedError } from './gpt2-errors.js';
+import { METHODS } from './gpt2-methods.js';
 import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 const models = new Map();
@@ -11,7 +13,7 @@ let nextModel = 1;
 
 function engine(id) {
   const model = models.get(id);
-  if (!model) throw new Error('this model has been disposed');
+  if (!model) throw new DisposedError();
   return model;
 }
 
@@ -22,7 +24,9 @@ function transfers(result) {
   return [];
 }
 
+// The table's methods (gpt2-methods.js) arrive with their arguments checked on the page.
 const handlers = {
+  ...Object.fromEntries(Object.keys(METHODS).map((name) => [name, (id, args) => engine(id)[name](...args)])),
   async load(_, [source, options, wantsProgress], { signal, call }) {
     const id = nextModel++;
     const model = await Engine.load(source, options, {
@@ -36,20 +40,10 @@ const handlers = {
   probe: () => probeOffscreenCanvas(),
   plannedGpuBytes: (_, [configs, options]) => Engine.plannedGpuBytes(configs, options),
   liveGlObjects: () => Engine.liveGlObjects(),
-  tokenize: (id, [text, allowSpecial]) => engine(id).tokenize(text, allowSpecial),
-  decode: (id, [ids]) => engine(id).decode(ids),
   async generate(id, [prompt, options], { signal, call }) {
     for await (const token of engine(id).generate(prompt, options, signal)) postMessage({ call, event: token });
     return null;
   },
-  logits: (id, [ids]) => engine(id).logits(ids),
-  attention: (id, [layer]) => engine(id).attention(layer),
-  perplexity: (id, [input, window]) => engine(id).perplexity(input, window),
-  lens: (id, [input, topK]) => engine(id).lens(input, topK),
-  hiddenStates: (id, [input, layer]) => engine(id).hiddenStates(input, layer),
-  stats: (id) => engine(id).stats(),
-  benchmark: (id, [options]) => engine(id).benchmark(options),
-  simulateContextLoss: (id) => engine(id).simulateContextLoss(),
   dispose(id) {
     models.get(id)?.dispose();
     models.delete(id);

@@ -1,9 +1,6 @@
 // Fetching a model's files and streaming safetensors bytes into the engine, one tensor in the wasm
 // heap at a time. Used by gpt2-engine.js on whichever thread runs the engine.
-
-export function abortError(signal) {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError');
-}
+import { abortError } from './gpt2-errors.js';
 
 export async function fetchResponse(url, signal, { optional = false } = {}) {
   let response;

@@ -231,6 +231,22 @@ export interface ModelStats {
   wasmHeapBytes: number;
 }
 
+/** The browser dropped the model's WebGL context; `restore()` brings the model back. */
+export declare class ContextLostError extends Error {
+  constructor();
+  readonly name: 'ContextLostError';
+}
+/** The model was disposed, before or during the call. */
+export declare class DisposedError extends Error {
+  constructor();
+  readonly name: 'DisposedError';
+}
+/** A generation of this model is running: abort it or wait for it (one call at a time per model). */
+export declare class BusyError extends Error {
+  constructor();
+  readonly name: 'BusyError';
+}
+
 export declare class GPT2 {
   /**
    * Loads a packed model file (gpt2-pack), a Hugging Face GPT-2 checkpoint folder (config.json,

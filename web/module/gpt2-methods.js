@@ -1,0 +1,88 @@
+// The model's request/response methods, each defined once: `args` turns the arguments of the public
+// call (GPT2 in gpt2.js) into those of the engine's method of the same name (Engine in
+// gpt2-engine.js), checking them on the caller's thread, so that what crosses to the worker is
+// already plain and valid. GPT2, the page's proxy of a worker's engine (gpt2-remote.js) and the
+// worker's handlers (gpt2-worker.js) are all made from this table. Adding such a method takes an
+// entry here, the Engine method, its binding in bindings.cpp, its type in gpt2.d.ts and docs/api.md.
+// load, generate (streamed), dispose and the static methods are written out where they live.
+
+// A text or token ids as the engine takes it: a string, or an array (a typed array is copied).
+const textOrIds = (text) => (typeof text === 'string' ? text : Array.from(text));
+
+export const METHODS = {
+  /** Token ids of `text`. `allowSpecial: false` encodes "<|endoftext|>" as plain text. */
+  tokenize: { args: (text, { allowSpecial = true } = {}) => [String(text), allowSpecial] },
+
+  /** The text of token ids. */
+  decode: { args: (ids) => [Array.from(ids)] },
+
+  /** Logits of the last position after running `ids` as a new sequence. */
+  logits: { args: (ids) => [Array.from(ids)] },
+
+  /** Attention probabilities of `layer` over the current sequence: data is heads x T x T. */
+  attention: { args: (layer) => [layer] },
+
+  /**
+   * Perplexity of `text` (a string or token ids): its tokens in consecutive windows of `window`
+   * tokens (default: the model's context), each run as a new sequence, every token but a window's
+   * first scored. Returns { tokens, nll (mean negative log-likelihood, nats), perplexity }. It ends
+   * the current sequence, and blocks the thread the engine runs on (the worker, by default) while
+   * it reads back.
+   */
+  perplexity: {
+    args: (text, { window } = {}) => {
+      if (window !== undefined && (!Number.isInteger(window) || window < 2))
+        throw new TypeError(`perplexity: window must be an integer of at least 2 (or left out for the model's context), got ${window}`);
+      return [textOrIds(text), window ?? 0];
+    },
+  },
+
+  /**
+   * The logit lens of `text` (a string or token ids), which becomes the current sequence as after a
+   * prompt: for each layer l and position t, the `topK` (default 5) most likely next tokens of
+   * softmax(lm_head(ln_f(the residual stream after block l)))), best first. Returns
+   * { layers, tokens, topK, ids: Int32Array, probs: Float32Array }, ids and probs indexed
+   * [(l * tokens + t) * topK + rank]; the last layer's is the model's own prediction. Only the top-k
+   * is read back, blocking the thread the engine runs on while it does.
+   */
+  lens: {
+    args: (text, { topK } = {}) => {
+      if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
+        throw new TypeError(`lens: topK must be a positive integer (or left out for 5), got ${topK}`);
+      return [textOrIds(text), topK ?? 0];
+    },
+  },
+
+  /**
+   * The residual stream after block `layer` (0-based) for `text` (a string or token ids): a
+   * Float32Array of tokens x n_embd. It ends the current sequence.
+   */
+  hiddenStates: {
+    args: (text, { layer } = {}) => {
+      if (!Number.isInteger(layer)) throw new TypeError(`hiddenStates: layer must be an integer, got ${layer}`);
+      return [textOrIds(text), layer];
+    },
+  },
+
+  /** GPU bytes allocated, bytes read back so far, the renderer. */
+  stats: { args: () => [] },
+
+  /**
+   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps;
+   * `profile` adds `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a second
+   * run (GPU timer queries where the context has them, else waiting per pass).
+   */
+  benchmark: { args: ({ promptTokens = 32, newTokens = 16, profile = false } = {}) => [{ promptTokens, newTokens, profile }] },
+
+  /** Loses the WebGL context as a browser under memory pressure would, to test a recovery path. */
+  simulateContextLoss: { args: () => [] },
+};
+
+// Puts each method of the table on `prototype` as `make(name, args)` builds it, named as the method
+// (stack traces and the console show it).
+export function defineMethods(prototype, make) {
+  for (const [name, { args }] of Object.entries(METHODS)) {
+    const method = Object.defineProperty(make(name, args), 'name', { value: name });
+    Object.defineProperty(prototype, name, { value: method, writable: true, configurable: true });
+  }
+}
