@@ -335,19 +335,18 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         std::vector<float> keys(std::size_t(d.vocab));
-        double sum = 0;
         for (int i = 0; i < d.vocab; ++i) {
             const float l = logits[std::size_t(r) * vocabRows + std::size_t(i)];
             keys[std::size_t(i)] =
                 (seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l) / temperature;
-            sum += std::exp(double(keys[std::size_t(i)]));
         }
+        const double logSumExp = testing::logSumExp(keys);
         const std::vector<int> best = testing::topK(keys, k);
         for (int rank = 0; rank < k; ++rank) {
             const std::size_t at = (std::size_t(rank) * columns + std::size_t(first + r)) * 4;
             expected[at] = keys[std::size_t(best[std::size_t(rank)])];
             expected[at + 1] = float(best[std::size_t(rank)]);
-            expected[at + 2] = float(std::log(sum));
+            expected[at + 2] = float(logSumExp);
             expected[at + 3] = 0.0f;
         }
     }
@@ -369,9 +368,8 @@ Prepared logSumExp(OpContext& o) {
                                             o.texture(rows, vocabRows, logits), d.vocab);
     std::vector<float> expected;
     for (int r = 0; r < rows; ++r) {
-        double sum = 0;
-        for (int i = 0; i < d.vocab; ++i) sum += std::exp(double(logits[std::size_t(r) * vocabRows + std::size_t(i)]));
-        expected.push_back(float(std::log(sum)));
+        const auto row = logits.begin() + std::ptrdiff_t(r) * vocabRows;
+        expected.push_back(float(testing::logSumExp({row, row + d.vocab})));
     }
     return {[=] { op->run(rows, first); }, [&out] { return out.readRows(first, rows); }, expected};
 }

@@ -40,4 +40,11 @@ std::vector<int> topK(const std::vector<float>& values, int k) {
     return order;
 }
 
+double logSumExp(const std::vector<float>& values) {
+    const double top = *std::max_element(values.begin(), values.end());
+    double sum = 0;
+    for (const float v : values) sum += std::exp(double(v) - top);
+    return top + std::log(sum);
+}
+
 }  // namespace gpt2::testing

@@ -13,5 +13,7 @@ std::string makeTempDir(const std::string& prefix);
 
 float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b);
 std::vector<int> topK(const std::vector<float>& values, int k);
+// log Σ exp(values), in double and shifted by the largest value, so that keys of hundreds do not overflow.
+double logSumExp(const std::vector<float>& values);
 
 }  // namespace gpt2::testing
