@@ -8,7 +8,7 @@ namespace gpt2 {
 
 LiveCapture::LiveCapture(const ReadoutDecl& decl) : model_(decl.model), lens_(decl) {}
 
-LiveCapture::~LiveCapture() { model_.observeChunks(nullptr); }
+LiveCapture::~LiveCapture() = default;
 
 void LiveCapture::set(const Capture& capture) {
     const ModelConfig& c = model_.config();
