@@ -379,8 +379,7 @@ private:
     }
 
     void current() {
-        if (context_->lost())
-            fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
+        checkStillThere();
         context_->makeCurrent();
     }
 
@@ -395,8 +394,9 @@ private:
         return input.isString() ? engine().tokenizer().encode(input.as<std::string>()) : idsFrom(input);
     }
 
-    // A context lost in the middle of a call makes GL calls do nothing and reads return zeros: the
-    // result of that call cannot be trusted, so it fails too.
+    // A context lost before or in the middle of a call makes GL calls do nothing and reads return
+    // zeros: the call cannot be trusted, so it fails. The message is ContextLostError's
+    // (web/module/gpt2-errors.js), which gpt2-engine.js recognises to throw that class.
     void checkStillThere() const {
         if (context_->lost())
             fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
