@@ -1,6 +1,7 @@
 #include "gl/pass.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "gl/capabilities.h"
@@ -118,7 +119,8 @@ void Pass::run(int rowBegin, int rowEnd) {
     checkRows(rowBegin, rowEnd);
     const TensorLayout& out = outputs_[0]->layout();
     PassProfiler& profiler = PassProfiler::instance();
-    PassProfiler::Timing timing = profiler.start();
+    std::optional<PassProfiler::Timing> timing;
+    if (profiler.timing()) timing = profiler.start();
     if (!bound_) bind();
     Program& program = *program_;
     glUseProgram(program.id());
@@ -137,17 +139,16 @@ void Pass::run(int rowBegin, int rowEnd) {
     program.setIvec4(outLayoutLocation_, layout.x, layout.y, layout.z, layout.w);
     program.setIvec2(rowsLocation_, rowBegin, rowEnd);
 
-    // Row pairs: the draws cover the pairs that hold the rows (row_output.glsl).
-    const int perTexel = rowsPerTexel(outputs_[0]->format());
-    const std::vector<DrawRange> draws =
-        drawRanges(out, rowBegin / perTexel, (rowEnd + perTexel - 1) / perTexel, groupRows_);
     glEnable(GL_SCISSOR_TEST);
     glViewport(0, 0, out.width, out.height);
     if (instances_ > 1) {
         glEnable(GL_BLEND);
         glBlendFunc(GL_ONE, GL_ONE);
     }
-    for (const DrawRange& draw : draws) {
+    // Row pairs: the draws cover the pairs that hold the rows (row_output.glsl).
+    const int perTexel = rowsPerTexel(outputs_[0]->format());
+    int draws = 0, lastLayer = 0;
+    forEachDrawRange(out, rowBegin / perTexel, (rowEnd + perTexel - 1) / perTexel, groupRows_, [&](DrawRange draw) {
         const Framebuffer& target = framebuffer(draw.layer);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
         glScissor(0, draw.line0, out.width, draw.line1 - draw.line0 + 1);
@@ -161,15 +162,17 @@ void Pass::run(int rowBegin, int rowEnd) {
             for (int i = 0; i < target.attachments(); ++i) glClearBufferfv(GL_COLOR, GLint(i), zero);
             glDrawArraysInstanced(GL_TRIANGLES, 0, 3, instances_);
         }
-    }
+        ++draws;
+        lastLayer = draw.layer;
+    });
     if (instances_ > 1) glDisable(GL_BLEND);
     glDisable(GL_SCISSOR_TEST);
-    profiler.finish(
-        std::move(timing), (long long)draws.size(), [&] { return program.label() + " -> " + outputs_[0]->name(); },
-        [&] {
+    profiler.countDraws(draws);
+    if (timing)
+        profiler.finish(std::move(*timing), program.label() + " -> " + outputs_[0]->name(), [&] {
             GLuint texel[4];  // 4 floats, or 4 channels of row pairs: a wait for the result either way
             const bool pairs = perTexel > 1;
-            glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(draws.empty() ? 0 : draws.back().layer).id());
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer(lastLayer).id());
             glReadPixels(0, 0, 1, 1, pairs ? GL_RGBA_INTEGER : GL_RGBA, pairs ? GL_UNSIGNED_INT : GL_FLOAT, texel);
             glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         });

@@ -88,15 +88,13 @@ PassProfiler::Timing PassProfiler::start() {
     return timing;
 }
 
-void PassProfiler::finish(Timing timing, long long draws, const std::function<std::string()>& key,
-                          const std::function<void()>& waitForResult) {
-    draws_ += draws;
+void PassProfiler::finish(Timing timing, const std::string& key, const std::function<void()>& waitForResult) {
     if (mode_ == PassProfiling::GpuTimers) {
         glEndQuery(GL_TIME_ELAPSED_EXT);
-        pending_.push_back({phase_, key(), std::move(timing.query)});
+        pending_.push_back({phase_, key, std::move(timing.query)});
     } else if (mode_ == PassProfiling::WallClock) {
         waitForResult();
-        profile_[phase_][key()] +=
+        profile_[phase_][key] +=
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - timing.start).count();
     }
 }

@@ -36,16 +36,19 @@ std::map<std::string, std::map<std::string, double>> takePassProfile();
 class PassProfiler {
 public:
     static PassProfiler& instance();
+    void countDraws(long long draws) { draws_ += draws; }
+    // Whether passes are timed: start() and finish() are called only then, so that a plain run pays
+    // for nothing but this test.
+    bool timing() const { return mode_ != PassProfiling::Off; }
     // A pass's timing under way: started before its first draw.
     struct Timing {
         std::chrono::steady_clock::time_point start;
         GlObject query;
     };
     Timing start();
-    // After the pass's last draw: counts `draws`, and while profiling adds its time to `key()` (made
-    // only then). WallClock waits for the pass's result with `waitForResult` first.
-    void finish(Timing timing, long long draws, const std::function<std::string()>& key,
-                const std::function<void()>& waitForResult);
+    // After the pass's last draw: adds its time to the entry `key`. WallClock waits for the pass's
+    // result with `waitForResult` first.
+    void finish(Timing timing, const std::string& key, const std::function<void()>& waitForResult);
 
 private:
     friend long long passDraws();

@@ -37,11 +37,12 @@ TEST(DrawRanges, CoverExactlyTheLinesOfTheRows) {
                  {c.rows / 2 / c.groupRows * c.groupRows, c.rows / 2 / c.groupRows * c.groupRows + c.groupRows * 3}}) {
             if (end > c.rows) continue;
             Lines drawn;
-            for (const DrawRange& d : drawRanges(l, begin, end, c.groupRows))
+            forEachDrawRange(l, begin, end, c.groupRows, [&](const DrawRange& d) {
                 for (int s = 0; s < c.groupRows; ++s)
                     for (int line = d.line0; line <= d.line1; ++line)
                         EXPECT_TRUE(drawn.insert({d.layer + s, line}).second)
                             << "page " << d.layer + s << " line " << line << " drawn twice";
+            });
             EXPECT_EQ(drawn, linesOfRows(l, begin, end))
                 << c.rows << " x " << c.cols << ", lines of " << c.lineWidth << ", interleave " << c.interleave
                 << ", groups of " << c.groupRows << ", limit " << c.maxSize << ": rows [" << begin << ", " << end
