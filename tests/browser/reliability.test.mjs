@@ -85,7 +85,7 @@ test('same thread: a context lost as the C++ side sees it rejects with a Context
     return outcome;
   });
   assert.equal(r.message, 'WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again');
-  assert.equal(r.contextLost, true, `${JSON.stringify(r)}: the C++ message maps to the class`);
+  assert.equal(r.contextLost, true, `${JSON.stringify(r)}: the C++ side throws the module's class`);
   await page.close();
 });
 

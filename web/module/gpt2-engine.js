@@ -10,7 +10,8 @@ import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 let modulePromise = null;
 function nativeModule() {
-  modulePromise ??= createGpt2Module();
+  // The module throws the class of a lost context itself (bindings.cpp): it is handed the class here.
+  modulePromise ??= createGpt2Module({ ContextLostError });
   return modulePromise;
 }
 
@@ -33,27 +34,6 @@ function yieldToEventLoop() {
 // each other as fast as the event loop allows.
 function sleep() {
   return new Promise((resolve) => setTimeout(resolve, 1));
-}
-
-// bindings.cpp throws every C++ failure as a plain Error with the engine's message (embind gives a
-// thrown value no class of ours). A context lost inside a native call is one that callers act on,
-// so here, the one place, it becomes a ContextLostError: recognised by its message, which the C++
-// side writes out as ContextLostError's (C++ cannot import a JS constant).
-const CONTEXT_LOST = new ContextLostError().message;
-function withErrorClasses(model) {
-  return new Proxy(model, {
-    get(target, key) {
-      const value = target[key];
-      if (typeof value !== 'function') return value;
-      return (...args) => {
-        try {
-          return value.apply(target, args);
-        } catch (error) {
-          throw error instanceof Error && error.message === CONTEXT_LOST ? new ContextLostError() : error;
-        }
-      };
-    },
-  });
 }
 
 // The load options as the C++ side takes them (WebLoadOptions in bindings.cpp): every field set.
@@ -181,7 +161,7 @@ export class Engine {
         const response = await files.response(source);
         progress.expect(source, response);
         await reading(source, () => streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
-          model = withErrorClasses(M.openPacked(surface.target, ptr, length, fileSize, native, source));
+          model = M.openPacked(surface.target, ptr, length, fileSize, native, source);
           progress.plan(model.gpuBytes());
           return model;
         }, signal));
@@ -195,7 +175,7 @@ export class Engine {
         if ((vocabText === null) !== (mergesText === null)) throw new Error(`${source}: has only one of vocab.json and merges.txt`);
         vocab = vocabText ?? '';
         merges = mergesText ?? '';
-        model = await reading(url('config.json'), async () => withErrorClasses(M.createModel(surface.target, config, native)));
+        model = await reading(url('config.json'), async () => M.createModel(surface.target, config, native));
         progress.plan(model.gpuBytes());
         // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
         const weightFiles = [];

@@ -1,6 +1,7 @@
 // The seam between the WebAssembly module and web/module/gpt2-engine.js, through embind: typed values
 // (numbers, strings, typed arrays, option objects checked against src/options.json by the JS side)
-// both ways. A C++ failure reaches JS as a thrown Error with the engine's message.
+// both ways. A C++ failure reaches JS as a thrown Error with the engine's message; a lost context, as
+// the module's ContextLostError (web/module/gpt2-errors.js), which gpt2-engine.js hands the module.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
@@ -59,18 +60,23 @@ struct WebStep {
     val captured = val::undefined();
 };
 
-[[noreturn]] void throwJsError(const char* message) { val::global("Error").new_(val(message)).throw_(); }
+// The WebGL context was lost: what a call that finds it so throws, and JS sees as its ContextLostError.
+struct ContextLost {};
 
 template <typename F>
 auto guarded(F&& f) -> decltype(f()) {
     std::string message;
+    bool lost = false;
     try {
         return f();
+    } catch (const ContextLost&) {
+        lost = true;
     } catch (const std::exception& e) {
         message = e.what();
     }
     // Thrown outside the catch block, so the C++ exception is freed before JS unwinds.
-    throwJsError(message.c_str());
+    if (lost) val::module_property("ContextLostError").new_().throw_();
+    val::global("Error").new_(val(message)).throw_();
 }
 
 std::vector<int> idsFrom(const val& ids) { return emscripten::convertJSArrayToNumberVector<int>(ids); }
@@ -395,11 +401,9 @@ private:
     }
 
     // A context lost before or in the middle of a call makes GL calls do nothing and reads return
-    // zeros: the call cannot be trusted, so it fails. The message is ContextLostError's
-    // (web/module/gpt2-errors.js), which gpt2-engine.js recognises to throw that class.
+    // zeros: the call cannot be trusted, so it fails.
     void checkStillThere() const {
-        if (context_->lost())
-            fail("WebGL context lost (the browser reclaimed the GPU); call restore() or load the model again");
+        if (context_->lost()) throw ContextLost{};
     }
 
     std::unique_ptr<WebGlContext> context_;
