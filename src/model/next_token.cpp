@@ -50,8 +50,8 @@ std::vector<float> NextToken::takeLogits() {
 void NextToken::requestCandidates(int k) {
     if (model_.lastPosition() < 0) fail("topCandidates: nothing has been run yet");
     const int vocab = model_.config().vocabSize;
-    if (k < 1 || k > kMaxCandidates || k > vocab)
-        fail("topCandidates: k must be in [1, ", std::min(kMaxCandidates, vocab), "], got ", k);
+    if (k < 1 || k > kMaxTopk || k > vocab)
+        fail("topCandidates: k must be in [1, ", std::min(kMaxTopk, vocab), "], got ", k);
     sampler_->topk().run(k);
     lastTokenPass_ = &candidateToken_;
     reads_.start(ReadQueue::Kind::Candidates, candidates_, k);

@@ -2,6 +2,7 @@
 // The next token of a forward: the last position's logits, its best candidates, or a token sampled on
 // the GPU (ops/sampler.h), each read without waiting. The chosen id can also feed the next position
 // without leaving the GPU (Gpt2Model::forwardChosenToken).
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -20,8 +21,7 @@ public:
     // Logits of the last position forwarded: vocab_size floats.
     std::vector<float> logits();
     // The k largest of those logits, best first (ties: smaller id first), found on the GPU: reads
-    // back k texels instead of the whole vocabulary. 1 <= k <= kMaxCandidates.
-    static constexpr int kMaxCandidates = kMaxTopk;
+    // back k texels instead of the whole vocabulary. 1 <= k <= kMaxTopk.
     struct Candidate {
         int id;
         float logit;
