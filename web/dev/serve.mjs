@@ -2,7 +2,7 @@
 // Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TYPES = {
@@ -16,31 +16,29 @@ const TYPES = {
 // files, as a CDN does.
 export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = {}) {
   const bases = [root].flat().map((folder) => resolve(folder));
-  // The file a URL path names in `base`, or null; undefined for a path that leaves it.
+  // The file a URL path names in `base` and its size, or null.
   const find = (base, path) => {
-    const file = normalize(join(base, path));
-    if (file !== base && !file.startsWith(base + sep)) return undefined;
     try {
-      const found = statSync(file).isDirectory() ? join(file, 'index.html') : file;
-      return statSync(found).isFile() ? found : null;
+      let file = join(base, path);
+      let stats = statSync(file);
+      if (stats.isDirectory()) stats = statSync((file = join(file, 'index.html')));
+      return stats.isFile() ? { file, size: stats.size } : null;
     } catch {
       return null;
     }
   };
   const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const found = bases.map((base) => find(base, path));
-    if (found.includes(undefined)) {
-      res.writeHead(403).end('forbidden');
-      return;
-    }
-    const file = found.find((f) => f !== null);
-    if (!file) {
+    // Normalized as an absolute path, it cannot climb out of a folder ('/../x' is '/x').
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    let found = null;
+    for (const base of bases) if ((found = find(base, path))) break;
+    if (!found) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
+    const { file, size } = found;
     res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': statSync(file).size, 'Cache-Control': 'no-cache',
+      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache',
       ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
     });
     if (req.method === 'HEAD') res.end();
