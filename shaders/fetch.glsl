@@ -86,3 +86,20 @@ mat4 fetchFourRows(highp isampler2DArray t, ivec4 L, int q, int texel) {
     ivec4 v = texelFetch(t, texelAddress(L, q, texel), 0);
     return mat4(signedBytes(v.x), signedBytes(v.y), signedBytes(v.z), signedBytes(v.w));
 }
+
+// 4-bit quads (TexelFormat::Int4Quads; a pass declares NAME_nibbles for such an input): .x of texel
+// (q, t) holds texel t of rows 4q (low 16 bits) and 4q + 1, .y of rows 4q + 2 and 4q + 3, four 4-bit
+// codes a row, the first in the lowest bits. These return the codes; the owner of the texture turns
+// them into weights with the block's scale and offset (matmul_weight_blocks.glsl, embedding.frag).
+vec4 nibbles(uint bits) { return vec4((uvec4(bits) >> uvec4(0u, 4u, 8u, 12u)) & 15u); }
+
+mat4 fetchNibbleRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
+    uvec2 u = texelFetch(t, texelAddress(L, q, texel), 0).xy;
+    return mat4(nibbles(u.x), nibbles(u.x >> 16u), nibbles(u.y), nibbles(u.y >> 16u));
+}
+
+vec4 fetchNibbles(highp usampler2DArray t, ivec4 L, int row, int texel) {
+    uvec2 u = texelFetch(t, texelAddress(L, row >> 2, texel), 0).xy;
+    uint pair = (row & 2) == 0 ? u.x : u.y;
+    return nibbles((row & 1) == 0 ? pair : pair >> 16u);
+}

@@ -7,6 +7,7 @@
 #include "model/next_token.h"
 #include "model/readouts/attention_readout.h"
 #include "model/readouts/hidden_states.h"
+#include "model/gguf_weight_file.h"
 #include "model/weight_file.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -15,7 +16,28 @@ namespace gpt2 {
 
 Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) { model_->finishPrograms(); }
 
+Tokenizer ggufTokenizer(const GgufHeader& header) {
+    const std::string& model = header.text("tokenizer.ggml.model");
+    if (model != "gpt2")
+        fail(header.label, ": tokenizer.ggml.model is \"", model,
+             "\"; GPT-2 models use GPT-2's byte-level BPE (\"gpt2\")");
+    return Tokenizer::fromTokensAndMerges(header.strings("tokenizer.ggml.tokens"),
+                                          header.strings("tokenizer.ggml.merges"), header.label);
+}
+
 Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
+    if (fileExists(modelPath) && isGgufFile(modelPath)) {
+        // A GGUF file: config, tokenizer and (often quantized) weights in one file.
+        const GgufFile file(modelPath);
+        const GgufWeightFile weights(file.header());
+        model_ = std::make_unique<Gpt2Model>(weights.config(), options, weights.blocks());
+        for (const GgufTensor* tensor : weights.wanted())
+            weights.upload(model_->weights(), *tensor, file.read(*tensor).data());
+        model_->weights().checkComplete(modelPath);
+        model_->finishPrograms();
+        setTokenizer(ggufTokenizer(file.header()));
+        return;
+    }
     if (fileExists(modelPath)) {
         // A packed model file: config, tokenizer and texel streams in one file.
         const SafetensorsFile file(modelPath);

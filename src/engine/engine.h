@@ -9,6 +9,7 @@
 #include "engine/perplexity.h"
 #include "engine/sampling.h"
 #include "engine/stop_strings.h"
+#include "format/gguf.h"
 #include "model/gpt2_model.h"
 #include "model/ops/sampler.h"
 #include "model/readouts/live_capture.h"
@@ -45,6 +46,10 @@ struct GenerateResult {
     std::string text;      // their text, without a stop string
     StopReason reason = StopReason::MaxTokens;
 };
+
+// The tokenizer of a GGUF file's metadata (tokenizer.ggml.tokens and merges); throws unless it is
+// GPT-2's byte-level BPE.
+Tokenizer ggufTokenizer(const GgufHeader& header);
 
 class Engine;
 

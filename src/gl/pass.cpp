@@ -41,6 +41,8 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         defines += std::string("uniform highp ") + sampler + " " + name + ";\n";
         defines += "#define " + name + "_layout ivec4(" + std::to_string(l.x) + ", " + std::to_string(l.y) + ", " +
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
+        // 4-bit quads share usampler2DArray with fp16 row pairs: the shaders tell them apart by this.
+        if (texture->format() == TexelFormat::Int4Quads) defines += "#define " + name + "_nibbles 1\n";
     }
     program_ = &programs.get(shader, defines, vertexShader);
     declaredInputs_ = inputs;

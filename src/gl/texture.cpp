@@ -19,6 +19,7 @@ const TexelFormatInfo& formatInfo(TexelFormat format) {
         {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8, 1, "sampler2DArray"},               // Float16
         {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 2, "usampler2DArray"},  // HalfPairs
         {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, 16, 4, "isampler2DArray"},            // Int8Quads
+        {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, 8, 4, "usampler2DArray"},       // Int4Quads
     };
     return table[static_cast<int>(format)];
 }
@@ -54,7 +55,7 @@ void Texture::clearToZero() {
     for (int page = 0; page < layout_.pages; ++page) {
         const Framebuffer target({{texture_.get(), page}}, name_.c_str());  // weights need none after this
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
-        if (format_ == TexelFormat::HalfPairs)
+        if (format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int4Quads)
             glClearBufferuiv(GL_COLOR, 0, zeroUints);
         else if (format_ == TexelFormat::Int8Quads)
             glClearBufferiv(GL_COLOR, 0, zeroInts);
@@ -101,20 +102,29 @@ void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
     writeTexels(pairs ? row0 / 2 : row0, lines, out.data());
 }
 
-void Texture::uploadInt8(const std::int8_t* values) {
-    if (format_ != TexelFormat::Int8Quads) fail("texture ", name_, ": int8 values need an Int8Quads texture");
+void Texture::uploadCodes(const std::int8_t* values) {
+    const bool nibbles = format_ == TexelFormat::Int4Quads;
+    if (!nibbles && format_ != TexelFormat::Int8Quads)
+        fail("texture ", name_, ": codes need an Int8Quads or Int4Quads texture");
     const int texels = layout_.texelsPerRow, paddedCols = texels * 4;
-    // Texel (q, t), channel c: row 4q + c, columns 4t .. 4t + 3, the first in the lowest byte.
-    std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * 4);
+    const int channels = nibbles ? 2 : 4, bits = nibbles ? 4 : 8;
+    // Texel (q, t): row 4q + c, columns 4t .. 4t + 3, the first in the lowest bits; int8 quads hold a
+    // row per channel, 4-bit quads two (the even row in the low half).
+    std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * channels);
     for (int r = 0; r < rows(); ++r)
-        for (int col = 0; col < paddedCols; ++col)
-            out[(std::size_t(r / 4) * texels + col / 4) * 4 + r % 4] |=
-                std::uint32_t(std::uint8_t(values[std::int64_t(r) * paddedCols + col])) << (8 * (col % 4));
+        for (int col = 0; col < paddedCols; ++col) {
+            const std::uint32_t code = std::uint8_t(values[std::int64_t(r) * paddedCols + col]);
+            if (nibbles && code > 15) fail("texture ", name_, ": code ", code, " at row ", r, " does not fit 4 bits");
+            const int channel = nibbles ? r % 4 / 2 : r % 4;
+            const int shift = bits * (col % 4) + (nibbles ? 16 * (r % 2) : 0);
+            out[(std::size_t(r / 4) * texels + col / 4) * channels + channel] |= code << shift;
+        }
     writeTexels(0, layout_.rows, out.data());
 }
 
 void Texture::uploadRows(int row0, int rowCount, const float* values) {
-    if (format_ == TexelFormat::Int8Quads) fail("texture ", name_, ": int8 textures are written with uploadInt8");
+    if (format_ == TexelFormat::Int8Quads || format_ == TexelFormat::Int4Quads)
+        fail("texture ", name_, ": int8 and 4-bit textures are written with uploadCodes");
     if (row0 < 0 || rowCount < 0 || row0 + rowCount > rows())
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") outside its ", rows(), " rows");
     const int cols = layout_.cols, paddedCols = layout_.texelsPerRow * 4;
@@ -130,7 +140,8 @@ void Texture::uploadRows(int row0, int rowCount, const float* values) {
 }
 
 void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
-    if (format_ == TexelFormat::Int8Quads) fail("texture ", name_, ": int8 textures are written with uploadInt8");
+    if (format_ == TexelFormat::Int8Quads || format_ == TexelFormat::Int4Quads)
+        fail("texture ", name_, ": int8 and 4-bit textures are written with uploadCodes");
     if (rowCount != rows() && !(format_ == TexelFormat::HalfPairs && rowCount == rows() - 1))
         fail("texture ", name_, ": a texel stream of ", rowCount, " rows for a matrix of ", rows());
     const int paddedCols = layout_.texelsPerRow * 4;

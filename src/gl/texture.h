@@ -22,7 +22,12 @@ namespace gpt2 {
 // ceil(rows / 4) lines of RGBA32I texels: channel c of texel (q, t) is texel t of row 4q + c, its four
 // values one signed byte each, so a matmul fetches a 4 x 4 block of weights in one texel
 // (shaders/fetch.glsl).
-enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads };
+// Int4Quads: 4-bit codes 0..15, four rows per texel, for block-quantized weights (their scales and
+// offsets kept beside the texture by its owner). The texture holds ceil(rows / 4) lines of RG32UI
+// texels: .x of texel (q, t) holds texel t of row 4q in its low 16 bits and of row 4q + 1 in its high
+// ones, .y rows 4q + 2 and 4q + 3, four codes a row, the first in the lowest bits: one fetch per
+// 4 x 4 block of weights, in half the bytes of Int8Quads (shaders/fetch.glsl, fetchNibbleRows).
+enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads, Int4Quads };
 
 // What GL and the shaders see of a format: one row of this table per format.
 struct TexelFormatInfo {
@@ -69,8 +74,9 @@ public:
     // (`half` false) or F16 bit patterns, converted when the texture's format differs. rowCount is
     // rows(), or rows() - 1 for HalfPairs (an odd matrix).
     void uploadTexelStream(const void* values, int rowCount, bool half);
-    // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, row-major.
-    void uploadInt8(const std::int8_t* values);
+    // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, or of an
+    // Int4Quads texture from as many codes 0..15, row-major.
+    void uploadCodes(const std::int8_t* values);
     // Reads rows back as rowCount x cols floats, waiting for the GPU. Needs a Float32 texture (a
     // render target). AsyncRead reads without waiting.
     std::vector<float> readRows(int row0, int rowCount);

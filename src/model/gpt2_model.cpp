@@ -68,8 +68,8 @@ struct Gpt2Model::Block {
     Linear attnOut, mlpUp, mlpDown;
 };
 
-Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
-    : Gpt2Model(config, options, ProgramCache::Mode::Building) {
+Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks)
+    : Gpt2Model(config, options, ProgramCache::Mode::Building, blocks) {
     // Every texture is declared and none is allocated yet: a phone's tab dies while allocating more
     // than it survives, so a cap refuses before.
     if (options.maxGpuBytes > 0 && double(gpuBytes()) > options.maxGpuBytes)
@@ -81,17 +81,19 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options)
     activations_.allocate();
 }
 
-Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode mode)
+Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode mode,
+                     const BlockFormats& blocks)
     : config_(config),
       tuning_(tuningFor(options, config)),
       programs_(mode),
-      weights_(config, tuning_.weights, tuning_.caps.limits, Texture::Allocation::Later),
+      weights_(config, tuning_.weights, tuning_.caps.limits, Texture::Allocation::Later, blocks),
       activations_(tuning_) {
     declareGraph();
 }
 
-std::int64_t Gpt2Model::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options) {
-    return Gpt2Model(config, options, ProgramCache::Mode::Planning).gpuBytes();
+std::int64_t Gpt2Model::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
+                                        const BlockFormats& blocks) {
+    return Gpt2Model(config, options, ProgramCache::Mode::Planning, blocks).gpuBytes();
 }
 
 Gpt2Model::~Gpt2Model() = default;
@@ -104,7 +106,7 @@ void Gpt2Model::declareGraph() {
     const int P = c.contextLength, Cq = d.headsTexels * 4;
     shape_ = {c.heads, d.headTexels};
     auto w = [&](const std::string& name) { return &weights_[name]; };
-    auto W = [&](const std::string& name) { return WeightMatrix{&weights_[name], weights_.scales(name)}; };
+    auto W = [&](const std::string& name) { return weights_.matrix(name); };
     auto ln = [&](const std::string& prefix) { return LayerNormWeights{w(prefix + "weight"), w(prefix + "bias")}; };
     Activations& t = activations_;
     ids_ = &t.add("token ids", P, 1);                                            // [P, 1]
@@ -120,8 +122,7 @@ void Gpt2Model::declareGraph() {
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
 
     // x = wte[ids] + wpe[positions]
-    embed_ = std::make_unique<Pass>(
-        embeddingPass(programs_, x, *ids_, *w("wte.weight"), *w("wpe.weight"), weights_.scales("wte.weight")));
+    embed_ = std::make_unique<Pass>(embeddingPass(programs_, x, *ids_, W("wte.weight"), *w("wpe.weight")));
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
         Texture& k = t.addPerPosition(h + "k cache", P, Cq);  // [P, Cq]

@@ -44,11 +44,12 @@ public:
 class Gpt2Model {
 public:
     // Declares every texture and pass, then allocates the textures (refused above
-    // options.maxGpuBytes); weights arrive through weights().
-    Gpt2Model(const ModelConfig& config, const ModelOptions& options);
+    // options.maxGpuBytes); weights arrive through weights(), those named in `blocks` as blocks.
+    Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
     // The bytes of the textures such a model would take on the current context (its limits and
     // tuning), declared but neither allocated nor compiled: what a page shows before choosing a model.
-    static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options);
+    static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
+                                        const BlockFormats& blocks = {});
     ~Gpt2Model();
 
     ModelWeights& weights() { return weights_; }
@@ -113,7 +114,8 @@ private:
     struct Block;  // the ops of one transformer block, declared with the graph (gpt2_model.cpp)
     // Declares the textures and passes and allocates none of the textures; with Planning programs it
     // compiles nothing either (plannedGpuBytes).
-    Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode programs);
+    Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode programs,
+              const BlockFormats& blocks = {});
     void declareGraph();
     void declareReadouts(LinearPlanner& plan, const LinearDecl& head, Texture& logits);
     void checkPositions(std::size_t count, int pos0);

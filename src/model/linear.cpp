@@ -80,6 +80,8 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     Linear linear;
     MatmulSpec spec{decl.x, decl.weight.values, decl.bias, decl.residual};
     spec.weightScale = decl.weight.scales;
+    spec.weightOffset = decl.weight.offsets;
+    spec.weightBlockTexels = decl.weight.blockTexels;
     spec.transposedWeight = decl.transposedWeight;
     spec.splitTexels = tuning_.splitFor(*decl.outputs[0]);
     if (auto it = deferred_.find(decl.x); it != deferred_.end()) {

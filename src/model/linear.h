@@ -23,12 +23,6 @@ struct LayerNormWeights {
     const Texture* beta = nullptr;
 };
 
-// A weight matrix: its values, and for int8 ones the scale of each output channel.
-struct WeightMatrix {
-    const Texture* values = nullptr;
-    const Texture* scales = nullptr;
-};
-
 struct LinearDecl {
     std::vector<Texture*> outputs;  // one, or three that split W's columns in equal parts (Q, K, V)
     const Texture* x = nullptr;

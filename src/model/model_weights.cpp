@@ -17,24 +17,34 @@ std::string withoutPrefix(const std::string& name) {
 }  // namespace
 
 ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits,
-                           Texture::Allocation when)
+                           Texture::Allocation when, const BlockFormats& blocks)
     : config_(config) {
     for (const MatrixSpec& spec : engineMatrices(config)) {
-        // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
-        TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
-        if (texelFormat == TexelFormat::Int8Quads && !quantizedWithInt8(spec)) texelFormat = TexelFormat::Float16;
-        const int perTexel = rowsPerTexel(texelFormat);
-        const int storedRows = (spec.rows + perTexel - 1) / perTexel;
-        Slot slot{spec,
-                  std::make_unique<Texture>(TensorLayout::make(storedRows, spec.cols, limits, spec.name.c_str()),
-                                            texelFormat, spec.name, when),
-                  nullptr,
-                  false,
-                  {}};
-        if (texelFormat == TexelFormat::Int8Quads) {
-            const std::string name = spec.name + " scales";
-            slot.scales = std::make_unique<Texture>(TensorLayout::make(1, int8Channels(spec), limits, name.c_str()),
-                                                    TexelFormat::Float32, name, when);
+        auto texture = [&](int rows, int cols, TexelFormat f, const std::string& name) {
+            return std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name.c_str()), f, name, when);
+        };
+        auto rowsIn = [](int rows, TexelFormat f) { return (rows + rowsPerTexel(f) - 1) / rowsPerTexel(f); };
+        Slot slot{spec, nullptr, nullptr, nullptr, 0, false, {}};
+        if (auto block = blocks.find(spec.name); block != blocks.end()) {
+            const BlockFormat& b = block->second;
+            const TexelFormat codes = b.codeBits == 4 ? TexelFormat::Int4Quads : TexelFormat::Int8Quads;
+            const int k = outputChannelsAreRows(spec) ? spec.cols : spec.rows;
+            const int channels = outputChannelsAreRows(spec) ? spec.rows : spec.cols;
+            if (spec.rows == 1 || b.blockRows % 4 != 0 || k % b.blockRows != 0)
+                fail("model weights: ", spec.name, " cannot be kept in blocks of ", b.blockRows, " of its ", k,
+                     " inputs");
+            slot.texture = texture(rowsIn(spec.rows, codes), spec.cols, codes, spec.name);
+            slot.scales = texture(k / b.blockRows, channels, TexelFormat::Float32, spec.name + " scales");
+            if (b.offsets)
+                slot.offsets = texture(k / b.blockRows, channels, TexelFormat::Float32, spec.name + " offsets");
+            slot.blockRows = b.blockRows;
+        } else {
+            // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
+            TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
+            if (texelFormat == TexelFormat::Int8Quads && !quantizedWithInt8(spec)) texelFormat = TexelFormat::Float16;
+            slot.texture = texture(rowsIn(spec.rows, texelFormat), spec.cols, texelFormat, spec.name);
+            if (texelFormat == TexelFormat::Int8Quads)
+                slot.scales = texture(1, int8Channels(spec), TexelFormat::Float32, spec.name + " scales");
         }
         slots_[spec.name] = std::move(slot);
     }
@@ -44,12 +54,17 @@ void ModelWeights::allocate() {
     for (auto& [name, s] : slots_) {
         s.texture->allocate();
         if (s.scales) s.scales->allocate();
+        if (s.offsets) s.offsets->allocate();
     }
 }
 
 bool ModelWeights::wants(const std::string& name) const { return slots_.count(withoutPrefix(name)) != 0; }
 
 ModelWeights::Slot& ModelWeights::slot(const std::string& name) {
+    return const_cast<Slot&>(static_cast<const ModelWeights&>(*this).slot(name));
+}
+
+const ModelWeights::Slot& ModelWeights::slot(const std::string& name) const {
     auto it = slots_.find(withoutPrefix(name));
     if (it == slots_.end()) fail("model weights: ", name, " is not a GPT-2 weight");
     return it->second;
@@ -58,6 +73,7 @@ ModelWeights::Slot& ModelWeights::slot(const std::string& name) {
 void ModelWeights::upload(const std::string& name, const std::vector<std::int64_t>& shape,
                           const std::vector<float>& values) {
     Slot& s = slot(name);
+    if (s.blockRows > 0) fail("tensor ", name, " was declared quantized, and arrived as floats");
     if (shape != s.spec.sourceShape)
         fail("tensor ", name, " has shape ", shapeText(shape), ", expected ", shapeText(s.spec.sourceShape),
              " from config.json");
@@ -67,7 +83,7 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
 void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
     if (s.texture->format() == TexelFormat::Int8Quads) {
         const Int8Matrix q = quantizeInt8(matrix, s.spec.rows, cols, outputChannelsAreRows(s.spec));
-        s.texture->uploadInt8(q.values.data());
+        s.texture->uploadCodes(q.values.data());
         s.scales->uploadRows(0, 1, q.scales.data());
     } else {
         s.texture->uploadRows(0, s.spec.rows, matrix.data());
@@ -136,7 +152,7 @@ void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int padd
         fail(label, ": int8 tensor ", s.spec.name, " arrived before its scales ", scalesTensorName(s.spec.name),
              "; the scales come first in a packed file");
     if (s.texture->format() == TexelFormat::Int8Quads) {
-        s.texture->uploadInt8(values);
+        s.texture->uploadCodes(values);
         s.scales->uploadRows(0, 1, s.pendingScales.data());
     } else {
         const auto matrix =
@@ -144,6 +160,26 @@ void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int padd
         s.texture->uploadTexelStream(matrix.data(), s.spec.rows, false);
     }
     s.pendingScales = {};
+    s.uploaded = true;
+}
+
+void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
+    Slot& s = slot(name);
+    if (s.blockRows == 0) fail("tensor ", name, " was not declared quantized, and arrived in blocks");
+    const auto finite = [&](const std::vector<float>& values, const char* what) {
+        for (std::size_t i = 0; i < values.size(); ++i)
+            if (!std::isfinite(values[i]))
+                fail("tensor ", name, " holds a non-finite ", what, " (", values[i], ") in block ", i,
+                     "; the file is corrupt");
+    };
+    finite(m.scales, "scale");
+    finite(m.offsets, "offset");
+    if (m.offsets.empty() != !s.offsets || m.blocks != s.scales->rows())
+        fail("tensor ", name, ": ", m.blocks, " blocks", m.offsets.empty() ? "" : " with offsets", " arrived for ",
+             s.scales->rows(), s.offsets ? " with offsets" : "");
+    s.texture->uploadCodes(m.codes.data());
+    s.scales->uploadRows(0, m.blocks, m.scales.data());
+    if (s.offsets) s.offsets->uploadRows(0, m.blocks, m.offsets.data());
     s.uploaded = true;
 }
 
@@ -167,15 +203,15 @@ const Texture& ModelWeights::operator[](const std::string& name) const {
     return *it->second.texture;
 }
 
-const Texture* ModelWeights::scales(const std::string& name) const {
-    auto it = slots_.find(name);
-    if (it == slots_.end()) fail("model weights: no texture ", name);
-    return it->second.scales.get();
+WeightMatrix ModelWeights::matrix(const std::string& name) const {
+    const Slot& s = slot(name);
+    return {s.texture.get(), s.scales.get(), s.offsets.get(), s.blockRows / 4};
 }
 
 std::int64_t ModelWeights::bytes() const {
     std::int64_t total = 0;
-    for (const auto& [name, s] : slots_) total += s.texture->bytes() + (s.scales ? s.scales->bytes() : 0);
+    for (const auto& [name, s] : slots_)
+        total += s.texture->bytes() + (s.scales ? s.scales->bytes() : 0) + (s.offsets ? s.offsets->bytes() : 0);
     return total;
 }
 

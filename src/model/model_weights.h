@@ -9,14 +9,26 @@
 
 #include "format/safetensors.h"
 #include "gl/texture.h"
+#include "model/ops/matmul.h"
 #include "model/weight_packing.h"
 
 namespace gpt2 {
 
+// A matrix kept as affine blocks (a quantized GGUF tensor, format/ggml_type.h): 4- or 8-bit codes and a
+// scale, and an offset where the format has them, per block of `blockRows` inputs.
+struct BlockFormat {
+    int codeBits = 8;
+    int blockRows = 32;
+    bool offsets = false;
+};
+// By Hugging Face name without "transformer.": the matrices that arrive as blocks.
+using BlockFormats = std::map<std::string, BlockFormat>;
+
 class ModelWeights {
 public:
+    // Matrices named in `blocks` are kept as blocks whatever `format` says.
     ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits,
-                 Texture::Allocation when = Texture::Allocation::Now);
+                 Texture::Allocation when = Texture::Allocation::Now, const BlockFormats& blocks = {});
     // Allocates the textures of weights made with Allocation::Later.
     void allocate();
 
@@ -27,14 +39,16 @@ public:
     // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
     // or the scales of an I8 matrix, which come just before it.
     void uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
+    // Uploads a matrix declared in the constructor's BlockFormats, in the engine's layout.
+    void uploadBlocks(const std::string& name, const BlockMatrix& matrix);
     // Uploads every weight from `source`.
     void uploadAll(const TensorSource& source);
     // Throws naming the weights that never arrived.
     void checkComplete(const std::string& label) const;
 
     const Texture& operator[](const std::string& name) const;
-    // The scale of each output channel of an int8 matrix ([1, channels]); null for other formats.
-    const Texture* scales(const std::string& name) const;
+    // The matrix with its scales and offsets, as the matmuls read it.
+    WeightMatrix matrix(const std::string& name) const;
     // Bytes of every weight texture, allocated or not.
     std::int64_t bytes() const;
 
@@ -42,11 +56,14 @@ private:
     struct Slot {
         MatrixSpec spec;
         std::unique_ptr<Texture> texture;
-        std::unique_ptr<Texture> scales;  // int8 matrices only
+        std::unique_ptr<Texture> scales;   // int8 matrices: [1, channels]; blocks: [K / block, channels]
+        std::unique_ptr<Texture> offsets;  // blocks whose format has offsets
+        int blockRows = 0;                 // blocks only
         bool uploaded = false;
         std::vector<float> pendingScales;  // a packed I8 matrix's scales, until the matrix arrives
     };
     Slot& slot(const std::string& name);
+    const Slot& slot(const std::string& name) const;
     // Uploads an engine matrix (rows x cols floats) into the slot's format.
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
     void keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);

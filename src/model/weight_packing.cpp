@@ -138,4 +138,39 @@ std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype) {
 
 std::string scalesTensorName(const std::string& matrix) { return matrix + ".scales"; }
 
+BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const AffineBlocks& in, std::int64_t K,
+                       std::int64_t outputs) {
+    const bool channelsAreRows = outputChannelsAreRows(spec);
+    const int paddedRows = (spec.rows + 3) / 4 * 4, paddedCols = (spec.cols + 3) / 4 * 4;
+    const std::int64_t engineK = channelsAreRows ? spec.cols : spec.rows;
+    const std::int64_t engineOutputs =
+        channelsAreRows ? std::int64_t(spec.sourceShape[0]) : std::int64_t(spec.sourceShape[1]);
+    if (K != engineK)
+        fail("tensor ", spec.name, " has ", K, " inputs per output, the engine pads them to ", engineK,
+             " (a head size that is not a multiple of 4); such a model cannot keep its weights quantized");
+    if (outputs != engineOutputs || std::int64_t(in.codes.size()) != K * outputs)
+        fail("tensor ", spec.name, " has ", outputs, " outputs of ", K, " values, expected ", engineOutputs);
+    BlockMatrix out;
+    out.blocks = int(K / in.scaleValues);
+    out.channels = channelsAreRows ? paddedRows : paddedCols;
+    out.codes.assign(std::size_t(paddedRows) * std::size_t(paddedCols), 0);
+    out.scales.assign(std::size_t(out.blocks) * std::size_t(out.channels), 0.0f);
+    if (!in.offsets.empty()) out.offsets.assign(out.scales.size(), 0.0f);
+    const EngineDims d = engineDims(c);
+    const bool qkv = endsWith(spec.name, "attn.c_attn.weight");
+    for (std::int64_t n = 0; n < outputs; ++n) {
+        const std::int64_t channel = qkv ? paddedHeadColumn(int(n), c, d) : n;
+        for (std::int64_t k = 0; k < K; ++k) {
+            const std::int64_t at = channelsAreRows ? channel * paddedCols + k : k * paddedCols + channel;
+            out.codes[std::size_t(at)] = in.codes[std::size_t(n * K + k)];
+        }
+        for (int b = 0; b < out.blocks; ++b) {
+            const std::size_t from = std::size_t(n * out.blocks + b), to = std::size_t(b * out.channels + channel);
+            out.scales[to] = in.scales[from];
+            if (!in.offsets.empty()) out.offsets[to] = in.offsets[from];
+        }
+    }
+    return out;
+}
+
 }  // namespace gpt2

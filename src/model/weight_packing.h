@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/checkpoint.h"
+#include "format/ggml_type.h"
 
 namespace gpt2 {
 
@@ -63,6 +64,22 @@ int int8Channels(const MatrixSpec& spec);
 // [rows, cols padded to whole texels]; as I8 its rows are padded to a multiple of 4 as well (a texel
 // holds four rows), and its F32 scales [int8Channels] come first, named scalesTensorName(matrix).
 std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype);
+
+// A matrix of affine blocks (format/ggml_type.h) in the engine's layout: `codes` is the engine matrix
+// (rows and columns padded to multiples of 4, row-major), `scales` and `offsets` (empty: all 0) are
+// [K / block, output channels padded to 4], whichever way the matrix runs.
+struct BlockMatrix {
+    std::vector<std::int8_t> codes;
+    std::vector<float> scales;
+    std::vector<float> offsets;
+    int blocks = 0;    // along K
+    int channels = 0;  // output channels, padded
+};
+// The engine matrix of `spec` from a tensor of `outputs` rows of K values (a GGUF tensor: rows are
+// output channels, blocks run along K). Throws when the engine pads K (a head size that is not a
+// multiple of 4, for attn.c_proj), which would split blocks.
+BlockMatrix packBlocks(const ModelConfig& config, const MatrixSpec& spec, const AffineBlocks& blocks, std::int64_t K,
+                       std::int64_t outputs);
 std::string scalesTensorName(const std::string& matrix);
 
 }  // namespace gpt2

@@ -18,7 +18,11 @@ Tokenizer::Tokenizer(std::vector<std::string> tokens, BytePairEncoder bpe, int e
 
 Tokenizer Tokenizer::parse(const std::string& vocabJson, const std::string& vocabName, const std::string& mergesText,
                            const std::string& mergesName) {
-    Vocabulary vocab = parseVocabJson(vocabJson, vocabName);
+    return make(parseVocabJson(vocabJson, vocabName), vocabName, mergesText, mergesName);
+}
+
+Tokenizer Tokenizer::make(Vocabulary vocab, const std::string& vocabName, const std::string& mergesText,
+                          const std::string& mergesName) {
     const auto endOfText = vocab.ids.find(kEndOfText);
     if (endOfText == vocab.ids.end()) fail(vocabName, ": has no \"", kEndOfText, "\" token; pass GPT-2's vocab.json");
     BytePairEncoder bpe(vocab.byteIds, parseMerges(mergesText, vocab, mergesName));
@@ -27,6 +31,17 @@ Tokenizer Tokenizer::parse(const std::string& vocabJson, const std::string& voca
 
 Tokenizer Tokenizer::fromJsonAndMerges(const std::string& vocabJson, const std::string& mergesText) {
     return parse(vocabJson, "vocab.json", mergesText, "merges.txt");
+}
+
+Tokenizer Tokenizer::fromTokensAndMerges(const std::vector<std::string>& tokens, const std::vector<std::string>& merges,
+                                         const std::string& label) {
+    std::string mergesText;
+    for (const std::string& merge : merges) {
+        if (merge.find('\n') != std::string::npos) fail(label, ": merge \"", merge, "\" holds a line break");
+        mergesText += merge + '\n';
+    }
+    return make(vocabularyFromTokens(tokens, label + " tokenizer.ggml.tokens"), label + " tokenizer.ggml.tokens",
+                mergesText, label + " tokenizer.ggml.merges");
 }
 
 Tokenizer Tokenizer::fromFiles(const std::string& vocabJsonPath, const std::string& mergesPath) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tokenizer/bpe.h"
+#include "tokenizer/vocabulary.h"
 
 namespace gpt2 {
 
@@ -14,6 +15,10 @@ public:
     // (first line "#version..." optional). Throws Error naming the offending token or line.
     static Tokenizer fromJsonAndMerges(const std::string& vocabJson, const std::string& mergesText);
     static Tokenizer fromFiles(const std::string& vocabJsonPath, const std::string& mergesPath);
+    // The tokens' strings in id order and the merges ("a b") in rank order, as a GGUF file holds them
+    // (tokenizer.ggml.tokens and tokenizer.ggml.merges); `label` names the source in errors.
+    static Tokenizer fromTokensAndMerges(const std::vector<std::string>& tokens, const std::vector<std::string>& merges,
+                                         const std::string& label);
 
     // allowSpecial=true: the literal "<|endoftext|>" becomes endOfTextId() (Hugging Face's default);
     // false: it is encoded as plain text (for untrusted input). Throws Error on invalid UTF-8, naming
@@ -30,6 +35,8 @@ private:
     Tokenizer(std::vector<std::string> tokens, BytePairEncoder bpe, int endOfTextId);
     static Tokenizer parse(const std::string& vocabJson, const std::string& vocabName, const std::string& mergesText,
                            const std::string& mergesName);
+    static Tokenizer make(Vocabulary vocab, const std::string& vocabName, const std::string& mergesText,
+                          const std::string& mergesName);
     void encodeText(std::string_view text, std::vector<int>& ids) const;
 
     std::vector<std::string> tokens_;  // raw bytes of each id

@@ -28,8 +28,7 @@ Vocabulary parseVocabJson(const std::string& json, const std::string& sourceName
     if (!root.is_object() || root.empty())
         fail(sourceName, ": expected a non-empty JSON object mapping token strings to ids; pass GPT-2's vocab.json");
 
-    Vocabulary vocab;
-    vocab.tokens.resize(root.size());
+    std::vector<std::string> texts(root.size());
     std::vector<bool> seen(root.size(), false);
     for (const auto& [text, value] : root.items()) {
         if (!value.is_number_integer())
@@ -40,9 +39,20 @@ Vocabulary parseVocabJson(const std::string& json, const std::string& sourceName
                  "; the ids of a vocab.json must be 0..size-1");
         if (seen[id]) fail(sourceName, ": id ", id, " is given to two tokens, the second \"", text, "\"");
         seen[id] = true;
-        std::string bytes = bytesOf(text, sourceName, "token");
+        texts[id] = text;
+    }
+    return vocabularyFromTokens(texts, sourceName);
+}
+
+Vocabulary vocabularyFromTokens(const std::vector<std::string>& texts, const std::string& sourceName) {
+    if (texts.empty()) fail(sourceName, ": the tokenizer has no tokens");
+    Vocabulary vocab;
+    vocab.tokens.resize(texts.size());
+    for (std::size_t id = 0; id < texts.size(); ++id) {
+        std::string bytes = bytesOf(texts[id], sourceName, "token");
         if (!vocab.ids.emplace(bytes, static_cast<int>(id)).second)
-            fail(sourceName, ": token \"", text, "\" has the same bytes as token id ", vocab.ids[bytes]);
+            fail(sourceName, ": token \"", texts[id], "\" (id ", id, ") has the same bytes as token id ",
+                 vocab.ids[bytes]);
         vocab.tokens[id] = std::move(bytes);
     }
 

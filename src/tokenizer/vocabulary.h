@@ -17,6 +17,8 @@ struct Vocabulary {
 
 // sourceName (a path, or "vocab.json") starts every error message.
 Vocabulary parseVocabJson(const std::string& json, const std::string& sourceName);
+// The same from the tokens' strings in id order (a GGUF file's tokenizer.ggml.tokens).
+Vocabulary vocabularyFromTokens(const std::vector<std::string>& texts, const std::string& sourceName);
 
 // In rank order. The optional first line "#version: ..." is skipped, as are blank lines.
 std::vector<BpeMerge> parseMerges(const std::string& text, const Vocabulary& vocab, const std::string& sourceName);

@@ -3,6 +3,8 @@
 // use nothing from this module's scope. Each returns plain JSON for the test to assert on; where
 // every engine asserts the same, the assertions are here too (assert...).
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // The Hugging Face fixture (tests/fixtures/gpt2-tiny/reference.json): the largest |Δlogit| of the
 // last position, whether greedy continuations are identical, and the largest |Δprob| of the first
@@ -70,4 +72,60 @@ export function assertLensCheck(r) {
   assert.ok(r.stateDiff <= 1e-4, `${r.stateDiff}`);
   assert.equal(r.attentionTokens, 1);
   assert.match(r.refused, /hiddenStates: layer 2 outside \[0, 2\)/);
+}
+
+// The GGUF fixtures (tests/fixtures/gguf), served at /test-models/gguf/ (copied there, with a
+// truncated file beside them), and what the page needs of their references.
+export function ggufFixtures(root) {
+  const source = join(root, 'tests/fixtures/gguf');
+  const served = join(root, 'build/test-site/test-models/gguf');
+  mkdirSync(served, { recursive: true });
+  const names = readdirSync(source).filter((f) => f.endsWith('.gguf')).map((f) => f.slice(0, -5)).sort();
+  for (const name of names) copyFileSync(join(source, `${name}.gguf`), join(served, `${name}.gguf`));
+  const whole = readFileSync(join(source, 'narrow-Q4_0.gguf'));
+  writeFileSync(join(served, 'truncated.gguf'), whole.subarray(0, whole.length - 1000));
+  return names.map((name) => {
+    const { prompts } = JSON.parse(readFileSync(join(source, `${name}.json`), 'utf8'));
+    return { name, prompts: prompts.map((p) => ({ ids: p.ids, text: p.text, llamaCppIds: p.llama_cpp_ids, logits: p.reference_last_logits })) };
+  });
+}
+
+// Each GGUF fixture loaded from its URL: the largest |Δlogit| against the float64 forward over its
+// weights, the ids its metadata's tokenizer gives the prompts that have a text (llama.cpp's, which for
+// GPT-2's vocabulary are Hugging Face's), and the error of a truncated file.
+export async function ggufCheck({ worker, fixtures }) {
+  const { GPT2 } = await import('/gpt2.js');
+  const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], modes: new Set() };
+  for (const f of fixtures) {
+    const model = await GPT2.load(`/test-models/gguf/${f.name}.gguf`, worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker });
+    out.modes.add(model.mode.worker);
+    out.logitDiff[f.name] = 0;
+    for (const p of f.prompts) {
+      const logits = await model.logits(p.ids);
+      p.logits.forEach((v, i) => { out.logitDiff[f.name] = Math.max(out.logitDiff[f.name], Math.abs(v - logits[i])); });
+      if (p.text !== undefined && JSON.stringify(await model.tokenize(p.text)) !== JSON.stringify(p.llamaCppIds)) {
+        out.tokenizerMismatches.push(f.name);
+      }
+    }
+    out.files += 1;
+    await model.dispose();
+  }
+  try {
+    await GPT2.load('/test-models/gguf/truncated.gguf', worker === undefined ? {} : { worker });
+    out.truncated = 'no error';
+  } catch (e) {
+    out.truncated = e.message;
+  }
+  out.modes = [...out.modes];
+  return out;
+}
+
+// What ggufCheck must find in any engine and mode: every file within 2e-4 of the float64 forward
+// (fp32 activations; the native build's error is 2e-5), the tokenizers right, the truncation named.
+export function assertGgufCheck(r, worker) {
+  assert.equal(r.files, 13);
+  for (const [name, diff] of Object.entries(r.logitDiff)) assert.ok(diff <= 2e-4, `${name}: max |dlogit| ${diff}`);
+  assert.deepEqual(r.tokenizerMismatches, []);
+  assert.match(r.truncated, /truncated\.gguf: .*(past the end|truncated)/);
+  if (worker !== undefined) assert.deepEqual(r.modes, [worker]);
 }

@@ -108,6 +108,21 @@ TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
     EXPECT_FALSE(r.out.empty());
 }
 
+// A GGUF file is a whole model: the CLI takes its tokenizer and config from the metadata.
+TEST(Cli, RunsAGgufFile) {
+    const std::string model = "--model " + testing::fixturePath("gguf/tiny-Q8_0.gguf");
+    auto r = runCli("tokenize " + model + " --text 'Hello, my name is'");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(), testing::tinyPrompts().front().ids);
+    const auto fixture = nlohmann::json::parse(readTextFile(testing::fixturePath("gguf/tiny-Q8_0.json")));
+    const auto greedy = fixture["prompts"][0]["reference_greedy"].get<std::vector<int>>();
+    r = runCli("generate " + model + " --prompt 'Hello, my name is' --max-new-tokens 3 --json 1 --weights fp32");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    // The first three steps' margins are over 0.4: any engine error that flipped them would be huge.
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>(),
+              std::vector<int>(greedy.begin(), greedy.begin() + 3));
+}
+
 TEST(Cli, FailuresPrintOneClearLine) {
     const std::string tiny = testing::tinyModelDir();
     const std::vector<std::pair<std::string, std::string>> cases = {

@@ -92,7 +92,7 @@ public:
                 held[std::size_t(r) * cols + c] =
                     float(q.values[std::size_t(r) * cols + c]) * q.scales[std::size_t(channelsAreRows ? r : c)];
         Texture& t = texture(rows, cols, {}, TexelFormat::Int8Quads);
-        t.uploadInt8(q.values.data());
+        t.uploadCodes(q.values.data());
         return {&t, &texture(1, int(q.scales.size()), q.scales)};
     }
     // Rows [row, row + count) of `values` (`cols` wide).
@@ -121,7 +121,7 @@ Prepared embedding(OpContext& o) {
         for (int c = 0; c < d.C; ++c)
             expected.push_back(wte[std::size_t(ids[std::size_t(p)]) * d.C + c] + wpe[std::size_t(p) * d.C + c]);
     auto pass = std::make_shared<Pass>(
-        embeddingPass(o.programs, out, idTexture, o.texture(d.vocab, d.C, wte), o.texture(P, d.C, wpe)));
+        embeddingPass(o.programs, out, idTexture, WeightMatrix{&o.texture(d.vocab, d.C, wte)}, o.texture(P, d.C, wpe)));
     return {[=, &d] { pass->run(d.pos0, P); }, [&] { return out.readRows(d.pos0, d.T); }, expected};
 }
 

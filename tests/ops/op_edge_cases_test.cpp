@@ -583,7 +583,7 @@ TEST_P(OpsTest, EmbeddingAddsTokenAndPositionRows) {
     for (int i = 0; i < P; ++i) ids[std::size_t(i)] = float((i * 37 + 11) % V);
     auto idTexture = texture(P, 1, ids), wteTexture = texture(V, C, wte), wpeTexture = texture(P, C, wpe),
          out = texture(P, C);
-    embeddingPass(programs_, *out, *idTexture, *wteTexture, *wpeTexture).run(3, 3 + T);
+    embeddingPass(programs_, *out, *idTexture, WeightMatrix{wteTexture.get()}, *wpeTexture).run(3, 3 + T);
     const auto got = out->readRows(3, T);
     for (int t = 0; t < T; ++t)
         for (int c = 0; c < C; ++c) {
@@ -605,7 +605,7 @@ TEST_P(OpsTest, HalfFloatWeightsAreTheRoundedValues) {
         auto half = texture(rows, C, values, format);
         auto copy = texture(rows, C);
         // A permuting "embedding" copy: row i reads row ids[i] of the fp16 texture into an fp32 target.
-        embeddingPass(programs_, *copy, *idTexture, *half, *wpe).run(0, rows);
+        embeddingPass(programs_, *copy, *idTexture, WeightMatrix{half.get()}, *wpe).run(0, rows);
         const auto got = copy->readRows(0, rows);
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < C; ++c)
@@ -631,7 +631,7 @@ TEST_P(OpsTest, LayerNormAndActivationPassesWriteFp16RowPairs) {
     // Row r of the pairs as fp32: an "embedding" with ids r and no position rows.
     const auto readPairs = [&](const Texture& pairs) {
         auto copy = texture(T, C);
-        embeddingPass(programs_, *copy, *idTexture, pairs, *zeros).run(0, T);
+        embeddingPass(programs_, *copy, *idTexture, WeightMatrix{&pairs}, *zeros).run(0, T);
         return copy->readRows(0, T);
     };
     const auto expectHalves = [&](const std::vector<float>& got, const std::vector<float>& want,

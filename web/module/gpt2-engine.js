@@ -5,7 +5,7 @@
 import createGpt2Module from './gpt2-wasm.js';
 import { ModelFiles } from './gpt2-cache.js';
 import { abortError, BusyError, ContextLostError, DisposedError } from './gpt2-errors.js';
-import { Progress, streamSafetensors } from './gpt2-loader.js';
+import { Progress, streamModelFile, streamSafetensors } from './gpt2-loader.js';
 import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 let modulePromise = null;
@@ -160,10 +160,15 @@ export class Engine {
       if (!source.endsWith('/')) {
         const response = await files.response(source);
         progress.expect(source, response);
-        await reading(source, () => streamSafetensors(M, source, response, progress, (ptr, length, fileSize) => {
-          model = M.openPacked(surface.target, ptr, length, fileSize, native, source);
-          progress.plan(model.gpuBytes());
+        // A GGUF or packed file: one file with the config, the tokenizer and the weights.
+        const opened = (made) => {
+          model = made;
+          if (model) progress.plan(model.gpuBytes());
           return model;
+        };
+        await reading(source, () => streamModelFile(M, source, response, progress, {
+          openGguf: (ptr, length, fileSize) => opened(M.openGguf(surface.target, ptr, length, fileSize, native, source)),
+          openPacked: (ptr, length, fileSize) => opened(M.openPacked(surface.target, ptr, length, fileSize, native, source)),
         }, signal));
       } else {
         const url = (name) => new URL(name, source).href;

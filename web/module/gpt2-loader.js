@@ -1,4 +1,4 @@
-// Fetching a model's files and streaming safetensors bytes into the engine, one tensor in the wasm
+// Fetching a model's files and streaming safetensors or GGUF bytes into the engine, one tensor in the wasm
 // heap at a time. Used by gpt2-engine.js on whichever thread runs the engine.
 import { abortError } from './gpt2-errors.js';
 
@@ -124,30 +124,74 @@ export function withHeapCopy(M, bytes, use) {
 // Streams one safetensors file into a model's textures. `open(headerPtr, headerLength, fileSize)`
 // hands the header to C++ (which checks it) and returns the model; its beginFile lists the tensors
 // to send, in file order.
-export async function streamSafetensors(M, url, response, progress, open, signal) {
-  const stream = new ByteStream(url, response, progress.bytesOf(url));
-  try {
-    const prefix = new Uint8Array(8);
-    await stream.read(8, (bytes, at) => prefix.set(bytes, at));
+export function streamSafetensors(M, url, response, progress, open, signal) {
+  return streamFile(M, url, response, progress, signal, () => beginSafetensors(M, url, progress, open));
+}
+
+// Streams a single-file model, told apart by its first bytes: a GGUF file (`openGguf`) or a packed
+// safetensors file (`openPacked`), each opened as its streamer says.
+export function streamModelFile(M, url, response, progress, { openGguf, openPacked }, signal) {
+  return streamFile(M, url, response, progress, signal, (prefix) =>
+    isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, openPacked));
+}
+
+function isGguf(prefix) {
+  return prefix[0] === 0x47 && prefix[1] === 0x47 && prefix[2] === 0x55 && prefix[3] === 0x46;
+}
+
+// The safetensors header: an 8-byte length, then that many bytes of JSON.
+function beginSafetensors(M, url, progress, open) {
+  return async (stream, prefix) => {
     const headerLength = Number(new DataView(prefix.buffer).getBigUint64(0, true));
     if (headerLength > 100 * 1024 * 1024) throw new Error(`${url}: header length ${headerLength} is implausible; not a safetensors file`);
     const header = new Uint8Array(8 + headerLength);
     header.set(prefix);
     await stream.read(headerLength, (bytes, at) => header.set(bytes, 8 + at));
     const fileSize = progress.sizeOf(url) ?? Number.MAX_SAFE_INTEGER;
-    let model = null;
-    const tensors = withHeapCopy(M, header, (ptr) => {
-      model = open(ptr, header.length, fileSize);
-      return model.beginFile(ptr, header.length, fileSize, url);
+    return withHeapCopy(M, header, (ptr) => {
+      const model = open(ptr, header.length, fileSize);
+      return { model, tensors: model.beginFile(ptr, header.length, fileSize, url), header };
     });
+  };
+}
+
+// A GGUF header has no length field: it is read in growing prefixes until `open(headerPtr,
+// prefixLength, fileSize)` (C++, which checks it) returns the model instead of null; the model's
+// ggufTensors lists the tensors to send, in file order. The prefix may hold tensors' first bytes too.
+function beginGguf(M, url, progress, open) {
+  return async (stream, prefix) => {
+    const fileSize = progress.sizeOf(url) ?? Number.MAX_SAFE_INTEGER;
+    let header = prefix;
+    for (;;) {
+      const model = withHeapCopy(M, header, (ptr) => open(ptr, header.length, fileSize));
+      if (model) return { model, tensors: model.ggufTensors(), header };
+      const grown = new Uint8Array(Math.min(Math.max(2 * header.length, 1 << 20), fileSize));
+      grown.set(header);
+      await stream.read(grown.length - header.length, (bytes, at) => grown.set(bytes, header.length + at));
+      header = grown;
+    }
+  };
+}
+
+// The first 8 bytes, then `begin(prefix)(stream, prefix)` for the model, its tensor list and the
+// header bytes read, then each tensor through a heap block of its own (from those bytes as far as
+// they go, then from the stream).
+async function streamFile(M, url, response, progress, signal, begin) {
+  const stream = new ByteStream(url, response, progress.bytesOf(url));
+  try {
+    const prefix = new Uint8Array(8);
+    await stream.read(8, (bytes, at) => prefix.set(bytes, at));
+    const { model, tensors, header } = await begin(prefix)(stream, prefix);
     progress.knowEnd(url, tensors.reduce((end, t) => Math.max(end, t.end), header.length));
     for (const tensor of tensors) {
       if (signal?.aborted) throw abortError(signal);
-      await stream.skipTo(tensor.begin);
       const size = tensor.end - tensor.begin;
       const ptr = M._malloc(Math.max(size, 1));
       try {
-        await stream.read(size, (bytes, at) => M.HEAPU8.set(bytes, ptr + at));
+        const held = header.subarray(Math.min(tensor.begin, header.length), Math.min(tensor.end, header.length));
+        M.HEAPU8.set(held, ptr);
+        await stream.skipTo(tensor.begin + held.length);
+        await stream.read(size - held.length, (bytes, at) => M.HEAPU8.set(bytes, ptr + held.length + at));
         model.uploadTensor(tensor.name, ptr, size);
       } finally {
         M._free(ptr);

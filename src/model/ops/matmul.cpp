@@ -43,9 +43,13 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
     if (weightInRows != inTexels * 4)
         fail("matmul into ", outputs[0]->name(), ": weight ", spec.weight->name(), " has ", weightInRows,
              " input rows, input ", spec.x->name(), " has ", inTexels * 4, " padded columns");
-    if ((spec.weight->format() == TexelFormat::Int8Quads) != (spec.weightScale != nullptr))
+    const TexelFormat format = spec.weight->format();
+    if ((format == TexelFormat::Int8Quads || format == TexelFormat::Int4Quads) != (spec.weightScale != nullptr))
         fail("matmul into ", outputs[0]->name(), ": weight ", spec.weight->name(),
-             spec.weightScale ? " is not int8 but has scales" : " is int8 and needs its scales");
+             spec.weightScale ? " is not quantized but has scales" : " is quantized and needs its scales");
+    if ((format == TexelFormat::Int4Quads || spec.weightOffset) && spec.weightBlockTexels <= 0)
+        fail("matmul into ", outputs[0]->name(), ": weight ", spec.weight->name(),
+             " has 4-bit codes or offsets, which only block-quantized weights have");
     if (spec.inputLayerNorm && spec.inputActivation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(), ": an input LayerNorm and an input activation cannot be combined");
     if (spec.inputLayerNorm && !spec.inputLayerNorm->moments && !spec.inputFromVertex)
@@ -79,12 +83,15 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     const int inTexels = spec.x->layout().texelsPerRow;
     const int instanceTexels = spec.splitTexels > 0 ? splitInstanceTexels(inTexels, spec.splitTexels) : inTexels;
     // The variant: one include of each kind before matmul.frag (its header lists them).
+    const std::string weights =
+        spec.weightBlockTexels > 0
+            ? "matmul_weight_blocks.glsl"
+            : composed({spec.transposedWeight ? "matmul_weight_transposed.glsl" : "matmul_weight.glsl",
+                        spec.weightScale ? "matmul_weight_scale.glsl" : "matmul_weight_unscaled.glsl"});
     const std::string transform = spec.inputLayerNorm ? "matmul_input_norm.glsl" : "matmul_input_activation.glsl";
     const std::string fragment = composed(
         {spec.inputFromVertex ? "matmul_input_vertex.glsl" : composed({transform, "matmul_input_fragment.glsl"}),
-         spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl",
-         spec.transposedWeight ? "matmul_weight_transposed.glsl" : "matmul_weight.glsl",
-         spec.weightScale ? "matmul_weight_scale.glsl" : "matmul_weight_unscaled.glsl", "matmul_epilogue.glsl",
+         spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl", weights, "matmul_epilogue.glsl",
          "matmul.frag"});
     const std::string vertex =
         spec.inputFromVertex ? composed({transform, "matmul_row.vert"}) : ProgramCache::kFullscreenVertex;
@@ -97,9 +104,15 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.bias) defines += "#define BIAS 1\n";
     if (spec.residual) defines += "#define RESIDUAL 1\n";
     if (readsRowPairs(spec)) defines += "#define PAIRED_ROWS 1\n";
+    if (spec.weightBlockTexels > 0) {
+        defines += "#define BLOCK_TEXELS " + std::to_string(spec.weightBlockTexels) + "\n";
+        if (spec.transposedWeight) defines += "#define TRANSPOSED_WEIGHT 1\n";
+        if (spec.weightOffset) defines += "#define BLOCK_OFFSETS 1\n";
+    }
 
     PassInputs inputs{{"u_x", spec.x}, {"u_w", spec.weight}};
     if (spec.weightScale) inputs.push_back({"u_w_scale", spec.weightScale});
+    if (spec.weightOffset) inputs.push_back({"u_w_offset", spec.weightOffset});
     if (const auto& ln = spec.inputLayerNorm) {
         inputs.insert(inputs.end(), {{"u_gamma", ln->gamma}, {"u_beta", ln->beta}});
         if (ln->moments) {

@@ -13,6 +13,16 @@ namespace gpt2 {
 enum class Epilogue { None, GeluTanh, GeluErf, Relu };
 Epilogue activationEpilogue(Activation activation);
 
+// A weight matrix as ModelWeights keeps it: its values (floats, or quantized codes), and for int8
+// weights the scale of each output channel, for block-quantized ones the scales and offsets of its
+// blocks of blockTexels input texels.
+struct WeightMatrix {
+    const Texture* values = nullptr;
+    const Texture* scales = nullptr;
+    const Texture* offsets = nullptr;
+    int blockTexels = 0;
+};
+
 struct MatmulSpec {
     const Texture* x = nullptr;
     const Texture* weight = nullptr;            // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
@@ -32,7 +42,11 @@ struct MatmulSpec {
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
     // texels (Pass instances); 0: one loop.
     int splitTexels = 0;
-    const Texture* weightScale = nullptr;  // [1, N]: per output channel, for Int8Quads weights (and only them)
+    // Int8Quads weights: [1, N], the scale of each output channel. Block-quantized weights (Int8Quads
+    // or Int4Quads codes, weightBlockTexels > 0): [K / block, N], with offsets where the format has them.
+    const Texture* weightScale = nullptr;
+    const Texture* weightOffset = nullptr;
+    int weightBlockTexels = 0;
     // > 1: each fragment computes this many consecutive rows (register tiling: one weight fetch serves
     // them all) into as many render targets per output (Pass::writeRowGroups): outputs with rows
     // interleaved over a multiple of it, runs of whole groups, at most 8 targets in all.

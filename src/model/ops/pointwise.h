@@ -4,16 +4,24 @@
 #include <string>
 
 #include "gl/pass.h"
+#include "model/ops/matmul.h"
 
 namespace gpt2 {
 
 // x[p] = wte[ids[p]] + wpe[p]. `ids` holds one token id per row in .x; an int8 wte comes with its
-// rows' scales ([1, rows]).
-inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const Texture& wte,
-                          const Texture& wpe, const Texture* wteScale = nullptr) {
-    PassInputs inputs{{"u_ids", &ids}, {"u_wte", &wte}, {"u_wpe", &wpe}};
-    if (wteScale) inputs.push_back({"u_wte_scale", wteScale});
-    return Pass(programs, "embedding.frag", wteScale ? "#define WTE_SCALE 1\n" : "", {&out}, inputs);
+// rows' scales ([1, rows]), a block-quantized one with its blocks' scales and offsets.
+inline Pass embeddingPass(ProgramCache& programs, Texture& out, const Texture& ids, const WeightMatrix& wte,
+                          const Texture& wpe) {
+    PassInputs inputs{{"u_ids", &ids}, {"u_wte", wte.values}, {"u_wpe", &wpe}};
+    std::string defines;
+    if (wte.scales) inputs.push_back({"u_wte_scale", wte.scales});
+    if (wte.offsets) inputs.push_back({"u_wte_offset", wte.offsets});
+    if (wte.blockTexels > 0)
+        defines += "#define WTE_BLOCK_TEXELS " + std::to_string(wte.blockTexels) + "\n";
+    else if (wte.scales)
+        defines += "#define WTE_SCALE 1\n";
+    if (wte.offsets) defines += "#define WTE_OFFSETS 1\n";
+    return Pass(programs, "embedding.frag", defines, {&out}, inputs);
 }
 
 // ids[p] = the id in texel 0 of `candidates` (a search's best, or a draw's choice), for the rows it

@@ -11,6 +11,7 @@
 #include "engine/benchmark.h"
 #include "engine/engine.h"
 #include "gl/gl_api.h"
+#include "format/gguf.h"
 #include "format/packed_model.h"
 #include "platform/native/cli_args.h"
 #include "platform/native/egl_context.h"
@@ -113,6 +114,8 @@ ModelOptions modelOptions(const CliArgs& args) {
 }
 
 Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
+    if (fileExists(modelDir) && !args.has("--vocab") && isGgufFile(modelDir))
+        return ggufTokenizer(GgufFile(modelDir).header());
     if (fileExists(modelDir) && !args.has("--vocab")) {
         const PackedMetadata meta = parsePackedMetadata(SafetensorsFile(modelDir).header());
         if (meta.vocabJson.empty()) fail(modelDir, ": packed without a tokenizer (pass --vocab and --merges)");

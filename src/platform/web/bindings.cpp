@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "format/packed_model.h"
 #include "gl/gl_objects.h"
+#include "model/gguf_weight_file.h"
 #include "model/weight_file.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
@@ -139,9 +140,17 @@ class WebModel {
 public:
     // `canvasTarget` names the canvas in Module.specialHTMLTargets (an HTMLCanvasElement or an
     // OffscreenCanvas: the page's or a worker's).
-    WebModel(const std::string& canvasTarget, const ModelConfig& config, const WebLoadOptions& o)
+    WebModel(const std::string& canvasTarget, const ModelConfig& config, const WebLoadOptions& o,
+             const BlockFormats& blocks = {})
         : context_(std::make_unique<WebGlContext>(canvasTarget)) {
-        loading_ = std::make_unique<Gpt2Model>(config, modelOptions(o));
+        loading_ = std::make_unique<Gpt2Model>(config, modelOptions(o), blocks);
+    }
+    // A model for a GGUF file (openGguf): its tensors stream in through uploadTensor, its tokenizer
+    // comes with the header.
+    WebModel(const std::string& canvasTarget, std::unique_ptr<GgufWeightFile> gguf, const WebLoadOptions& o)
+        : WebModel(canvasTarget, gguf->config(), o, gguf->blocks()) {
+        fileTokenizer_.emplace(ggufTokenizer(gguf->header()));
+        gguf_ = std::move(gguf);
     }
 
     ~WebModel() {
@@ -151,6 +160,7 @@ public:
         logits_.reset();
         generation_.reset();
         file_.reset();
+        gguf_.reset();
         engine_.reset();
         loading_.reset();
     }
@@ -163,8 +173,24 @@ public:
                                                     std::size_t(headerSize), std::uint64_t(fileSize), label));
     }
 
+    // A GGUF file's tensors to send, as beginFile's.
+    val ggufTensors() {
+        current();
+        if (!gguf_) fail("no GGUF file is being loaded");
+        val list = val::array();
+        for (const GgufTensor* t : gguf_->wanted())
+            list.call<void>("push", tensorEntry(t->name, gguf_->header().dataOffset, t->begin, t->end));
+        return list;
+    }
+
     void uploadTensor(const std::string& name, std::uintptr_t bytes, int size) {
         current();
+        if (gguf_) {
+            const GgufTensor* t = gguf_->header().tensor(name);
+            if (!t || std::uint64_t(size) != t->end - t->begin)
+                fail(gguf_->header().label, ": tensor ", name, " got ", size, " bytes");
+            return gguf_->upload(loading_->weights(), *t, reinterpret_cast<const std::uint8_t*>(bytes));
+        }
         if (!file_) fail("no file is being loaded");
         const TensorInfo& info = file_->header().tensor(name);
         if (std::uint64_t(size) != info.end - info.begin)
@@ -175,6 +201,7 @@ public:
     // The file's tensors have all been sent: checks a packed file's payload checksum.
     void endFile() {
         current();
+        if (gguf_) return gguf_.reset();
         if (!file_) fail("no file is being loaded");
         file_->finish();
         file_.reset();
@@ -189,10 +216,9 @@ public:
         engine_ = std::make_unique<Engine>(std::move(loading_));
         if (!vocabJson.empty())
             engine_->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
-        else if (!packedVocab_.empty())
-            engine_->setTokenizer(Tokenizer::fromJsonAndMerges(packedVocab_, packedMerges_));
-        packedVocab_.clear();
-        packedMerges_.clear();
+        else if (fileTokenizer_)
+            engine_->setTokenizer(std::move(*fileTokenizer_));
+        fileTokenizer_.reset();
         return parseJson(modelConfigToJson(engine_->config()));
     }
 
@@ -204,9 +230,8 @@ public:
     // Bytes of the model's textures, known once it is made, before any weight arrives.
     double gpuBytes() { return double((engine_ ? engine_->model() : *loading_).gpuBytes()); }
 
-    void setPackedTokenizer(std::string vocab, std::string merges) {
-        packedVocab_ = std::move(vocab);
-        packedMerges_ = std::move(merges);
+    void setPackedTokenizer(const std::string& vocab, const std::string& merges) {
+        if (!vocab.empty()) fileTokenizer_.emplace(Tokenizer::fromJsonAndMerges(vocab, merges));
     }
 
     val tokenize(const std::string& text, bool allowSpecial) {
@@ -374,14 +399,18 @@ private:
         file_ = std::make_unique<WeightFile>(std::move(header), loading_->weights());
         val list = val::array();
         const std::uint64_t base = file_->header().dataOffset;
-        for (const TensorInfo* info : file_->wanted()) {
-            val t = val::object();
-            t.set("name", info->name);
-            t.set("begin", double(base + info->begin));
-            t.set("end", double(base + info->end));
-            list.call<void>("push", t);
-        }
+        for (const TensorInfo* info : file_->wanted())
+            list.call<void>("push", tensorEntry(info->name, base, info->begin, info->end));
         return list;
+    }
+
+    // {name, begin, end}, the offsets absolute.
+    static val tensorEntry(const std::string& name, std::uint64_t base, std::uint64_t begin, std::uint64_t end) {
+        val t = val::object();
+        t.set("name", name);
+        t.set("begin", double(base + begin));
+        t.set("end", double(base + end));
+        return t;
     }
 
     void current() {
@@ -409,9 +438,10 @@ private:
     std::unique_ptr<WebGlContext> context_;
     std::unique_ptr<Gpt2Model> loading_;
     std::unique_ptr<Engine> engine_;
-    std::unique_ptr<WeightFile> file_;  // the file being streamed in
-    BenchmarkResult benchmark_;         // the last startBench's, until takeBench
-    std::string packedVocab_, packedMerges_;
+    std::unique_ptr<WeightFile> file_;        // the safetensors file being streamed in
+    std::unique_ptr<GgufWeightFile> gguf_;    // or the GGUF file
+    BenchmarkResult benchmark_;               // the last startBench's, until takeBench
+    std::optional<Tokenizer> fileTokenizer_;  // a packed or GGUF file's, until finishLoad
     std::unique_ptr<Generation> generation_;
     std::unique_ptr<LogitsRun> logits_;
 };
@@ -443,6 +473,20 @@ WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int
         auto model = std::make_unique<WebModel>(canvasTarget, meta.config, options);
         model->setPackedTokenizer(meta.vocabJson, meta.mergesText);
         return model.release();
+    });
+}
+
+// A model for a GGUF file from the first `headerSize` bytes of the file (at heap `header`); null
+// while those end inside the header (the caller reads more and calls again). Config, tokenizer and
+// the quantized tensors' block formats come from the header; the tensors then stream in through
+// ggufTensors and uploadTensor.
+WebModel* openGguf(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
+                   const WebLoadOptions& options, const std::string& label) {
+    return guarded([&]() -> WebModel* {
+        auto parsed = parseGgufHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
+                                      std::uint64_t(fileSize), label);
+        if (!parsed) return nullptr;
+        return new WebModel(canvasTarget, std::make_unique<GgufWeightFile>(std::move(*parsed)), options);
     });
 }
 
@@ -487,6 +531,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("captured", &WebStep::captured);
     class_<WebModel>("Model")
         .function("beginFile", &safe<&WebModel::beginFile, std::uintptr_t, int, double, std::string>)
+        .function("ggufTensors", &safe<&WebModel::ggufTensors>)
         .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
         .function("endFile", &safe<&WebModel::endFile>)
         .function("programsLinked", &safe<&WebModel::programsLinked>)
@@ -512,6 +557,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("softwareRenderer", &safe<&WebModel::softwareRenderer>);
     function("createModel", &createModel, allow_raw_pointers());
     function("openPacked", &openPacked, allow_raw_pointers());
+    function("openGguf", &openGguf, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);
     function("plannedGpuBytes", &plannedGpuBytes);
 }

@@ -1,0 +1,45 @@
+// Block-quantized weights (model/model_weights.h, BlockFormat): weight = code * scale + offset, with
+// one scale and offset per BLOCK_TEXELS input texels and output column. Input (declared by the pass):
+// u_w, the codes as int8 quads or 4-bit quads ([K, N], or [N, K] with TRANSPOSED_WEIGHT, the tied
+// lm_head); u_w_scale and, with BLOCK_OFFSETS, u_w_offset: [K / (4 BLOCK_TEXELS), N] either way, so one
+// fetch gives the four output columns of a block. Stands for matmul_weight(_transposed).glsl and the
+// scales include both: the weights come out whole.
+#include "fetch.glsl"
+
+#ifdef u_w_nibbles
+#define FETCH_CODES fetchNibbleRows
+#else
+#define FETCH_CODES fetchFourRows
+#endif
+
+vec4 blockOffset(int block, int col) {
+#ifdef BLOCK_OFFSETS
+    return fetch(u_w_offset, u_w_offset_layout, block, col);
+#else
+    return vec4(0.0);
+#endif
+}
+
+#ifdef TRANSPOSED_WEIGHT
+// The block's columns are four output rows (one scale each), its components four inputs.
+mat4 weightBlock(int i, int col) {
+    mat4 q = FETCH_CODES(u_w, u_w_layout, col, i);
+    int b = i / BLOCK_TEXELS;
+    vec4 s = fetch(u_w_scale, u_w_scale_layout, b, col), o = blockOffset(b, col);
+    return mat4(q[0] * s.x + o.x, q[1] * s.y + o.y, q[2] * s.z + o.z, q[3] * s.w + o.w);
+}
+
+vec4 weightTimes(mat4 block, vec4 a) { return a * block; }
+#else
+// The block's columns are four inputs, its components four output columns (one scale each).
+mat4 weightBlock(int i, int col) {
+    mat4 q = FETCH_CODES(u_w, u_w_layout, i, col);
+    int b = i / BLOCK_TEXELS;
+    vec4 s = fetch(u_w_scale, u_w_scale_layout, b, col), o = blockOffset(b, col);
+    return mat4(q[0] * s + o, q[1] * s + o, q[2] * s + o, q[3] * s + o);
+}
+
+vec4 weightTimes(mat4 block, vec4 a) { return block * a; }
+#endif
+
+vec4 weightScale(int col) { return vec4(1.0); }

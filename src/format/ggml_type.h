@@ -1,0 +1,63 @@
+#pragma once
+// ggml's tensor types that the engine reads (the float types and the block-quantized types of
+// llama.cpp's GGUF files), and their decoding into the one form the GPU keeps: affine blocks, where
+// each value is code * scale + offset, with 4- or 8-bit codes and one scale and offset per block of
+// values along a row. Every supported type fits that form exactly (the arithmetic below is the one
+// the GGUF specification gives for the type): 4-bit types keep 4-bit codes, 5-, 6- and 8-bit types
+// 8-bit ones.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpt2 {
+
+enum class GgmlType : std::uint32_t {
+    F32 = 0,
+    F16 = 1,
+    Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
+    Q8_0 = 8,
+    Q4_K = 12,
+    Q5_K = 13,
+    Q6_K = 14,
+    BF16 = 30,
+};
+
+struct GgmlTypeInfo {
+    GgmlType type;
+    const char* name;
+    int blockValues;  // values per stored block (1 for the float types)
+    int blockBytes;
+    // As affine blocks (quantized types only): code bits (4: codes 0..15, 8: codes -128..127), values
+    // per scale, and whether the type has offsets (those without have offset 0 everywhere).
+    int codeBits;
+    int scaleValues;
+    bool offsets;
+};
+
+// The type's description, or null for a type the engine does not read.
+const GgmlTypeInfo* ggmlTypeInfo(std::uint32_t type);
+// Any ggml type's name ("IQ2_XXS"), or "type N" for numbers ggml does not define.
+std::string ggmlTypeName(std::uint32_t type);
+// "F32, F16, BF16, Q8_0, ...": for error messages.
+std::string supportedGgmlTypes();
+bool isQuantized(GgmlType type);
+
+// Rows of quantized values as affine blocks: value = codes[i] * scales[b] + offsets[b], b the block
+// of i (i / scaleValues), everything row-major in the tensor's own order.
+struct AffineBlocks {
+    int codeBits = 8;
+    int scaleValues = 32;
+    std::vector<std::int8_t> codes;
+    std::vector<float> scales;
+    std::vector<float> offsets;  // empty: every offset is 0
+};
+
+// Decodes `count` values (a whole number of blocks) of a quantized type from their bytes.
+AffineBlocks decodeAffineBlocks(GgmlType type, const std::uint8_t* bytes, std::int64_t count);
+// Converts `count` values of a float type (F32, F16, BF16) to floats.
+void decodeFloats(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out);
+
+}  // namespace gpt2

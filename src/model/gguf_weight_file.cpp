@@ -1,0 +1,78 @@
+#include "model/gguf_weight_file.h"
+
+#include <algorithm>
+
+#include "format/gguf_gpt2.h"
+#include "util/error.h"
+
+namespace gpt2 {
+namespace {
+
+// The tensor's dimensions in GGUF's order (the contiguous one first) for a Hugging Face shape:
+// Conv1D weights are stored transposed, so their [in, out] reads the same; others are reversed.
+std::vector<std::int64_t> ggufDims(const std::string& name, std::vector<std::int64_t> shape) {
+    if (!storedTransposed(name)) std::reverse(shape.begin(), shape.end());
+    return shape;
+}
+
+const MatrixSpec* specOf(const std::vector<MatrixSpec>& specs, const std::string& name) {
+    for (const MatrixSpec& spec : specs)
+        if (spec.name == name) return &spec;
+    return nullptr;
+}
+
+// Whether the engine reads this matrix in blocks: the matmul weights and the token embedding.
+bool keptInBlocks(const MatrixSpec& spec) { return spec.rows > 1 && spec.name != "wpe.weight"; }
+
+}  // namespace
+
+GgufWeightFile::GgufWeightFile(GgufHeader header) : header_(std::move(header)), config_(ggufGpt2Config(header_)) {
+    const std::vector<MatrixSpec> specs = engineMatrices(config_);
+    for (const GgufTensor& t : header_.tensors) {
+        const MatrixSpec* spec = specOf(specs, huggingFaceName(t.name));
+        if (!spec) continue;
+        wanted_.push_back(&t);
+        const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(t.type));
+        if (isQuantized(t.type) && keptInBlocks(*spec))
+            blocks_[spec->name] = BlockFormat{info.codeBits, info.scaleValues, info.offsets};
+    }
+    for (const MatrixSpec& spec : specs)
+        if (!header_.tensor(ggufName(spec.name)))
+            fail(header_.label, ": tensor ", ggufName(spec.name), " (Hugging Face ", spec.name,
+                 ") is missing; is this a complete GPT-2 GGUF file?");
+}
+
+void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const std::uint8_t* bytes) const {
+    const std::string name = huggingFaceName(t.name);
+    const std::vector<MatrixSpec> specs = engineMatrices(config_);
+    const MatrixSpec* spec = specOf(specs, name);
+    if (!spec) fail(header_.label, ": tensor ", t.name, " is not a GPT-2 weight");
+    const std::vector<std::int64_t> expected = ggufDims(name, spec->sourceShape);
+    if (t.dims != expected)
+        fail(header_.label, ": tensor ", t.name, " has dimensions ", shapeText(t.dims), ", expected ",
+             shapeText(expected), " from the gpt2.* metadata");
+    const std::int64_t count = t.elementCount(), K = t.dims[0];
+    if (blocks_.count(name)) {
+        const AffineBlocks blocks = decodeAffineBlocks(t.type, bytes, count);
+        return weights.uploadBlocks(name, packBlocks(config_, *spec, blocks, K, count / K));
+    }
+    std::vector<float> values(static_cast<std::size_t>(count));
+    if (isQuantized(t.type)) {
+        const AffineBlocks b = decodeAffineBlocks(t.type, bytes, count);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::size_t block = i / std::size_t(b.scaleValues);
+            values[i] = float(b.codes[i]) * b.scales[block] + (b.offsets.empty() ? 0.0f : b.offsets[block]);
+        }
+    } else {
+        decodeFloats(t.type, bytes, count, values.data());
+    }
+    if (!storedTransposed(name)) return weights.upload(name, spec->sourceShape, values);
+    // [out, in] as stored, to Hugging Face's [in, out].
+    const std::int64_t outputs = count / K;
+    std::vector<float> hf(values.size());
+    for (std::int64_t o = 0; o < outputs; ++o)
+        for (std::int64_t k = 0; k < K; ++k) hf[std::size_t(k * outputs + o)] = values[std::size_t(o * K + k)];
+    weights.upload(name, spec->sourceShape, hf);
+}
+
+}  // namespace gpt2

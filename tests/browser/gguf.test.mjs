@@ -1,0 +1,26 @@
+// GGUF files made by llama.cpp (tests/fixtures/gguf) in the browser, both modes: every tensor type
+// against the float64 forward over the same file's weights, the tokenizer of the file's metadata, and
+// a broken file's clear error. Firefox and WebKit run the same check (firefox.test.mjs, webkit.test.mjs).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { root, startSite } from './harness.mjs';
+import { assertGgufCheck, ggufCheck, ggufFixtures } from './page-checks.mjs';
+
+let site;
+let page;
+
+const fixtures = ggufFixtures(root);
+
+before(async () => {
+  site = await startSite();
+  page = await site.page();
+});
+after(() => site?.close());
+
+const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
+
+for (const { worker, name } of modes) test(`${name}: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer`, async () => {
+  const r = await page.evaluate(ggufCheck, { worker, fixtures });
+  console.log(`[ measured ] Chromium ${name}: max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`);
+  assertGgufCheck(r, worker);
+});
