@@ -13,6 +13,9 @@ const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/r
 const p1 = Object.values(reference.prompts)[0];
 const files = Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
   .map((f) => [f, readFileSync(join(tinyModelDir, f))]));
+// A repository of GGUF files, as the community's GPT-2 GGUF repositories are laid out.
+const ggufFiles = { 'gguf/tiny.Q8_0.gguf': readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.gguf')) };
+const ggufReference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.json'), 'utf8')).prompts[0];
 let site;
 let hub;
 let cdn;
@@ -30,12 +33,15 @@ const origin = (server) => `http://127.0.0.1:${server.address().port}`;
 before(async () => {
   cdn = await listen((req, res) => {
     requests.push(`cdn ${req.url}`);
-    const m = req.url.match(/^\/blobs\/([\w.]+)$/);
-    if (!m || !files[m[1]]) return res.writeHead(404).end('not found');
-    res.writeHead(200, { 'Content-Length': files[m[1]].length }).end(files[m[1]]);
+    const m = req.url.match(/^\/blobs\/([\w./]+)$/);
+    const file = m && (files[m[1]] ?? ggufFiles[m[1]]);
+    if (!file) return res.writeHead(404).end('not found');
+    res.writeHead(200, { 'Content-Length': file.length }).end(file);
   });
   hub = await listen((req, res) => {
     requests.push(`hub ${req.url}`);
+    const gguf = req.url.match(/^\/QuantFactory\/gpt2-tiny-GGUF\/resolve\/main\/([\w./]+)$/);
+    if (gguf && ggufFiles[gguf[1]]) return res.writeHead(302, { Location: `${origin(cdn)}/blobs/${gguf[1]}` }).end();
     const m = req.url.match(/^\/openai-community\/gpt2-tiny\/resolve\/(main|v1\.0)\/([\w.]+)$/);
     if (!m || !files[m[2]]) return res.writeHead(404, { 'X-Error-Code': 'EntryNotFound' }).end('Entry not found');
     if (m[2] === 'model.safetensors') return res.writeHead(302, { Location: `${origin(cdn)}/blobs/model.safetensors` }).end();
@@ -67,6 +73,26 @@ for (const worker of [true, false]) {
     assert.ok(requests.includes('hub /openai-community/gpt2-tiny/resolve/v1.0/model.safetensors'), requests.join('\n'));
     assert.ok(requests.includes('cdn /blobs/model.safetensors'), 'the redirect was followed to the other port');
     assert.match(r.missing, /openai-community\/gpt2-none\/resolve\/main\/config\.json: HTTP 404/);
+    await page.close();
+  });
+}
+
+for (const worker of [true, false]) {
+  test(`${worker ? 'worker' : 'same thread'}: a hub id with the path of a GGUF file loads that file, config and tokenizer included`, async () => {
+    requests.length = 0;
+    const page = await site.page();
+    const r = await page.evaluate(async ({ hubUrl, text, worker }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const model = await GPT2.load('QuantFactory/gpt2-tiny-GGUF/gguf/tiny.Q8_0.gguf', { hubUrl, weights: 'fp32', worker });
+      const ids = Array.from(await model.tokenize(text));
+      const logits = Array.from(await model.logits(ids));
+      await model.dispose();
+      return { ids, logits };
+    }, { hubUrl: origin(hub), text: ggufReference.text, worker });
+    assert.deepEqual(r.ids, ggufReference.llama_cpp_ids);
+    const diff = Math.max(...ggufReference.reference_last_logits.map((v, i) => Math.abs(v - r.logits[i])));
+    assert.ok(diff <= 2e-4, `max |dlogit| ${diff}`);
+    assert.deepEqual(requests, ['hub /QuantFactory/gpt2-tiny-GGUF/resolve/main/gguf/tiny.Q8_0.gguf', 'cdn /blobs/gguf/tiny.Q8_0.gguf']);
     await page.close();
   });
 }

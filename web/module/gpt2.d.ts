@@ -249,8 +249,10 @@ export declare class BusyError extends Error {
 
 export declare class GPT2 {
   /**
-   * Loads a packed model file (gpt2-pack), a Hugging Face GPT-2 checkpoint folder (config.json,
-   * model.safetensors or a sharded index, vocab.json, merges.txt), or a hub id ('owner/name').
+   * Loads a GGUF file (llama.cpp's GPT-2, any of its tensor types, quantized weights kept quantized),
+   * a packed model file (gpt2-pack), a Hugging Face GPT-2 checkpoint folder (config.json,
+   * model.safetensors or a sharded index, vocab.json, merges.txt), or a hub id ('owner/name', or
+   * 'owner/name/FILE.gguf' for a GGUF file in that repository).
    */
   static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
   /**

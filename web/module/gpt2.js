@@ -13,17 +13,20 @@ import { resolveOptions } from './gpt2-option-check.js';
 import { RemoteEngine } from './gpt2-remote.js';
 
 // A Hugging Face hub id: owner/name, nothing else (a relative folder is written ./owner/name or
-// with a trailing slash).
-const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+// with a trailing slash), optionally followed by the path of a GGUF file in that repository.
+const HUB_ID = /^([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)((?:\/[\w.-]+)*\/[\w.-]+\.gguf)?$/;
 
-// `source` as an absolute URL: a packed file keeps its name; a folder ends in '/'; a hub id becomes
-// its resolve folder, whose files the hub may redirect to another origin (fetch follows).
+// `source` as an absolute URL: a single-file model (GGUF or packed) keeps its name; a folder ends in
+// '/'; a hub id becomes its resolve folder, or that folder's GGUF file, which the hub may redirect
+// to another origin (fetch follows).
 function modelUrl(source, { hubUrl, revision }) {
   const text = String(source);
-  if (HUB_ID.test(text)) {
+  const hubId = HUB_ID.exec(text);
+  if (hubId) {
     const hub = new URL(hubUrl);
     if (hub.protocol !== 'http:' && hub.protocol !== 'https:') throw new Error(`hubUrl: ${hubUrl} is not an http(s) URL`);
-    return new URL(`${hub.href.replace(/\/$/, '')}/${text}/resolve/${encodeURIComponent(revision)}/`).href;
+    const file = (hubId[2] ?? '/').slice(1).split('/').map(encodeURIComponent).join('/');
+    return new URL(`${hub.href.replace(/\/$/, '')}/${hubId[1]}/resolve/${encodeURIComponent(revision)}/${file}`).href;
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   const target = new URL(text, base);
@@ -71,10 +74,11 @@ async function chooseMode(worker, canvas) {
 
 export class GPT2 {
   /**
-   * Loads a model from `source`: a packed model file (gpt2-pack; the last path segment has a dot,
-   * e.g. model.gpt2), a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors or a
-   * sharded index, vocab.json, merges.txt), or a hub id such as 'openai-community/gpt2' (that
-   * folder on the hub), streaming the weights into GPU textures.
+   * Loads a model from `source`: a single-file model (the last path segment has a dot): a GGUF file
+   * (e.g. gpt2.Q4_K_M.gguf) or a packed model file (gpt2-pack, e.g. model.gpt2); a Hugging Face GPT-2
+   * checkpoint folder (config.json, model.safetensors or a sharded index, vocab.json, merges.txt); or
+   * a hub id such as 'openai-community/gpt2' (that folder on the hub) or
+   * 'QuantFactory/gpt2-GGUF/gpt2.Q4_K_M.gguf' (that file), streaming the weights into GPU textures.
    */
   static async load(source, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
