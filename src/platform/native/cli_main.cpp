@@ -23,7 +23,7 @@ namespace gpt2 {
 namespace {
 
 const char* kUsage =
-    "usage: gpt2 COMMAND --model PATH [options]   (PATH: a Hugging Face folder or a packed .gpt2 file)\n"
+    "usage: gpt2 COMMAND --model PATH [options]   (PATH: a Hugging Face folder, a GGUF file or a packed .gpt2 file)\n"
     "  logits     --ids LIST                       last-position logits as JSON\n"
     "  attention  --ids LIST --layer L             attention probabilities (heads x T x T) as JSON\n"
     "  lens       --ids LIST [--top-k K]           logit lens: per layer, per position, the K (default 5) most likely\n"
