@@ -201,6 +201,9 @@ GgufHeader parse(const std::uint8_t* bytes, std::size_t size, std::uint64_t file
             fail(label, ": tensor ", t.name, " has rows of ", t.dims[0], " values, not whole ", info->name,
                  " blocks of ", info->blockValues);
         t.begin = in.read<std::uint64_t>("a tensor offset");
+        if (t.begin > fileSize)
+            fail(label, ": tensor ", t.name, " starts at data offset ", t.begin, ", past the end of the ", fileSize,
+                 "-byte file; the file is corrupt");
         if (t.begin % alignment != 0)
             fail(label, ": tensor ", t.name, " starts at data offset ", t.begin, ", not a multiple of the alignment ",
                  alignment);

@@ -123,6 +123,15 @@ TEST(GgufBadInputs, TensorSizeDisagreesWithItsType) {
     EXPECT_NE(errorOf(bytes).find("not whole Q4_0 blocks of 32"), std::string::npos) << errorOf(bytes);
 }
 
+TEST(GgufBadInputs, TensorOffsetsThatWrapAroundOrMisalign) {
+    auto bytes = fixture("narrow-Q4_0.gguf");
+    const std::size_t offset = typeField(bytes, "blk.0.ffn_up.weight") + 4;
+    put<std::uint64_t>(bytes, offset, ~std::uint64_t(0) - 255);  // begin + size would wrap past 2^64
+    EXPECT_NE(errorOf(bytes).find("past the end of the"), std::string::npos) << errorOf(bytes);
+    put<std::uint64_t>(bytes, offset, 33);
+    EXPECT_NE(errorOf(bytes).find("not a multiple of the alignment 32"), std::string::npos) << errorOf(bytes);
+}
+
 TEST(GgufBadInputs, MissingTensor) {
     auto bytes = fixture("narrow-Q4_0.gguf");
     bytes[find(bytes, "blk.1.ffn_up.weight") + 9] = 'X';  // blk.1.ffn_Xp.weight
