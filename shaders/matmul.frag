@@ -11,7 +11,7 @@
 //   K range     matmul_whole_k.glsl (one loop) or matmul_split_k.glsl (blended instances):
 //               INSTANCE_TEXELS, matmulInstance()
 //   weights     matmul_weight.glsl ([k, n]) or matmul_weight_transposed.glsl ([n, k], the tied
-//               lm_head): mat4 weightBlock(i, col), whatever the texture's format, and
+//               lm_head): mat4 weightBlock(i, col, part), whatever the texture's format, and
 //               vec4 weightTimes(block, a)
 //   scales      matmul_weight_unscaled.glsl or matmul_weight_scale.glsl (int8 weights):
 //               vec4 weightScale(col)
@@ -35,7 +35,7 @@ uniform int u_first_part;
 // prompt rows so), so rows s and s + 1 come from one fetch: half the input fetches.
 #define INPUT_PAIR(unused, s) { mat2x4 pair = matmulInputPair(src[s], j, i); a[s] = pair[0]; a[s + 1] = pair[1]; }
 #define ACCUMULATE(p, s) acc[p * ROWS + s] += weightTimes(w, a[s]);
-#define PART_BLOCK(unused, p) { mat4 w = weightBlock(i, PART_COLUMN(p)); EACH_ROW(ACCUMULATE, p) }
+#define PART_BLOCK(unused, p) { mat4 w = weightBlock(i, PART_COLUMN(p), p); EACH_ROW(ACCUMULATE, p) }
 #define FINISH_OUTPUT(p, s) acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, PART_COLUMN(p));
 
 void main() {

@@ -12,30 +12,42 @@
 #define FETCH_CODES fetchFourRows
 #endif
 
-vec4 blockOffset(int block, int col) {
-#ifdef BLOCK_OFFSETS
-    return fetch(u_w_offset, u_w_offset_layout, block, col);
+// The scales and offsets of the block the loop is in, per output part: fetched when the loop enters a
+// block, then reused for its BLOCK_TEXELS input texels (a fetch per block of codes, not per 4 x 4).
+#if PARTS == 1
+int g_block[1] = int[1](-1);
 #else
-    return vec4(0.0);
+int g_block[3] = int[3](-1, -1, -1);
+#endif
+vec4 g_scale[PARTS], g_offset[PARTS];
+
+void enterBlock(int b, int col, int part) {
+    if (b == g_block[part]) return;
+    g_block[part] = b;
+    g_scale[part] = fetch(u_w_scale, u_w_scale_layout, b, col);
+#ifdef BLOCK_OFFSETS
+    g_offset[part] = fetch(u_w_offset, u_w_offset_layout, b, col);
+#else
+    g_offset[part] = vec4(0.0);
 #endif
 }
 
 #ifdef TRANSPOSED_WEIGHT
 // The block's columns are four output rows (one scale each), its components four inputs.
-mat4 weightBlock(int i, int col) {
+mat4 weightBlock(int i, int col, int part) {
     mat4 q = FETCH_CODES(u_w, u_w_layout, col, i);
-    int b = i / BLOCK_TEXELS;
-    vec4 s = fetch(u_w_scale, u_w_scale_layout, b, col), o = blockOffset(b, col);
+    enterBlock(i / BLOCK_TEXELS, col, part);
+    vec4 s = g_scale[part], o = g_offset[part];
     return mat4(q[0] * s.x + o.x, q[1] * s.y + o.y, q[2] * s.z + o.z, q[3] * s.w + o.w);
 }
 
 vec4 weightTimes(mat4 block, vec4 a) { return a * block; }
 #else
 // The block's columns are four inputs, its components four output columns (one scale each).
-mat4 weightBlock(int i, int col) {
+mat4 weightBlock(int i, int col, int part) {
     mat4 q = FETCH_CODES(u_w, u_w_layout, i, col);
-    int b = i / BLOCK_TEXELS;
-    vec4 s = fetch(u_w_scale, u_w_scale_layout, b, col), o = blockOffset(b, col);
+    enterBlock(i / BLOCK_TEXELS, col, part);
+    vec4 s = g_scale[part], o = g_offset[part];
     return mat4(q[0] * s + o, q[1] * s + o, q[2] * s + o, q[3] * s + o);
 }
 

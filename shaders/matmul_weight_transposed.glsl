@@ -3,6 +3,6 @@
 // by the pass): u_w, as matmul_weight.glsl's.
 #include "fetch.glsl"
 
-mat4 weightBlock(int i, int col) { return fetchFourRows(u_w, u_w_layout, col, i); }
+mat4 weightBlock(int i, int col, int part) { return fetchFourRows(u_w, u_w_layout, col, i); }
 
 vec4 weightTimes(mat4 block, vec4 a) { return a * block; }
