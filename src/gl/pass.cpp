@@ -24,14 +24,16 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages ||
             a.interleave != b.interleave)
             fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
-        if (t->format() != TexelFormat::Float32 && t->format() != TexelFormat::HalfPairs)
-            fail("pass ", shader, ": output ", t->name(), " must be RGBA32F or fp16 row pairs");
+        if (t->format() != TexelFormat::Float32 && t->format() != TexelFormat::HalfPairs &&
+            t->format() != TexelFormat::Int4Quads)
+            fail("pass ", shader, ": output ", t->name(), " must be RGBA32F, fp16 row pairs or 4-bit quads");
     }
-    if (outputs_[0]->format() == TexelFormat::HalfPairs) {
+    if (outputs_[0]->format() != TexelFormat::Float32) {
         if (outputs_.size() > 1 || instances_ > 1)
-            fail("pass ", shader, ": an output of fp16 row pairs (", outputs_[0]->name(),
+            fail("pass ", shader, ": an output of several rows a texel (", outputs_[0]->name(),
                  ") takes one render target and no blended instances");
-        defines += "#define PAIR_OUTPUT 1\n";
+        defines +=
+            outputs_[0]->format() == TexelFormat::HalfPairs ? "#define PAIR_OUTPUT 1\n" : "#define QUAD_OUTPUT 1\n";
     }
     framebuffers_.resize(std::size_t(outputs_[0]->layout().pages));
     // Inputs are declared here, where their formats are known: the shaders use them by name.

@@ -5,9 +5,19 @@
 
 #include "util/error.h"
 #include "util/half.h"
+#include "model/ops/quantize.h"
 
 namespace gpt2 {
 namespace {
+
+// weights 'int4': blocks of 32 inputs, or of the most of 16, 8 and 4 that divide the matrix's inputs
+// (which are whole texels).
+BlockFormat int4Blocks(const MatrixSpec& spec) {
+    const int k = outputChannelsAreRows(spec) ? spec.cols : spec.rows;
+    int rows = 32;
+    while (k % rows != 0) rows /= 2;
+    return {4, rows, true};
+}
 
 std::string withoutPrefix(const std::string& name) {
     const std::string prefix = "transformer.";
@@ -18,15 +28,18 @@ std::string withoutPrefix(const std::string& name) {
 
 ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits,
                            Texture::Allocation when, const BlockFormats& blocks)
-    : config_(config) {
+    : config_(config), limits_(limits) {
     for (const MatrixSpec& spec : engineMatrices(config)) {
         auto texture = [&](int rows, int cols, TexelFormat f, const std::string& name) {
             return std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name.c_str()), f, name, when);
         };
         auto rowsIn = [](int rows, TexelFormat f) { return (rows + rowsPerTexel(f) - 1) / rowsPerTexel(f); };
-        Slot slot{spec, nullptr, nullptr, nullptr, 0, false, {}};
-        if (auto block = blocks.find(spec.name); block != blocks.end()) {
-            const BlockFormat& b = block->second;
+        Slot slot{spec, nullptr, nullptr, nullptr, 0, false, false, {}};
+        const auto block = blocks.find(spec.name);
+        const bool int4 = block == blocks.end() && format == TexelFormat::Int4Quads && quantizedWithInt8(spec);
+        if (block != blocks.end() || int4) {
+            const BlockFormat b = int4 ? int4Blocks(spec) : block->second;
+            slot.quantizedHere = int4;
             const TexelFormat codes = b.codeBits == 4 ? TexelFormat::Int4Quads : TexelFormat::Int8Quads;
             const int k = outputChannelsAreRows(spec) ? spec.cols : spec.rows;
             const int channels = outputChannelsAreRows(spec) ? spec.rows : spec.cols;
@@ -41,7 +54,9 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
         } else {
             // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
             TexelFormat texelFormat = spec.rows == 1 ? TexelFormat::Float32 : format;
-            if (texelFormat == TexelFormat::Int8Quads && !quantizedWithInt8(spec)) texelFormat = TexelFormat::Float16;
+            if ((texelFormat == TexelFormat::Int8Quads || texelFormat == TexelFormat::Int4Quads) &&
+                !quantizedWithInt8(spec))
+                texelFormat = TexelFormat::Float16;
             slot.texture = texture(rowsIn(spec.rows, texelFormat), spec.cols, texelFormat, spec.name);
             if (texelFormat == TexelFormat::Int8Quads)
                 slot.scales = texture(1, int8Channels(spec), TexelFormat::Float32, spec.name + " scales");
@@ -73,7 +88,7 @@ const ModelWeights::Slot& ModelWeights::slot(const std::string& name) const {
 void ModelWeights::upload(const std::string& name, const std::vector<std::int64_t>& shape,
                           const std::vector<float>& values) {
     Slot& s = slot(name);
-    if (s.blockRows > 0) fail("tensor ", name, " was declared quantized, and arrived as floats");
+    if (s.blockRows > 0 && !s.quantizedHere) fail("tensor ", name, " was declared quantized, and arrived as floats");
     if (shape != s.spec.sourceShape)
         fail("tensor ", name, " has shape ", shapeText(shape), ", expected ", shapeText(s.spec.sourceShape),
              " from config.json");
@@ -81,6 +96,17 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
 }
 
 void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
+    if (s.quantizedHere) {
+        if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
+        // Staged as fp16, then quantized into the slot's textures; the staging texture goes at once.
+        Texture staging(TensorLayout::make(s.spec.rows, cols, limits_, s.spec.name.c_str()), TexelFormat::Float16,
+                        s.spec.name + " before quantizing");
+        staging.uploadRows(0, s.spec.rows, matrix.data());
+        quantizeToBlocks(*programs_, staging, {*s.texture, *s.scales, *s.offsets, s.blockRows / 4},
+                         outputChannelsAreRows(s.spec));
+        s.uploaded = true;
+        return;
+    }
     if (s.texture->format() == TexelFormat::Int8Quads) {
         const Int8Matrix q = quantizeInt8(matrix, s.spec.rows, cols, outputChannelsAreRows(s.spec));
         s.texture->uploadCodes(q.values.data());
@@ -119,8 +145,8 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         std::memcpy(&value, bytes + 4 * i, 4);
         return value;
     };
-    // int8 textures are quantized from the values; other formats take the stream as it is.
-    const bool quantize = s.texture->format() == TexelFormat::Int8Quads;
+    // int8 and 4-bit textures are quantized from the values; other formats take the stream as it is.
+    const bool quantize = s.texture->format() == TexelFormat::Int8Quads || s.quantizedHere;
     const std::int64_t n = info.elementCount();
     std::vector<float> values(quantize ? static_cast<std::size_t>(n) : 0);
     for (std::int64_t i = 0; i < n; ++i) {
@@ -151,12 +177,16 @@ void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int padd
     if (s.pendingScales.empty())
         fail(label, ": int8 tensor ", s.spec.name, " arrived before its scales ", scalesTensorName(s.spec.name),
              "; the scales come first in a packed file");
-    if (s.texture->format() == TexelFormat::Int8Quads) {
+    if (s.texture->format() == TexelFormat::Int8Quads && !s.quantizedHere) {
         s.texture->uploadCodes(values);
         s.scales->uploadRows(0, 1, s.pendingScales.data());
     } else {
         const auto matrix =
             dequantizeInt8(values, s.pendingScales.data(), s.spec.rows, paddedCols, outputChannelsAreRows(s.spec));
+        if (s.quantizedHere) {
+            s.pendingScales = {};
+            return uploadMatrix(s, matrix, paddedCols);
+        }
         s.texture->uploadTexelStream(matrix.data(), s.spec.rows, false);
     }
     s.pendingScales = {};

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "format/safetensors.h"
+#include "gl/program.h"
 #include "gl/texture.h"
 #include "model/ops/matmul.h"
 #include "model/weight_packing.h"
@@ -26,9 +27,13 @@ using BlockFormats = std::map<std::string, BlockFormat>;
 
 class ModelWeights {
 public:
-    // Matrices named in `blocks` are kept as blocks whatever `format` says.
+    // Matrices named in `blocks` are kept as blocks whatever `format` says. With Int4Quads (weights
+    // 'int4') every matrix but wpe becomes 4-bit blocks, quantized on the GPU as it arrives (which
+    // needs quantizeWith first).
     ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits,
                  Texture::Allocation when = Texture::Allocation::Now, const BlockFormats& blocks = {});
+    // The programs that quantize matrices to 4-bit blocks on the GPU.
+    void quantizeWith(ProgramCache& programs) { programs_ = &programs; }
     // Allocates the textures of weights made with Allocation::Later.
     void allocate();
 
@@ -59,6 +64,7 @@ private:
         std::unique_ptr<Texture> scales;   // int8 matrices: [1, channels]; blocks: [K / block, channels]
         std::unique_ptr<Texture> offsets;  // blocks whose format has offsets
         int blockRows = 0;                 // blocks only
+        bool quantizedHere = false;        // blocks that arrive as floats (weights 'int4')
         bool uploaded = false;
         std::vector<float> pendingScales;  // a packed I8 matrix's scales, until the matrix arrives
     };
@@ -71,6 +77,8 @@ private:
     void uploadPackedInt8(Slot& s, const std::int8_t* values, int paddedCols, const std::string& label);
 
     ModelConfig config_;
+    TextureLimits limits_;
+    ProgramCache* programs_ = nullptr;
     std::map<std::string, Slot> slots_;
 };
 

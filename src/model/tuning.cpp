@@ -12,7 +12,8 @@ TexelFormat weightFormatNamed(const std::string& name) {
     if (name == "fp16") return TexelFormat::Float16;
     if (name == "fp32") return TexelFormat::Float32;
     if (name == "int8") return TexelFormat::Int8Quads;
-    fail("weights must be fp16, fp32 or int8, got \"", name, "\"");
+    if (name == "int4") return TexelFormat::Int4Quads;
+    fail("weights must be fp16, fp32, int8 or int4, got \"", name, "\"");
 }
 
 namespace {

@@ -12,7 +12,7 @@
 
 namespace gpt2 {
 
-// "fp16", "fp32" or "int8" (options.json's names) as a texture format; throws on any other name.
+// "fp16", "fp32", "int8" or "int4" (options.json's names) as a texture format; throws on any other name.
 TexelFormat weightFormatNamed(const std::string& name);
 
 // The load options of options.json (defaults from there). -1: the policy decides.

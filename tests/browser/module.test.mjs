@@ -169,6 +169,36 @@ test('worker: int8 weights, quantized at load from a checkpoint or a packed file
   assert.ok(r.bytes[1] < r.bytes[0] / 2, JSON.stringify(r.bytes));
 });
 
+for (const { worker, name } of modes) test(`${name}: int4 weights, quantized on the GPU at load from a checkpoint or a packed file, give the native engine's int4 logits`, async () => {
+  // The native engine's int4 logits are checked against the CPU reference over the same 4-bit weights
+  // (tests/model/int4_weights_test.cpp).
+  const native = prompts.map((p) => JSON.parse(execFileSync(join(root, 'build/native/gpt2'),
+    ['logits', '--model', tinyModelDir, '--ids', p.ids.join(','), '--weights', 'int4', '--half-prompt-inputs', 'off'], { encoding: 'utf8' })).logits);
+  const r = await page.evaluate(async ({ prompts, native, worker }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const out = { diff: 0, bytes: [] };
+    for (const source of ['/models/gpt2-tiny/', '/test-models/tiny.gpt2']) {
+      // SwiftShader is a software renderer: its prompt inputs are fp32, as the native run's here.
+      const model = await GPT2.load(source, { weights: 'int4', worker });
+      for (const [i, p] of prompts.entries()) {
+        const logits = await model.logits(p.ids);
+        native[i].forEach((v, j) => { out.diff = Math.max(out.diff, Math.abs(v - logits[j])); });
+      }
+      out.bytes.push((await model.stats()).gpuBytes);
+      await model.dispose();
+    }
+    const fp16 = await GPT2.load('/models/gpt2-tiny/', { worker });
+    out.bytes.push((await fp16.stats()).gpuBytes);
+    await fp16.dispose();
+    return out;
+  }, { prompts, native, worker });
+  console.log(`[ measured ] browser ${name} int4: max |dlogit| against the native engine's ${r.diff}, GPU bytes ${r.bytes.join(', ')} (the last fp16's)`);
+  // The same codes and scales on every conformant GPU (quantize_block_params.frag): only fp32 error is left.
+  assert.ok(r.diff <= 1e-4, `max |dlogit| ${r.diff}`);
+  assert.equal(r.bytes[0], r.bytes[1]);
+  assert.ok(r.bytes[0] < r.bytes[2], JSON.stringify(r.bytes));
+});
+
 for (const { worker, name } of modes) test(`${name}: perplexity() of held-out Brown text equals the native CLI's`, async () => {
   const textFile = join(root, 'tests/fixtures/brown-heldout/ca19-opening.txt');
   // The native engine's perplexity is checked against the CPU reference (tests/engine/perplexity_test.cpp).
