@@ -228,7 +228,7 @@ test('the model picker shows each model\'s GPU memory per weight format, as the 
   const page = await site.page('');
   await waitForModel(page);
   const figures = {};
-  for (const weights of ['fp16', 'fp32', 'int8']) {
+  for (const weights of ['fp16', 'fp32', 'int8', 'int4']) {
     const before = await page.locator('#model-source option').first().textContent();
     if (weights !== 'fp16') {  // fp16 is the default the page started with
       await page.selectOption('#weights', weights);
@@ -246,6 +246,7 @@ test('the model picker shows each model\'s GPU memory per weight format, as the 
   const mb = (text) => parseFloat(text) * (text.endsWith('GB') ? 1000 : 1);
   for (let i = 0; i < 5; i += 1) {
     assert.ok(mb(figures.fp32[i]) > mb(figures.fp16[i]) && mb(figures.fp16[i]) > mb(figures.int8[i]), JSON.stringify(figures));
+    assert.ok(mb(figures.int8[i]) > mb(figures.int4[i]), JSON.stringify(figures));
     if (i > 0) assert.ok(mb(figures.fp16[i]) > mb(figures.fp16[i - 1]), 'larger models take more');
   }
   console.log(`[ measured ] planned GPU memory (bundled, 124M, 355M, 774M, 1.5B): ${JSON.stringify(figures)}`);
