@@ -12,17 +12,18 @@ constexpr int kSuper = 256;  // values in a K-quant super-block
 
 // blockValues, blockBytes (ggml-common.h's block structs), then the affine form.
 constexpr GgmlTypeInfo kTypes[] = {
-    {GgmlType::F32, "F32", 1, 4, 0, 0, false},
-    {GgmlType::F16, "F16", 1, 2, 0, 0, false},
-    {GgmlType::BF16, "BF16", 1, 2, 0, 0, false},
-    {GgmlType::Q8_0, "Q8_0", 32, 2 + 32, 8, 32, false},
-    {GgmlType::Q4_0, "Q4_0", 32, 2 + 16, 4, 32, true},
-    {GgmlType::Q4_1, "Q4_1", 32, 2 + 2 + 16, 4, 32, true},
-    {GgmlType::Q5_0, "Q5_0", 32, 2 + 4 + 16, 8, 32, false},
-    {GgmlType::Q5_1, "Q5_1", 32, 2 + 2 + 4 + 16, 8, 32, true},
-    {GgmlType::Q4_K, "Q4_K", kSuper, 2 + 2 + 12 + kSuper / 2, 4, 32, true},
-    {GgmlType::Q5_K, "Q5_K", kSuper, 2 + 2 + 12 + kSuper / 8 + kSuper / 2, 8, 32, true},
-    {GgmlType::Q6_K, "Q6_K", kSuper, kSuper / 2 + kSuper / 4 + kSuper / 16 + 2, 8, 16, false},
+    {GgmlType::F32, "F32", 1, 4, 0, 0, false, false},
+    {GgmlType::F16, "F16", 1, 2, 0, 0, false, false},
+    {GgmlType::BF16, "BF16", 1, 2, 0, 0, false, false},
+    {GgmlType::Q8_0, "Q8_0", 32, 2 + 32, 8, 32, false, true},
+    {GgmlType::Q4_0, "Q4_0", 32, 2 + 16, 4, 32, true, true},  // offset -8d: an fp16 value too
+    {GgmlType::Q4_1, "Q4_1", 32, 2 + 2 + 16, 4, 32, true, true},
+    {GgmlType::Q5_0, "Q5_0", 32, 2 + 4 + 16, 8, 32, false, true},
+    {GgmlType::Q5_1, "Q5_1", 32, 2 + 2 + 4 + 16, 8, 32, true, true},
+    // K-quants' scales are products d * sc, of up to 19 significant bits: fp32.
+    {GgmlType::Q4_K, "Q4_K", kSuper, 2 + 2 + 12 + kSuper / 2, 4, 32, true, false},
+    {GgmlType::Q5_K, "Q5_K", kSuper, 2 + 2 + 12 + kSuper / 8 + kSuper / 2, 8, 32, true, false},
+    {GgmlType::Q6_K, "Q6_K", kSuper, kSuper / 2 + kSuper / 4 + kSuper / 16 + 2, 8, 16, false, false},
 };
 
 // Every type ggml numbers, for messages about the ones the engine does not read.

@@ -35,6 +35,7 @@ struct GgmlTypeInfo {
     int codeBits;
     int scaleValues;
     bool offsets;
+    bool halfParams;  // every scale and offset is an fp16 value (those that are the block's own d and m)
 };
 
 // The type's description, or null for a type the engine does not read.

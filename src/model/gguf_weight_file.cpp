@@ -34,7 +34,7 @@ GgufWeightFile::GgufWeightFile(GgufHeader header) : header_(std::move(header)), 
         wanted_.push_back(&t);
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(t.type));
         if (isQuantized(t.type) && keptInBlocks(*spec))
-            blocks_[spec->name] = BlockFormat{info.codeBits, info.scaleValues, info.offsets};
+            blocks_[spec->name] = BlockFormat{info.codeBits, info.scaleValues, info.offsets, info.halfParams};
     }
     for (const MatrixSpec& spec : specs)
         if (!header_.tensor(ggufName(spec.name)))

@@ -16,7 +16,7 @@ BlockFormat int4Blocks(const MatrixSpec& spec) {
     const int k = outputChannelsAreRows(spec) ? spec.cols : spec.rows;
     int rows = 32;
     while (k % rows != 0) rows /= 2;
-    return {4, rows, true};
+    return {4, rows, true, false};
 }
 
 std::string withoutPrefix(const std::string& name) {
@@ -47,9 +47,9 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
                 fail("model weights: ", spec.name, " cannot be kept in blocks of ", b.blockRows, " of its ", k,
                      " inputs");
             slot.texture = texture(rowsIn(spec.rows, codes), spec.cols, codes, spec.name);
-            slot.scales = texture(k / b.blockRows, channels, TexelFormat::Float32, spec.name + " scales");
-            if (b.offsets)
-                slot.offsets = texture(k / b.blockRows, channels, TexelFormat::Float32, spec.name + " offsets");
+            const TexelFormat params = b.halfParams ? TexelFormat::Float16 : TexelFormat::Float32;
+            slot.scales = texture(k / b.blockRows, channels, params, spec.name + " scales");
+            if (b.offsets) slot.offsets = texture(k / b.blockRows, channels, params, spec.name + " offsets");
             slot.blockRows = b.blockRows;
         } else {
             // LayerNorm parameters and biases stay fp32: they are tiny and fp16 would add error for nothing.
@@ -196,10 +196,12 @@ void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int padd
 void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
     Slot& s = slot(name);
     if (s.blockRows == 0) fail("tensor ", name, " was not declared quantized, and arrived in blocks");
+    const bool half = s.scales->format() == TexelFormat::Float16;
     const auto finite = [&](const std::vector<float>& values, const char* what) {
         for (std::size_t i = 0; i < values.size(); ++i)
-            if (!std::isfinite(values[i]))
-                fail("tensor ", name, " holds a non-finite ", what, " (", values[i], ") in block ", i,
+            if (!std::isfinite(values[i]) || (half && roundToHalf(values[i]) != values[i]))
+                fail("tensor ", name, " holds a ", what, " of ", values[i], " in block ", i,
+                     half ? ", which is not a finite fp16 value as its type's are" : ", which is not finite",
                      "; the file is corrupt");
     };
     finite(m.scales, "scale");

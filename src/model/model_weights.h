@@ -21,6 +21,7 @@ struct BlockFormat {
     int codeBits = 8;
     int blockRows = 32;
     bool offsets = false;
+    bool halfParams = false;  // the scales and offsets are fp16 values, kept in fp16 textures
 };
 // By Hugging Face name without "transformer.": the matrices that arrive as blocks.
 using BlockFormats = std::map<std::string, BlockFormat>;
