@@ -74,26 +74,58 @@ export function assertLensCheck(r) {
   assert.match(r.refused, /hiddenStates: layer 2 outside \[0, 2\)/);
 }
 
-// The GGUF fixtures (tests/fixtures/gguf), served at /test-models/gguf/ (copied there, with a
-// truncated file beside them), and what the page needs of their references.
+// The GGUF fixtures (tests/fixtures/gguf), served at /test-models/gguf/ (copied there, with the
+// broken files of BROKEN_GGUF beside them), and what the page needs of their references.
 export function ggufFixtures(root) {
   const source = join(root, 'tests/fixtures/gguf');
   const served = join(root, 'build/test-site/test-models/gguf');
   mkdirSync(served, { recursive: true });
   const names = readdirSync(source).filter((f) => f.endsWith('.gguf')).map((f) => f.slice(0, -5)).sort();
   for (const name of names) copyFileSync(join(source, `${name}.gguf`), join(served, `${name}.gguf`));
-  const whole = readFileSync(join(source, 'narrow-Q4_0.gguf'));
-  writeFileSync(join(served, 'truncated.gguf'), whole.subarray(0, whole.length - 1000));
+  for (const [name, bytes] of Object.entries(brokenGgufFiles(readFileSync(join(source, 'narrow-Q4_0.gguf'))))) {
+    writeFileSync(join(served, `${name}.gguf`), bytes);
+  }
   return names.map((name) => {
     const { prompts } = JSON.parse(readFileSync(join(source, `${name}.json`), 'utf8'));
     return { name, prompts: prompts.map((p) => ({ ids: p.ids, text: p.text, llamaCppIds: p.llama_cpp_ids, logits: p.reference_last_logits })) };
   });
 }
 
+// llama.cpp's narrow-Q4_0.gguf broken as docs/bad-inputs.md lists (the same changes as
+// tests/format/gguf_test.cpp), by name, with what the load's error must say.
+export const BROKEN_GGUF = {
+  truncated: /truncated\.gguf: .*(past the end|truncated)/,
+  'unknown-type': /blk\.0\.ffn_up\.weight has type IQ2_XXS, which this engine does not read; supported types are F32, F16, BF16, Q8_0/,
+  'size-disagrees': /tensors blk\.0\.ffn_up\.weight and .* overlap|past the end/,
+  'missing-tensor': /tensor blk\.1\.ffn_up\.weight \(Hugging Face h\.1\.mlp\.c_fc\.weight\) is missing/,
+  'wrong-architecture': /general\.architecture is "llam"; this engine runs GPT-2/,
+  'lying-count': /the metadata count says 1099511627776 at byte \d+, more than the \d+ bytes left/,
+  'string-past-end': /a metadata string's length says \d+ at byte \d+, more than the \d+ bytes left/,
+};
+
+function brokenGgufFiles(whole) {
+  const at = (text) => whole.indexOf(Buffer.from(text));
+  const changed = (change) => {
+    const copy = Buffer.from(whole);
+    change(copy);
+    return copy;
+  };
+  const typeField = (b, name) => at(name) + name.length + 4 + 16;  // name, dimension count, two dimensions
+  return {
+    truncated: whole.subarray(0, whole.length - 1000),
+    'unknown-type': changed((b) => b.writeUInt32LE(16, typeField(b, 'blk.0.ffn_up.weight'))),
+    'size-disagrees': changed((b) => b.writeUInt32LE(8, typeField(b, 'blk.0.ffn_up.weight'))),
+    'missing-tensor': changed((b) => { b[at('blk.1.ffn_up.weight') + 9] = 0x58; }),
+    'wrong-architecture': changed((b) => b.write('llam', at('general.architecture') + 20 + 4 + 8)),
+    'lying-count': changed((b) => b.writeBigUInt64LE(1n << 40n, 16)),
+    'string-past-end': changed((b) => b.writeBigUInt64LE(1n << 50n, at('general.architecture') + 20 + 4)),
+  };
+}
+
 // Each GGUF fixture loaded from its URL: the largest |Δlogit| against the float64 forward over its
 // weights, the ids its metadata's tokenizer gives the prompts that have a text (llama.cpp's, which for
-// GPT-2's vocabulary are Hugging Face's), and the error of a truncated file.
-export async function ggufCheck({ worker, fixtures }) {
+// GPT-2's vocabulary are Hugging Face's), and the errors of the broken files (`broken`: BROKEN_GGUF's names).
+export async function ggufCheck({ worker, fixtures, broken }) {
   const { GPT2 } = await import('/gpt2.js');
   const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], modes: new Set() };
   for (const f of fixtures) {
@@ -110,22 +142,26 @@ export async function ggufCheck({ worker, fixtures }) {
     out.files += 1;
     await model.dispose();
   }
-  try {
-    await GPT2.load('/test-models/gguf/truncated.gguf', worker === undefined ? {} : { worker });
-    out.truncated = 'no error';
-  } catch (e) {
-    out.truncated = e.message;
+  out.broken = {};
+  for (const name of broken) {
+    try {
+      await GPT2.load(`/test-models/gguf/${name}.gguf`, worker === undefined ? {} : { worker });
+      out.broken[name] = 'no error';
+    } catch (e) {
+      out.broken[name] = e.message;
+    }
   }
   out.modes = [...out.modes];
   return out;
 }
 
 // What ggufCheck must find in any engine and mode: every file within 2e-4 of the float64 forward
-// (fp32 activations; the native build's error is 2e-5), the tokenizers right, the truncation named.
+// (fp32 activations; the native build's error is 2e-5), the tokenizers right, each broken file's error
+// naming what is wrong.
 export function assertGgufCheck(r, worker) {
   assert.equal(r.files, 13);
   for (const [name, diff] of Object.entries(r.logitDiff)) assert.ok(diff <= 2e-4, `${name}: max |dlogit| ${diff}`);
   assert.deepEqual(r.tokenizerMismatches, []);
-  assert.match(r.truncated, /truncated\.gguf: .*(past the end|truncated)/);
+  for (const [name, pattern] of Object.entries(BROKEN_GGUF)) assert.match(r.broken[name], pattern, name);
   if (worker !== undefined) assert.deepEqual(r.modes, [worker]);
 }
