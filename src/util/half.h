@@ -1,12 +1,31 @@
 #pragma once
-// fp16 / bf16 conversion. GLM's packHalf handles rounding, subnormals, Inf and NaN.
+// fp16 / bf16 conversion: to fp16 rounding to nearest even (subnormals, Inf and NaN included), from it
+// through GLM.
 #include <cstdint>
 #include <cstring>
 #include <glm/gtc/packing.hpp>
 
 namespace gpt2 {
 
-inline std::uint16_t floatToHalf(float value) { return glm::packHalf1x16(value); }
+// Rounds to nearest, ties to even, as IEEE 754 and ggml's fp32 -> fp16 conversion do (GLM's packHalf
+// rounds some halfway values up): GGUF files this project writes match llama.cpp's bit for bit.
+inline std::uint16_t floatToHalf(float value) {
+    std::uint32_t x;
+    std::memcpy(&x, &value, sizeof x);
+    const std::uint32_t sign = (x >> 16) & 0x8000u, mantissa = x & 0x7FFFFFu;
+    const int exponent = int((x >> 23) & 0xFFu);
+    if (exponent == 0xFF) return std::uint16_t(sign | 0x7C00u | (mantissa ? 0x200u : 0u));  // Inf, NaN
+    const int e = exponent - 127 + 15;
+    if (e >= 31) return std::uint16_t(sign | 0x7C00u);  // too large: Inf
+    // Normal: 10 of the 23 mantissa bits stay; subnormal: the significand shifts right further.
+    const int shift = e > 0 ? 13 : 14 - e;
+    if (shift > 24) return std::uint16_t(sign);
+    const std::uint32_t significand = e > 0 ? mantissa : (mantissa | 0x800000u);
+    std::uint32_t half = (e > 0 ? std::uint32_t(e) << 10 : 0u) | (significand >> shift);
+    const std::uint32_t rest = significand & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;  // a carry may reach Inf, as it should
+    return std::uint16_t(sign | half);
+}
 inline float halfToFloat(std::uint16_t bits) { return glm::unpackHalf1x16(bits); }
 
 inline float bf16ToFloat(std::uint16_t bits) {

