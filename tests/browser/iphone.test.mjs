@@ -93,7 +93,7 @@ function run(page, worker) {
   return page.evaluate(async (worker) => {
     const { GPT2 } = await import('/gpt2.js');
     const out = {};
-    for (const weights of ['fp32', 'fp16', 'int8']) {
+    for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
       const model = await GPT2.load('/models/default/', { weights, worker });
       const stats = await model.stats();
       const logits = [...await model.logits([464, 9116, 531, 326]), ...await model.logits([383, 3139, 373, 257, 1588, 286])];
@@ -131,7 +131,7 @@ for (const worker of [false, true]) {
       await page.close();
       assert.equal(results[bits].error, undefined, `${bits} bits: ${results[bits].error}`);
     }
-    for (const weights of ['fp32', 'fp16', 'int8']) {
+    for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
       const free = results[0][weights];
       assert.equal(free.renderer, 'Apple GPU');
       assert.equal(free.mode.worker, worker);

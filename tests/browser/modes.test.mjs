@@ -103,12 +103,12 @@ const minimumLimits = `(() => {
   };
 })();\n`;
 
-test('at WebGL2\'s minimum limits the engine gives the logits of an unrestricted run, in fp32, fp16 and int8', async () => {
+test('at WebGL2\'s minimum limits the engine gives the logits of an unrestricted run, in fp32, fp16, int8 and int4', async () => {
   const page = await site.page();
   const run = (where) => where.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const out = {};
-    for (const weights of ['fp32', 'fp16', 'int8']) {
+    for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
       const model = await GPT2.load('/models/default/', { weights, worker: false });
       const stats = await model.stats();
       out[weights] = { logits: Array.from(await model.logits([464, 9116, 531, 326, 262, 1578, 373])), maxTextureSize: stats.maxTextureSize };
@@ -123,7 +123,7 @@ test('at WebGL2\'s minimum limits the engine gives the logits of an unrestricted
   await low.goto(`${site.url}examples/blank.html`);
   const limited = await run(low).catch((e) => ({ error: e.message }));
   assert.equal(limited.error, undefined, limited.error);
-  for (const weights of ['fp32', 'fp16', 'int8']) {
+  for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
     assert.equal(limited[weights].maxTextureSize, 2048, 'the engine read the reported limit');
     const diff = Math.max(...limited[weights].logits.map((v, i) => Math.abs(v - unrestricted[weights].logits[i])));
     console.log(`[ measured ] minimum limits, ${weights}: max |dlogit| against an unrestricted run ${diff}`);
