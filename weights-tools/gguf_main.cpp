@@ -1,4 +1,4 @@
-// gpt2-gguf IN_DIR OUT_FILE [--type F32|F16|Q8_0|Q4_0]   a Hugging Face GPT-2 folder -> one GGUF file
+// gpt2-gguf IN_DIR OUT_FILE [--type F32|F16|Q8_0|Q4_0|Q4_K_M]   a Hugging Face GPT-2 folder -> one GGUF file
 // (weights-tools/gguf_writer.h). Prints a JSON summary; on failure one line on stderr and exit code 1.
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@
 namespace {
 
 int run(int argc, char** argv) {
-    const std::string usage = "usage: gpt2-gguf IN_DIR OUT_FILE [--type F32|F16|Q8_0|Q4_0]";
+    const std::string usage = "usage: gpt2-gguf IN_DIR OUT_FILE [--type F32|F16|Q8_0|Q4_0|Q4_K_M]";
     gpt2::GgufFileType type = gpt2::GgufFileType::F16;
     if (argc == 5 && std::string(argv[3]) == "--type") {
         type = gpt2::parseGgufFileType(argv[4]);

@@ -88,6 +88,86 @@ void quantizeRow(GgmlType type, const float* x, std::int64_t K, std::vector<std:
     }
 }
 
+// One super-block of 256 values as Q4_K: eight blocks of 32, each with a 6-bit scale and a 6-bit
+// min relative to the super-block's d and dmin (value = d * sc * q - dmin * m, q 0..15).
+void quantizeQ4K(const float* x, std::vector<std::uint8_t>& out) {
+    float scale[8], min[8];  // per block: value ~ scale * q - min
+    for (int j = 0; j < 8; ++j) {
+        float lo = x[32 * j], hi = lo;
+        for (int i = 0; i < 32; ++i) lo = std::min(lo, x[32 * j + i]), hi = std::max(hi, x[32 * j + i]);
+        lo = std::min(lo, 0.0f);  // mins are stored as magnitudes to subtract
+        scale[j] = (hi - lo) / 15.0f;
+        min[j] = -lo;
+    }
+    const float d = *std::max_element(scale, scale + 8) / 63.0f, dmin = *std::max_element(min, min + 8) / 63.0f;
+    const float dStored = halfToFloat(floatToHalf(d)), dminStored = halfToFloat(floatToHalf(dmin));
+    int sc[8], mq[8];
+    for (int j = 0; j < 8; ++j) {
+        sc[j] = dStored > 0 ? std::clamp(int(std::lround(scale[j] / dStored)), 0, 63) : 0;
+        mq[j] = dminStored > 0 ? std::clamp(int(std::lround(min[j] / dminStored)), 0, 63) : 0;
+    }
+    putHalf(out, d);
+    putHalf(out, dmin);
+    // 12 bytes: blocks 0-3 in the low 6 bits of bytes 0-3 (scale) and 4-7 (min); blocks 4-7 split
+    // into low nibbles in bytes 8-11 and their top 2 bits in the top bits of bytes 0-7.
+    std::uint8_t packed[12] = {};
+    for (int j = 0; j < 4; ++j) {
+        packed[j] = std::uint8_t((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
+        packed[j + 4] = std::uint8_t((mq[j] & 63) | ((mq[j + 4] >> 4) << 6));
+        packed[j + 8] = std::uint8_t((sc[j + 4] & 0xF) | ((mq[j + 4] & 0xF) << 4));
+    }
+    out.insert(out.end(), packed, packed + 12);
+    std::uint8_t q[256];
+    for (int j = 0; j < 8; ++j) {
+        const float step = dStored * float(sc[j]), offset = dminStored * float(mq[j]);
+        for (int i = 0; i < 32; ++i)
+            q[32 * j + i] =
+                step > 0 ? std::uint8_t(std::clamp(int(std::lround((x[32 * j + i] + offset) / step)), 0, 15)) : 0;
+    }
+    // Each 32 bytes: block 2c in the low nibbles, block 2c + 1 in the high ones.
+    for (int c = 0; c < 4; ++c)
+        for (int l = 0; l < 32; ++l) out.push_back(std::uint8_t(q[64 * c + l] | (q[64 * c + 32 + l] << 4)));
+}
+
+// One super-block of 256 values as Q6_K: sixteen blocks of 16, each with a signed 8-bit scale
+// relative to the super-block's d (value = d * sc * (q - 32), q 0..63).
+void quantizeQ6K(const float* x, std::vector<std::uint8_t>& out) {
+    float scale[16];
+    for (int s = 0; s < 16; ++s) {
+        float max = 0, amax = 0;
+        for (int i = 0; i < 16; ++i)
+            if (std::fabs(x[16 * s + i]) > amax) amax = std::fabs(x[16 * s + i]), max = x[16 * s + i];
+        scale[s] = max / -32.0f;
+    }
+    float amax = 0;
+    for (float v : scale) amax = std::max(amax, std::fabs(v));
+    const float d = amax / 127.0f, dStored = halfToFloat(floatToHalf(d));
+    std::int8_t sc[16];
+    std::uint8_t q[256];
+    for (int s = 0; s < 16; ++s) {
+        sc[s] = std::int8_t(dStored > 0 ? std::clamp(int(std::lround(scale[s] / dStored)), -128, 127) : 0);
+        const float step = dStored * float(sc[s]);
+        for (int i = 0; i < 16; ++i)
+            q[16 * s + i] =
+                step != 0 ? std::uint8_t(std::clamp(int(std::lround(x[16 * s + i] / step)) + 32, 0, 63)) : 32;
+    }
+    // Per half of 128: low nibbles of values l and l + 64 share a byte (and l + 32, l + 96 the next 32
+    // bytes); the top 2 bits of l, l + 32, l + 64, l + 96 share one byte.
+    std::uint8_t ql[128], qh[64];
+    for (int h = 0; h < 2; ++h)
+        for (int l = 0; l < 32; ++l) {
+            const std::uint8_t* v = q + 128 * h + l;
+            ql[64 * h + l] = std::uint8_t((v[0] & 0xF) | ((v[64] & 0xF) << 4));
+            ql[64 * h + l + 32] = std::uint8_t((v[32] & 0xF) | ((v[96] & 0xF) << 4));
+            qh[32 * h + l] =
+                std::uint8_t((v[0] >> 4) | ((v[32] >> 4) << 2) | ((v[64] >> 4) << 4) | ((v[96] >> 4) << 6));
+        }
+    out.insert(out.end(), ql, ql + 128);
+    out.insert(out.end(), qh, qh + 64);
+    for (std::int8_t s : sc) out.push_back(std::uint8_t(s));
+    putHalf(out, d);
+}
+
 std::vector<std::uint8_t> encode(GgmlType type, const std::vector<float>& values, std::int64_t K) {
     std::vector<std::uint8_t> out;
     if (type == GgmlType::F32) {
@@ -95,13 +175,24 @@ std::vector<std::uint8_t> encode(GgmlType type, const std::vector<float>& values
         std::memcpy(out.data(), values.data(), out.size());
     } else if (type == GgmlType::F16) {
         for (float v : values) putHalf(out, v);
+    } else if (type == GgmlType::Q4_K || type == GgmlType::Q6_K) {
+        for (std::size_t b = 0; b < values.size(); b += 256)
+            (type == GgmlType::Q4_K ? quantizeQ4K : quantizeQ6K)(values.data() + b, out);
     } else {
         for (std::size_t r = 0; r < values.size(); r += std::size_t(K)) quantizeRow(type, values.data() + r, K, out);
     }
     return out;
 }
 
-GgmlType tensorType(GgufFileType file, const MatrixSpec& spec) {
+// llama.cpp's rule for which layers get more bits in its _M presets: the first and last eighth, and
+// every third layer between.
+bool moreBits(int layer, int layers) {
+    return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
+}
+
+int layerOf(const std::string& name) { return name.rfind("h.", 0) == 0 ? std::stoi(name.substr(2)) : -1; }
+
+GgmlType tensorType(GgufFileType file, const MatrixSpec& spec, const ModelConfig& c) {
     if (spec.rows == 1) return GgmlType::F32;
     switch (file) {
         case GgufFileType::F32: return GgmlType::F32;
@@ -110,6 +201,16 @@ GgmlType tensorType(GgufFileType file, const MatrixSpec& spec) {
         case GgufFileType::Q4_0:
             if (spec.name == "wpe.weight") return GgmlType::F32;
             return outputChannelsAreRows(spec) ? GgmlType::Q8_0 : GgmlType::Q4_0;
+        case GgufFileType::Q4_K_M: {
+            if (spec.name == "wpe.weight") return GgmlType::F32;
+            // K-quants need rows of whole super-blocks (256 values); narrower ones take Q8_0.
+            const std::int64_t rowLength = storedTransposed(spec.name) ? spec.sourceShape[0] : spec.sourceShape[1];
+            if (rowLength % 256 != 0) return GgmlType::Q8_0;
+            if (outputChannelsAreRows(spec)) return GgmlType::Q6_K;
+            const bool widened = spec.name.find("attn.c_attn.weight") != std::string::npos ||
+                                 spec.name.find("mlp.c_proj.weight") != std::string::npos;
+            return widened && moreBits(layerOf(spec.name), c.layers) ? GgmlType::Q6_K : GgmlType::Q4_K;
+        }
     }
     return GgmlType::F32;
 }
@@ -121,6 +222,7 @@ std::uint32_t fileTypeNumber(GgufFileType type) {
         case GgufFileType::F16: return 1;
         case GgufFileType::Q4_0: return 2;
         case GgufFileType::Q8_0: return 7;
+        case GgufFileType::Q4_K_M: return 15;
     }
     return 0;
 }
@@ -171,7 +273,8 @@ GgufFileType parseGgufFileType(const std::string& name) {
     if (name == "F16") return GgufFileType::F16;
     if (name == "Q8_0") return GgufFileType::Q8_0;
     if (name == "Q4_0") return GgufFileType::Q4_0;
-    fail("--type must be F32, F16, Q8_0 or Q4_0, got \"", name, "\"");
+    if (name == "Q4_K_M") return GgufFileType::Q4_K_M;
+    fail("--type must be F32, F16, Q8_0, Q4_0 or Q4_K_M, got \"", name, "\"");
 }
 
 GgufWriteSummary writeGguf(const std::string& inDir, const std::string& outFile, GgufFileType type) {
@@ -191,7 +294,7 @@ GgufWriteSummary writeGguf(const std::string& inDir, const std::string& outFile,
     m.u32("gpt2.attention.head_count", std::uint32_t(c.heads));
     m.f32("gpt2.attention.layer_norm_epsilon", c.layerNormEpsilon);
     m.u32("general.file_type", fileTypeNumber(type));
-    if (type == GgufFileType::Q8_0 || type == GgufFileType::Q4_0) m.u32("general.quantization_version", 2);
+    if (type != GgufFileType::F32 && type != GgufFileType::F16) m.u32("general.quantization_version", 2);
     tokenizerMetadata(m, inDir);
 
     // Tensor descriptions first (their offsets follow from the types and shapes), then the data.
@@ -206,7 +309,7 @@ GgufWriteSummary writeGguf(const std::string& inDir, const std::string& outFile,
     for (const MatrixSpec& spec : engineMatrices(c)) {
         std::vector<std::int64_t> dims = spec.sourceShape;
         if (!storedTransposed(spec.name)) std::reverse(dims.begin(), dims.end());
-        const GgmlType t = tensorType(type, spec);
+        const GgmlType t = tensorType(type, spec, c);
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(t));
         if (dims[0] % info.blockValues != 0)
             fail(spec.name, ": rows of ", dims[0], " values are not whole ", info.name, " blocks of ", info.blockValues,

