@@ -26,17 +26,17 @@ bool keptInBlocks(const MatrixSpec& spec) { return spec.rows > 1 && spec.name !=
 
 }  // namespace
 
-GgufWeightFile::GgufWeightFile(GgufHeader header) : header_(std::move(header)), config_(ggufGpt2Config(header_)) {
-    const std::vector<MatrixSpec> specs = engineMatrices(config_);
+GgufWeightFile::GgufWeightFile(GgufHeader header)
+    : header_(std::move(header)), config_(ggufGpt2Config(header_)), specs_(engineMatrices(config_)) {
     for (const GgufTensor& t : header_.tensors) {
-        const MatrixSpec* spec = specOf(specs, huggingFaceName(t.name));
+        const MatrixSpec* spec = specOf(specs_, huggingFaceName(t.name));
         if (!spec) continue;
         wanted_.push_back(&t);
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(t.type));
         if (isQuantized(t.type) && keptInBlocks(*spec))
             blocks_[spec->name] = BlockFormat{info.codeBits, info.scaleValues, info.offsets, info.halfParams};
     }
-    for (const MatrixSpec& spec : specs)
+    for (const MatrixSpec& spec : specs_)
         if (!header_.tensor(ggufName(spec.name)))
             fail(header_.label, ": tensor ", ggufName(spec.name), " (Hugging Face ", spec.name,
                  ") is missing; is this a complete GPT-2 GGUF file?");
@@ -44,8 +44,7 @@ GgufWeightFile::GgufWeightFile(GgufHeader header) : header_(std::move(header)), 
 
 void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const std::uint8_t* bytes) const {
     const std::string name = huggingFaceName(t.name);
-    const std::vector<MatrixSpec> specs = engineMatrices(config_);
-    const MatrixSpec* spec = specOf(specs, name);
+    const MatrixSpec* spec = specOf(specs_, name);
     if (!spec) fail(header_.label, ": tensor ", t.name, " is not a GPT-2 weight");
     const std::vector<std::int64_t> expected = ggufDims(name, spec->sourceShape);
     if (t.dims != expected)

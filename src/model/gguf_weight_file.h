@@ -30,6 +30,7 @@ public:
 private:
     GgufHeader header_;
     ModelConfig config_;
+    std::vector<MatrixSpec> specs_;  // the engine's matrices for the config
     BlockFormats blocks_;
     std::vector<const GgufTensor*> wanted_;
 };
