@@ -111,7 +111,7 @@ function modelSource() {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`"${text}" is not a URL; give the http(s) address of a Hugging Face GPT-2 folder`);
+    throw new Error(`"${text}" is not a URL; give the http(s) address of a Hugging Face GPT-2 folder or of a GGUF file`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http(s) model URLs are allowed');
   return url.href;
