@@ -76,7 +76,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, con
         fail("this model's textures would take ", megabytes(gpuBytes()), " of GPU memory (weights ",
              megabytes(weights_.bytes()), ", activations and KV cache ", megabytes(activations_.bytes()),
              "), more than maxGpuBytes ", megabytes(std::int64_t(options.maxGpuBytes)),
-             "; try int8 weights or a smaller model");
+             "; try int8 or int4 weights, a 4-bit GGUF file, or a smaller model");
     weights_.allocate();
     activations_.allocate();
 }

@@ -259,7 +259,7 @@ for (const { worker, name } of modes) test(`${name}: progress tells the model's 
   assert.ok(first >= 0, 'an event carries gpuBytes');
   assert.ok(r.events[first].loaded < r.events[first].total, `known at ${r.events[first].loaded} of ${r.events[first].total} bytes`);
   assert.ok(r.events.slice(first).every((e) => e.gpuBytes === r.gpuBytes), `the figure is stats().gpuBytes, ${r.gpuBytes}`);
-  assert.match(r.refused, /^this model's textures would take [\d,]+\.\d MB of GPU memory \(weights [\d,.]+ MB, activations and KV cache [\d,.]+ MB\), more than maxGpuBytes [\d,.]+ MB; try int8 weights or a smaller model/);
+  assert.match(r.refused, /^this model's textures would take [\d,]+\.\d MB of GPU memory \(weights [\d,.]+ MB, activations and KV cache [\d,.]+ MB\), more than maxGpuBytes [\d,.]+ MB; try int8 or int4 weights, a 4-bit GGUF file, or a smaller model/);
   assert.equal(r.after, r.before, 'the refused load left no GL object');
 });
 

@@ -57,7 +57,8 @@ TEST(GlResources, GpuBytesAreCountedBeforeAllocatingAndACapRefusesUpFront) {
         const std::string message = e.what();
         EXPECT_NE(message.find("this model's textures would take "), std::string::npos) << message;
         EXPECT_NE(message.find("more than maxGpuBytes"), std::string::npos) << message;
-        EXPECT_NE(message.find("try int8 weights or a smaller model"), std::string::npos) << message;
+        EXPECT_NE(message.find("try int8 or int4 weights, a 4-bit GGUF file, or a smaller model"), std::string::npos)
+            << message;
     }
     EXPECT_EQ(liveTextureBytes(), bytes) << "nothing was allocated";
     EXPECT_EQ(liveGlObjects(), objects);
