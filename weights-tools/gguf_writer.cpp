@@ -77,14 +77,24 @@ void quantizeRow(GgmlType type, const float* x, std::int64_t K, std::vector<std:
             for (int i = 0; i < 32; ++i) out.push_back(std::uint8_t(std::int8_t(std::lround(v[i] * id))));
             continue;
         }
-        // Q4_0: the value of largest magnitude maps to code 0, so the codes span [-8, 7] * d.
+        // Q4_0 and Q5_0: the value of largest magnitude maps to code 0, so the codes span [-8, 7] * d
+        // (Q5_0: [-16, 15] * d); Q5_0 keeps each code's fifth bit in a 32-bit word after d.
+        const bool five = type == GgmlType::Q5_0;
+        const float half = five ? 16.0f : 8.0f;
         float max = 0, amax = 0;
         for (int i = 0; i < 32; ++i)
             if (std::fabs(v[i]) > amax) amax = std::fabs(v[i]), max = v[i];
-        const float d = max / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        const float d = max / -half, id = d != 0 ? 1.0f / d : 0.0f;
         putHalf(out, d);
-        auto code = [&](float value) { return std::uint8_t(std::min(15, int(std::int8_t(value * id + 8.5f)))); };
-        for (int i = 0; i < 16; ++i) out.push_back(std::uint8_t(code(v[i]) | code(v[i + 16]) << 4));
+        std::uint8_t q[32];
+        for (int i = 0; i < 32; ++i)
+            q[i] = std::uint8_t(std::min(int(2 * half - 1), int(std::int8_t(v[i] * id + half + 0.5f))));
+        if (five) {
+            std::uint32_t high = 0;
+            for (int i = 0; i < 32; ++i) high |= std::uint32_t(q[i] >> 4) << i;
+            for (int b = 0; b < 4; ++b) out.push_back(std::uint8_t(high >> (8 * b)));
+        }
+        for (int i = 0; i < 16; ++i) out.push_back(std::uint8_t((q[i] & 0xF) | (q[i + 16] & 0xF) << 4));
     }
 }
 
@@ -203,13 +213,14 @@ GgmlType tensorType(GgufFileType file, const MatrixSpec& spec, const ModelConfig
             return outputChannelsAreRows(spec) ? GgmlType::Q8_0 : GgmlType::Q4_0;
         case GgufFileType::Q4_K_M: {
             if (spec.name == "wpe.weight") return GgmlType::F32;
-            // K-quants need rows of whole super-blocks (256 values); narrower ones take Q8_0.
-            const std::int64_t rowLength = storedTransposed(spec.name) ? spec.sourceShape[0] : spec.sourceShape[1];
-            if (rowLength % 256 != 0) return GgmlType::Q8_0;
-            if (outputChannelsAreRows(spec)) return GgmlType::Q6_K;
             const bool widened = spec.name.find("attn.c_attn.weight") != std::string::npos ||
                                  spec.name.find("mlp.c_proj.weight") != std::string::npos;
-            return widened && moreBits(layerOf(spec.name), c.layers) ? GgmlType::Q6_K : GgmlType::Q4_K;
+            const bool six = outputChannelsAreRows(spec) || (widened && moreBits(layerOf(spec.name), c.layers));
+            // K-quants need rows of whole super-blocks (256 values); narrower ones (GPT-2 1.5B's 1600)
+            // take llama.cpp's stand-ins: Q8_0 for Q6_K, Q5_0 for Q4_K.
+            const std::int64_t rowLength = storedTransposed(spec.name) ? spec.sourceShape[0] : spec.sourceShape[1];
+            if (rowLength % 256 != 0) return six ? GgmlType::Q8_0 : GgmlType::Q5_0;
+            return six ? GgmlType::Q6_K : GgmlType::Q4_K;
         }
     }
     return GgmlType::F32;

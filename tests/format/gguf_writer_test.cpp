@@ -144,5 +144,20 @@ TEST(GgufWriter, Q4_K_MFollowsLlamaCppsPresetAndEachValueIsWithinHalfAStep) {
     }
 }
 
+// Rows of 128 (the bundled model) are no K-quant's: llama.cpp's stand-ins take their place, as
+// llama-quantize chooses them for this model (Q5_0 for Q4_K, Q8_0 for Q6_K); 512-value rows keep
+// theirs, more bits in layers 2 and 5 of 6.
+TEST(GgufWriter, Q4_K_MTakesLlamaCppsStandInsForNarrowRows) {
+    const std::string out = testing::makeTempDir("gguf-writer-narrow") + "/model.gguf";
+    writeGguf(testing::demoModelDir(), out, GgufFileType::Q4_K_M);
+    const GgufFile file(out);
+    const std::map<std::string, GgmlType> expected = {
+        {"token_embd.weight", GgmlType::Q8_0},        {"blk.0.attn_qkv.weight", GgmlType::Q5_0},
+        {"blk.0.attn_output.weight", GgmlType::Q5_0}, {"blk.0.ffn_up.weight", GgmlType::Q5_0},
+        {"blk.0.ffn_down.weight", GgmlType::Q4_K},    {"blk.2.ffn_down.weight", GgmlType::Q6_K},
+        {"blk.5.ffn_down.weight", GgmlType::Q6_K},    {"blk.4.ffn_down.weight", GgmlType::Q4_K}};
+    for (const auto& [name, type] : expected) EXPECT_EQ(file.header().tensor(name)->type, type) << name;
+}
+
 }  // namespace
 }  // namespace gpt2
