@@ -100,8 +100,8 @@ void readValue(Cursor& in, std::uint32_t type, GgufValue& out, const std::string
         return;
     }
     if (type != ARRAY) {
+        // A float keeps integer at 0: integer() refuses it rather than converting what may not fit.
         out.number = scalar(in, type, out.integer, "a metadata value");
-        if (out.kind == GgufValue::Kind::Float) out.integer = std::int64_t(out.number);
         return;
     }
     const auto elementType = in.read<std::uint32_t>("an array's element type");

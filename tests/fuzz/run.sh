@@ -3,7 +3,7 @@
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER_FLAGS...]   fuzz TARGET for SECONDS (default 60)
 #   tests/fuzz/run.sh TARGET merge                            minimise what fuzzing found into the
 #                                                              committed corpus (tests/fuzz/corpus/TARGET)
-# TARGET: safetensors config packed tokenizer vocab.
+# TARGET: safetensors config packed tokenizer vocab gguf.
 # Configures and builds build/fuzz (clang++, libFuzzer, ASan + UBSan) when needed. Fuzzing runs on a
 # copy of the committed corpus in build/fuzz/corpus/TARGET, so the committed one only grows by merge;
 # crashing inputs are saved as build/fuzz/artifacts/TARGET/crash-*, the run's log as
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-targets="safetensors config packed tokenizer vocab"
+targets="safetensors config packed tokenizer vocab gguf"
 target=${1:-}
 if [[ -z $target || " $targets " != *" $target "* ]]; then
   sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -39,6 +39,7 @@ exe=$build/tests/fuzz/fuzz_$target
 dict=()
 case $target in
   safetensors|packed|config) dict=(-dict="$root/tests/fuzz/json.dict") ;;
+  gguf) dict=(-dict="$root/tests/fuzz/gguf.dict") ;;
 esac
 
 mkdir -p "$work" "$artifacts"
