@@ -297,7 +297,9 @@ GgufWriteSummary writeGguf(const std::string& inDir, const std::string& outFile,
              "config differs, and a GGUF file cannot say so");
     Metadata m;
     m.text("general.architecture", "gpt2");
-    m.text("general.name", inDir.substr(inDir.find_last_of('/', inDir.size() - 2) + 1));
+    std::string name = inDir;
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    m.text("general.name", name.substr(name.find_last_of('/') + 1));  // the folder's name
     m.u32("gpt2.block_count", std::uint32_t(c.layers));
     m.u32("gpt2.context_length", std::uint32_t(c.contextLength));
     m.u32("gpt2.embedding_length", std::uint32_t(c.embedDim));

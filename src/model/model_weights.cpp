@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "model/ops/quantize.h"
 #include "util/error.h"
 #include "util/half.h"
-#include "model/ops/quantize.h"
 
 namespace gpt2 {
 namespace {
