@@ -18,8 +18,8 @@ namespace gpt2 {
 // tests/format/gguf_writer_test.cpp).
 // Q4_K_M follows llama.cpp's preset: Q4_K, but Q6_K for token_embd and for attn_qkv and ffn_down of
 // the first and last eighth of the layers and every third layer between; tensors whose rows are no
-// multiple of 256 (what K-quants need) take Q5_0 for Q4_K and Q8_0 for Q6_K, as llama.cpp does. The K-quants' block scales come from each block's
-// range (llama.cpp searches for better ones), so the bytes differ from llama.cpp's.
+// multiple of 256 (what K-quants need) take Q5_0 for Q4_K and Q8_0 for Q6_K, as llama.cpp does. The K-quants' block
+// scales come from each block's range (llama.cpp searches for better ones), so the bytes differ from llama.cpp's.
 enum class GgufFileType { F32, F16, Q8_0, Q4_0, Q4_K_M };
 // "F32", "F16", "Q8_0", "Q4_0" or "Q4_K_M"; throws naming the accepted values.
 GgufFileType parseGgufFileType(const std::string& name);
