@@ -15,7 +15,6 @@ void quantizeToBlocks(ProgramCache& programs, const Texture& floats, const Block
     Pass params(programs, "quantize_block_params.frag", defines, {&out.scales, &out.offsets}, {{"u_w", &floats}});
     Pass codes(programs, "quantize_block_codes.frag", defines, {&out.codes},
                {{"u_w", &floats}, {"u_w_scale", &out.scales}, {"u_w_offset", &out.offsets}});
-    programs.finish();
     params.run(0, out.scales.rows());
     codes.run(0, out.codes.rows());
 }
