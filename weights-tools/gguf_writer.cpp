@@ -320,8 +320,7 @@ GgufWriteSummary writeGguf(const std::string& inDir, const std::string& outFile,
     std::vector<Planned> tensors;
     std::uint64_t offset = 0;
     for (const MatrixSpec& spec : engineMatrices(c)) {
-        std::vector<std::int64_t> dims = spec.sourceShape;
-        if (!storedTransposed(spec.name)) std::reverse(dims.begin(), dims.end());
+        const std::vector<std::int64_t> dims = ggufDims(spec.name, spec.sourceShape);
         const GgmlType t = tensorType(type, spec, c);
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(t));
         if (dims[0] % info.blockValues != 0)
@@ -354,14 +353,8 @@ GgufWriteSummary writeGguf(const std::string& inDir, const std::string& outFile,
     std::uint64_t written = 0;
     for (const Planned& t : tensors) {
         std::vector<float> values = checkpoint.read(t.spec.name, t.spec.sourceShape);
-        if (storedTransposed(t.spec.name)) {  // Hugging Face's [in, out] -> [out, in]
-            const std::int64_t in = t.spec.sourceShape[0], outputs = t.spec.sourceShape[1];
-            std::vector<float> transposed(values.size());
-            for (std::int64_t i = 0; i < in; ++i)
-                for (std::int64_t o = 0; o < outputs; ++o)
-                    transposed[std::size_t(o * in + i)] = values[std::size_t(i * outputs + o)];
-            values = std::move(transposed);
-        }
+        // Hugging Face's [in, out] -> GGUF's [out, in].
+        if (storedTransposed(t.spec.name)) values = transposed(values, t.spec.sourceShape[0], t.spec.sourceShape[1]);
         const std::vector<std::uint8_t> bytes = encode(t.type, values, t.dims[0]);
         out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
         const std::vector<char> padding(std::size_t(aligned(bytes.size()) - bytes.size()), 0);

@@ -1,5 +1,6 @@
 #include "format/gguf_gpt2.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -82,6 +83,18 @@ bool storedTransposed(const std::string& hf) {
         if (hf.size() >= s.size() && hf.compare(hf.size() - s.size(), s.size(), s) == 0) return true;
     }
     return false;
+}
+
+std::vector<std::int64_t> ggufDims(const std::string& hf, std::vector<std::int64_t> shape) {
+    if (!storedTransposed(hf)) std::reverse(shape.begin(), shape.end());
+    return shape;
+}
+
+std::vector<float> transposed(const std::vector<float>& values, std::int64_t rows, std::int64_t cols) {
+    std::vector<float> out(values.size());
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < cols; ++c) out[std::size_t(c * rows + r)] = values[std::size_t(r * cols + c)];
+    return out;
 }
 
 }  // namespace gpt2

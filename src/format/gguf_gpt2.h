@@ -3,7 +3,9 @@
 // the gpt2.* metadata, and the tensors under llama.cpp's names ("blk.3.attn_qkv.weight"), each a
 // Hugging Face tensor. Conv1D weights are stored transposed ([out, in] with the input dimension
 // contiguous), so quantization blocks always run along a matrix's input dimension.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "format/gguf.h"
 #include "format/model_config.h"
@@ -20,5 +22,11 @@ std::string huggingFaceName(const std::string& ggufName);
 std::string ggufName(const std::string& huggingFaceName);
 // Whether the tensor is a Conv1D weight, which GGUF holds transposed.
 bool storedTransposed(const std::string& huggingFaceName);
+// The tensor's dimensions in GGUF's order (the contiguous one first) for its Hugging Face shape:
+// a Conv1D weight's [in, out] reads the same (it is stored transposed); others are reversed.
+std::vector<std::int64_t> ggufDims(const std::string& huggingFaceName, std::vector<std::int64_t> shape);
+// A rows x cols row-major matrix as cols x rows: between a Conv1D weight's Hugging Face [in, out]
+// and GGUF's [out, in].
+std::vector<float> transposed(const std::vector<float>& values, std::int64_t rows, std::int64_t cols);
 
 }  // namespace gpt2

@@ -1,19 +1,10 @@
 #include "model/gguf_weight_file.h"
 
-#include <algorithm>
-
 #include "format/gguf_gpt2.h"
 #include "util/error.h"
 
 namespace gpt2 {
 namespace {
-
-// The tensor's dimensions in GGUF's order (the contiguous one first) for a Hugging Face shape:
-// Conv1D weights are stored transposed, so their [in, out] reads the same; others are reversed.
-std::vector<std::int64_t> ggufDims(const std::string& name, std::vector<std::int64_t> shape) {
-    if (!storedTransposed(name)) std::reverse(shape.begin(), shape.end());
-    return shape;
-}
 
 const MatrixSpec* specOf(const std::vector<MatrixSpec>& specs, const std::string& name) {
     for (const MatrixSpec& spec : specs)
@@ -65,13 +56,8 @@ void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const st
     } else {
         decodeFloats(t.type, bytes, count, values.data());
     }
-    if (!storedTransposed(name)) return weights.upload(name, spec->sourceShape, values);
-    // [out, in] as stored, to Hugging Face's [in, out].
-    const std::int64_t outputs = count / K;
-    std::vector<float> hf(values.size());
-    for (std::int64_t o = 0; o < outputs; ++o)
-        for (std::int64_t k = 0; k < K; ++k) hf[std::size_t(k * outputs + o)] = values[std::size_t(o * K + k)];
-    weights.upload(name, spec->sourceShape, hf);
+    // A Conv1D weight's [out, in] as stored, to Hugging Face's [in, out].
+    weights.upload(name, spec->sourceShape, storedTransposed(name) ? transposed(values, count / K, K) : values);
 }
 
 }  // namespace gpt2
