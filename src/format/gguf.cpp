@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
+#include <string_view>
 
 #include "util/error.h"
 
@@ -223,10 +225,10 @@ GgufHeader parse(const std::uint8_t* bytes, std::size_t size, std::uint64_t file
         previousEnd = t.end;
         previous = &t;
     }
-    for (std::size_t i = 1; i < header.tensors.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-            if (header.tensors[i].name == header.tensors[j].name)
-                fail(label, ": tensor ", header.tensors[i].name, " appears twice; the file is corrupt");
+    // A set, not a pairwise check: a hostile header may describe millions of tensors.
+    std::set<std::string_view> names;
+    for (const GgufTensor& t : header.tensors)
+        if (!names.insert(t.name).second) fail(label, ": tensor ", t.name, " appears twice; the file is corrupt");
     return header;
 }
 

@@ -140,6 +140,12 @@ TEST(GgufBadInputs, MissingTensor) {
     EXPECT_NE(e.find("is missing"), std::string::npos) << e;
 }
 
+TEST(GgufBadInputs, TensorNamedTwice) {
+    auto bytes = fixture("narrow-Q4_0.gguf");
+    bytes[find(bytes, "blk.0.ffn_up.weight") + 4] = '1';  // now a second blk.1.ffn_up.weight
+    EXPECT_NE(errorOf(bytes).find("tensor blk.1.ffn_up.weight appears twice"), std::string::npos) << errorOf(bytes);
+}
+
 TEST(GgufBadInputs, WrongArchitecture) {
     auto bytes = fixture("narrow-Q4_0.gguf");
     const std::size_t value = find(bytes, "general.architecture") + 20 + 4 + 8;
