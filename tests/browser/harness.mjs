@@ -58,10 +58,11 @@ export function session(server, url, browser, extra = {}) {
   return {
     url,
     browser,
+    // `path` is relative to the site, or an absolute URL (a page of another server).
     async page(path = 'examples/blank.html') {
       const page = await browser.newPage();
       page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
-      await page.goto(url + path);
+      await page.goto(new URL(path, url).href);
       return page;
     },
     // A page of Playwright's whose page and module worker both run `script` before their own code:

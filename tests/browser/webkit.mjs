@@ -100,10 +100,10 @@ export async function startWebKit({ width = 1000, height = 1400 } = {}) {
   };
   return {
     url,
-    // Opens `path` of the site; the page records its uncaught errors and unhandled rejections from
-    // then on, which `errors()` returns.
+    // Opens `path` of the site (or an absolute URL); the page records its uncaught errors and
+    // unhandled rejections from then on, which `errors()` returns.
     async page(path = 'examples/blank.html') {
-      await run('POST', '/url', { url: url + path });
+      await run('POST', '/url', { url: new URL(path, url).href });
       await page.evaluate(() => {
         window.uncaught = [];
         window.addEventListener('error', (e) => window.uncaught.push(`error: ${e.message}`));

@@ -1,4 +1,4 @@
-// A small static server for build/site (or any folder): node web/dev/serve.mjs [DIR] [--port N].
+// A small static server for build/site (or any folder): node web/dev/serve.mjs [DIR] [--port N] [--prefix /P/].
 // Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
@@ -13,9 +13,12 @@ const TYPES = {
 
 // `root`: a folder, or folders whose files are looked up in order (the tests serve their fixtures
 // beside the site, never in it). `cors`: let pages of other origins import the module and fetch its
-// files, as a CDN does.
-export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = {}) {
+// files, as a CDN does. `headers`: sent with every file (a Content-Security-Policy, say). `prefix`: the
+// URL path the folder is served under, as GitHub Pages serves a project at /REPO/; any other path is
+// not found.
+export function serve(root, port = 8080, host = '127.0.0.1', { cors = false, headers = {}, prefix = '/' } = {}) {
   const bases = [root].flat().map((folder) => resolve(folder));
+  prefix = `/${prefix}/`.replace(/\/+/g, '/');
   // The file a URL path names in `base` and its size, or null.
   const find = (base, path) => {
     try {
@@ -28,10 +31,16 @@ export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = 
     }
   };
   const server = createServer((req, res) => {
+    const { pathname, search } = new URL(req.url, 'http://x');
+    // The prefix without its slash redirects, as Pages does: the page's relative URLs need the slash.
+    if (prefix !== '/' && pathname === prefix.slice(0, -1)) {
+      res.writeHead(301, { Location: prefix + search }).end();
+      return;
+    }
     // Normalized as an absolute path, it cannot climb out of a folder ('/../x' is '/x').
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const path = pathname.startsWith(prefix) ? normalize(decodeURIComponent(pathname.slice(prefix.length - 1))) : null;
     let found = null;
-    for (const base of bases) if ((found = find(base, path))) break;
+    if (path !== null) for (const base of bases) if ((found = find(base, path))) break;
     if (!found) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
@@ -39,7 +48,7 @@ export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = 
     const { file, size } = found;
     res.writeHead(200, {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache',
-      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}), ...headers,
     });
     if (req.method === 'HEAD') res.end();
     else createReadStream(file).pipe(res);
@@ -49,9 +58,10 @@ export function serve(root, port = 8080, host = '127.0.0.1', { cors = false } = 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const portAt = args.indexOf('--port');
-  const port = portAt >= 0 ? Number(args[portAt + 1]) : 8080;
-  const dir = args.find((a, i) => !a.startsWith('--') && i !== portAt + 1) ?? 'build/site';
-  const server = await serve(dir, port);
-  console.log(`Serving ${resolve(dir)} on http://localhost:${server.address().port}/`);
+  const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const port = Number(option('--port') ?? 8080);
+  const prefix = option('--prefix') ?? '/';
+  const dir = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--')) ?? 'build/site';
+  const server = await serve(dir, port, '127.0.0.1', { prefix });
+  console.log(`Serving ${resolve(dir)} on http://localhost:${server.address().port}${prefix}`);
 }

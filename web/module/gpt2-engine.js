@@ -9,9 +9,16 @@ import { Progress, streamModelFile, streamSafetensors } from './gpt2-loader.js';
 import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
 let modulePromise = null;
-function nativeModule() {
+// The wasm module of this thread, made on first use. `wasmUrl` (absolute) names the .wasm where a
+// bundler left it elsewhere; unset, the glue finds it beside itself.
+function nativeModule(wasmUrl) {
   // The module throws the class of a lost context itself (bindings.cpp): it is handed the class here.
-  modulePromise ??= createGpt2Module({ ContextLostError });
+  const locate = wasmUrl ? { locateFile: (file, folder) => (file.endsWith('.wasm') ? wasmUrl : folder + file) } : {};
+  modulePromise ??= createGpt2Module({ ContextLostError, ...locate }).catch((error) => {
+    modulePromise = null;
+    throw new Error(`gpt2-wasm.wasm (${wasmUrl ?? 'beside gpt2-wasm.js'}) could not be loaded: ${error?.message ?? error}; ` +
+      'where a bundler did not copy it there, pass its URL as the wasmUrl option (docs/api.md, "Bundlers")');
+  });
   return modulePromise;
 }
 
@@ -130,7 +137,7 @@ export class Engine {
   // The GPU bytes a model of each of `configs` (config.json objects) would take with `options` (the
   // load options, resolved), planned on a canvas made for it and released at once.
   static async plannedGpuBytes(configs, options) {
-    const M = await nativeModule();
+    const M = await nativeModule(options.wasmUrl);
     const surface = new Surface(M, null);
     try {
       return configs.map((config) => M.plannedGpuBytes(surface.target, JSON.stringify(config), nativeOptions(options)));
@@ -141,7 +148,7 @@ export class Engine {
   }
 
   static async loadFiles(source, options, files, progress, { signal, canvas, onContextLost }) {
-    const M = await nativeModule();
+    const M = await nativeModule(options.wasmUrl);
     const surface = new Surface(M, canvas, onContextLost);
     const native = nativeOptions(options);
     let model = null;

@@ -3,52 +3,141 @@
 import { abortError, ContextLostError, DisposedError, fromRemote } from './gpt2-errors.js';
 import { defineMethods } from './gpt2-methods.js';
 
-// A module served from another origin (a CDN) cannot start a worker from its own URL; a same-origin
-// blob that imports it by absolute URL can (the page's CSP then needs worker-src blob:).
-function startWorker() {
-  const url = new URL('./gpt2-worker.js', import.meta.url);
-  if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
-  const blob = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
-  return new Worker(URL.createObjectURL(blob), { type: 'module' });
+// The worker script beside this module, as a name the bundlers below do not rewrite.
+const WORKER_FILE = './gpt2-worker.js';
+
+// Shortens what a reason quotes: a bundler may have inlined a worker as a data: URL of kilobytes.
+function brief(text, limit = 300) {
+  const urls = String(text).replace(/\b(?:data|blob|https?|file):[^\s'")]{80,}/g, (url) => `${url.slice(0, 60)}…`);
+  return urls.length > limit ? `${urls.slice(0, limit)}…` : urls;
 }
 
+// Starts the worker at `url` (absolute), or this module's own. Vite and webpack find and bundle the
+// worker only from the literal `new Worker(new URL('./x.js', import.meta.url), { type: 'module' })`:
+// keep it whole. A script of another origin (a module served from a CDN) cannot be a worker: the
+// browser throws a SecurityError, and a same-origin blob imports the script instead (the page's CSP
+// then needs worker-src blob:). The blob holds the page's messages until the import has run, and
+// tells why it failed (a CSP violation, a 404), which a worker's error event does not.
+function spawnWorker(url) {
+  try {
+    return url ? new Worker(url, { type: 'module' }) : new Worker(new URL('./gpt2-worker.js', import.meta.url), { type: 'module' });
+  } catch (error) {
+    if (error?.name !== 'SecurityError') throw error;
+  }
+  const target = url ?? new URL(WORKER_FILE, import.meta.url).href;
+  const source = `const early = [], blocked = [];
+self.onmessage = (event) => early.push(event);
+self.addEventListener('securitypolicyviolation', (e) => blocked.push(\`Content-Security-Policy \${e.effectiveDirective} blocked \${e.blockedURI}\`));
+import(${JSON.stringify(target)}).then(() => { for (const event of early) self.onmessage(event); },
+  (error) => postMessage({ startError: [...blocked, error?.message ?? String(error)].join('; ') }));`;
+  return new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });
+}
+
+// Why a worker script failed before it ran, where the error event says nothing (Chromium's never
+// does): what the page's CSP blocked, else what fetching the script shows.
+async function whyNotStarted(url, event, violations) {
+  if (violations.length) return `the page's ${violations.join('; ')}`;
+  if (event?.message) return event.message;
+  if (!/^https?:/.test(url)) return 'the browser gave no reason (see its console)';
+  try {
+    const response = await fetch(url);
+    if (!response.ok) return `${url} answered HTTP ${response.status}`;
+    const type = response.headers.get('content-type') ?? '';
+    if (!/javascript|ecmascript/i.test(type)) return `${url} is served as ${type || 'no type'}, not JavaScript`;
+    return `${url} or one of its imports failed to load or run (the browser gave no reason; see its console)`;
+  } catch (error) {
+    return `${url} could not be fetched: ${error.message}`;
+  }
+}
+
+// One Worker per worker URL, shared by the models of the page loaded with it. Until the worker says
+// it is ready, an error is a failure to start: every request then fails with the reason.
 class WorkerHost {
-  constructor() {
-    if (typeof Worker === 'undefined') throw new Error('this browser has no Worker');
-    this.worker = startWorker();
+  static hosts = new Map();
+
+  constructor(url) {
+    this.url = url;
     this.calls = new Map();
     this.nextCall = 1;
     this.lost = new Set();
-    this.worker.onmessage = ({ data }) => {
-      if (data.lost !== undefined) {
-        this.lost.add(data.lost);
+    this.failure = null;
+    this.isReady = false;
+    // What the page's CSP blocks while the worker starts (a same-origin script under worker-src).
+    this.violations = [];
+    const noteViolation = (e) => this.violations.push(`Content-Security-Policy ${e.effectiveDirective} blocked ${e.blockedURI || 'the worker'}`);
+    globalThis.addEventListener?.('securitypolicyviolation', noteViolation);
+    this.stopWatching = () => globalThis.removeEventListener?.('securitypolicyviolation', noteViolation);
+    try {
+      if (typeof Worker === 'undefined') throw new Error('this browser has no Worker');
+      this.worker = spawnWorker(url);
+    } catch (error) {
+      this.fail(error.message);
+      return;
+    }
+    this.worker.onmessage = ({ data }) => this.receive(data);
+    this.worker.onerror = async (event) => {
+      if (this.failure) return;
+      if (this.isReady) {
+        this.rejectAll(new Error(`the GPT-2 worker failed: ${brief(event.message ?? 'an error with no message')}`));
         return;
       }
-      const pending = this.calls.get(data.call);
-      if (!pending) return;
-      if ('event' in data) {
-        pending.onEvent?.(data.event);
-        return;
-      }
-      this.calls.delete(data.call);
-      if (data.error) pending.reject(fromRemote(data.error));
-      else pending.resolve(data.result);
-    };
-    this.worker.onerror = (event) => {
-      const error = new Error(`the GPT-2 worker failed: ${event.message ?? 'it could not start'} (${new URL('./gpt2-worker.js', import.meta.url)})`);
-      for (const pending of this.calls.values()) pending.reject(error);
-      this.calls.clear();
+      this.fail(await whyNotStarted(this.scriptUrl(), event, this.violations));
     };
   }
 
-  static shared() {
-    WorkerHost.instance ??= new WorkerHost();
-    return WorkerHost.instance;
+  // The script's URL for messages: the given one, else where this module's own would be.
+  scriptUrl() {
+    return this.url ?? new URL(WORKER_FILE, import.meta.url).href;
+  }
+
+  receive(data) {
+    if (data.ready) {
+      this.isReady = true;
+      this.stopWatching();
+      return;
+    }
+    if (data.startError !== undefined) {
+      this.fail(data.startError);
+      return;
+    }
+    if (data.lost !== undefined) {
+      this.lost.add(data.lost);
+      return;
+    }
+    const pending = this.calls.get(data.call);
+    if (!pending) return;
+    if ('event' in data) {
+      pending.onEvent?.(data.event);
+      return;
+    }
+    this.calls.delete(data.call);
+    if (data.error) pending.reject(fromRemote(data.error));
+    else pending.resolve(data.result);
+  }
+
+  fail(reason) {
+    this.failure = new Error(brief(`the GPT-2 worker (${this.scriptUrl()}) could not start: ${reason}`));
+    this.worker?.terminate();
+    this.stopWatching();
+    this.rejectAll(this.failure);
+  }
+
+  rejectAll(error) {
+    for (const pending of this.calls.values()) pending.reject(error);
+    this.calls.clear();
+  }
+
+  // The host of the worker at `url` (unset: this module's own), started on first use.
+  static for(url = null) {
+    const key = url ?? '';
+    if (!WorkerHost.hosts.has(key)) WorkerHost.hosts.set(key, new WorkerHost(url));
+    return WorkerHost.hosts.get(key);
   }
 
   // Sends a request; returns { call, promise }. `onEvent` receives its progress or token events.
   start(method, { model, args = [], onEvent, transfer = [] } = {}) {
     const call = this.nextCall++;
+    if (this.failure) return { call, promise: Promise.reject(this.failure) };
     const promise = new Promise((resolve, reject) => this.calls.set(call, { resolve, reject, onEvent }));
     this.worker.postMessage({ call, method, model, args }, transfer);
     return { call, promise };
@@ -59,26 +148,23 @@ class WorkerHost {
   }
 
   abort(call) {
-    this.worker.postMessage({ abort: call });
+    this.worker?.postMessage({ abort: call });
   }
 }
 
 export class RemoteEngine {
-  // Whether the worker gets what the engine needs on an OffscreenCanvas: { ok: true } or
-  // { ok: false, reason }, asked once per page. A worker that cannot start answers with why.
-  static probe() {
-    RemoteEngine.probed ??= (async () => {
-      try {
-        return await WorkerHost.shared().request('probe');
-      } catch (error) {
-        return { ok: false, reason: error.message };
-      }
-    })();
-    return RemoteEngine.probed;
+  // Whether the worker at `workerUrl` (unset: the module's own) starts and gets what the engine
+  // needs on an OffscreenCanvas: { ok: true }, { ok: false, started: true, reason } (no WebGL2 there)
+  // or { ok: false, started: false, reason } (the script did not run), asked once per worker.
+  static probe(workerUrl) {
+    const host = WorkerHost.for(workerUrl);
+    host.probed ??= host.request('probe').then((answer) => ({ ...answer, started: true }),
+      (error) => ({ ok: false, started: false, reason: error.message }));
+    return host.probed;
   }
 
   static async load(source, options, { onProgress, signal } = {}) {
-    const host = WorkerHost.shared();
+    const host = WorkerHost.for(options.workerUrl);
     if (signal?.aborted) throw abortError(signal);
     const { call, promise } = host.start('load', { args: [source, options, Boolean(onProgress)], onEvent: onProgress });
     const onAbort = () => host.abort(call);
@@ -92,12 +178,14 @@ export class RemoteEngine {
   }
 
   static plannedGpuBytes(configs, options) {
-    return WorkerHost.shared().request('plannedGpuBytes', { args: [configs, options] });
+    return WorkerHost.for(options.workerUrl).request('plannedGpuBytes', { args: [configs, options] });
   }
 
-  // Live GL objects in the shared worker; 0 before it has started.
+  // Live GL objects in the workers that started; 0 before any has.
   static async liveGlObjects() {
-    return WorkerHost.instance ? WorkerHost.instance.request('liveGlObjects') : 0;
+    const running = [...WorkerHost.hosts.values()].filter((host) => !host.failure);
+    const counts = await Promise.all(running.map((host) => host.request('liveGlObjects')));
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 
   constructor(host, model, config) {

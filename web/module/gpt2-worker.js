@@ -1,7 +1,8 @@
 // The module Worker that runs the engine for GPT2.load's default worker mode: one per page, hosting
 // every model the page loads (gpt2-remote.js speaks to it). Each request carries a call number; the
 // reply is { call, result } or { call, error }, with { call, event } messages before it for
-// progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context.
+// progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context;
+// { ready: true }, sent once this script and its imports have run, tells the page it started.
 import { Engine } from './gpt2-engine.js';
 import { DisposedError } from './gpt2-errors.js';
 import { METHODS } from './gpt2-methods.js';
@@ -70,3 +71,5 @@ self.onmessage = async ({ data }) => {
     controllers.delete(call);
   }
 };
+
+postMessage({ ready: true });

@@ -63,6 +63,18 @@ export interface LoadOptions {
    * @default 'main'
    */
   revision?: string;
+  /**
+   * URL of the module's worker script (gpt2-worker.js, or the app's bundle of it), resolved against
+   * the page, for bundlers that do not follow `new Worker(new URL(..., import.meta.url))` (esbuild,
+   * Rollup); unset: gpt2-worker.js beside the module. Models loaded with the same workerUrl share
+   * one Worker.
+   */
+  workerUrl?: string;
+  /**
+   * URL of gpt2-wasm.wasm, resolved against the page, for bundlers that do not copy it; unset: beside
+   * the module's gpt2-wasm.js. The first model loaded on a thread fixes it for that thread.
+   */
+  wasmUrl?: string;
   /** Override the engine's choices for this GPU (benchmarks, tests, a misbehaving driver). */
   tuning?: Tuning;
   /**

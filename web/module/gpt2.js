@@ -2,11 +2,11 @@
 // API reference: docs/api.md. Types: gpt2.d.ts. Options and their defaults: src/options.json.
 //
 // By default the engine runs in a module Worker on an OffscreenCanvas (gpt2-remote.js, gpt2-worker.js)
-// and this thread stays free; { worker: false } runs it here (gpt2-engine.js). Both have the same
+// and this thread stays free; { worker: false } runs it here (gpt2-engine.js, imported only then, so a
+// page whose engine runs in the Worker does not download the engine's glue twice). Both have the same
 // methods, so this class does not care which it holds. Its request/response methods (tokenize,
 // logits, lens, ...) and their documentation come from the table in gpt2-methods.js.
 import { cachedModels, clearCache } from './gpt2-cache.js';
-import { Engine } from './gpt2-engine.js';
 import { ContextLostError, DisposedError } from './gpt2-errors.js';
 import { defineMethods } from './gpt2-methods.js';
 import { resolveOptions } from './gpt2-option-check.js';
@@ -43,9 +43,28 @@ function isPhone() {
   return /iPhone|iPad|iPod|Android/.test(agent) || (/Macintosh/.test(agent) && globalThis.navigator?.maxTouchPoints > 1);
 }
 
+// The engine on this thread, loaded on first use.
+let localEngine = null;
+function engineHere() {
+  localEngine ??= import('./gpt2-engine.js').then(({ Engine }) => Engine);
+  return localEngine;
+}
+
+// `url` as an absolute URL, resolved against the page (the worker that reads it has another base).
+function absolute(name, url) {
+  if (url === null) return null;
+  try {
+    return new URL(url, globalThis.document?.baseURI ?? globalThis.location?.href).href;
+  } catch {
+    throw new Error(`${name}: ${url} is not a URL`);
+  }
+}
+
 function loadOptions(options) {
   const resolved = resolveOptions('load', options, { passThrough: ['tuning', 'onProgress', 'signal', 'canvas'] });
   resolved.tuning = resolveOptions('tuning', options.tuning, { prefix: 'tuning.' });
+  resolved.workerUrl = absolute('workerUrl', resolved.workerUrl);
+  resolved.wasmUrl = absolute('wasmUrl', resolved.wasmUrl);
   resolved.phone = isPhone();
   if (resolved.worker && resolved.canvas) {
     throw new Error('canvas: the engine renders on its own OffscreenCanvas in worker mode; leave worker unset or pass worker: false to render on this canvas');
@@ -53,23 +72,25 @@ function loadOptions(options) {
   return resolved;
 }
 
+let warnedOfFallback = false;
+
 // Where the engine runs: { worker, reason[, warning] }. Unset, a Worker where the browser gives one
 // WebGL2 with float render targets on an OffscreenCanvas, else this thread, with a warning that says
-// why; `worker: true` fails instead, with the same reason.
-async function chooseMode(worker, canvas) {
+// why (a worker that has no WebGL2, or one whose script did not start: a 404, a MIME type, a CSP),
+// also logged once with console.warn; `worker: true` fails instead, with the same reason.
+async function chooseMode({ worker, workerUrl }, canvas) {
   if (worker === false) return { worker: false, reason: 'worker: false' };
   if (canvas) return { worker: false, reason: 'a canvas was given' };
-  const probe = await RemoteEngine.probe();
+  const probe = await RemoteEngine.probe(workerUrl);
   if (worker === true) {
     if (!probe.ok) throw new Error(`worker: true, but ${probe.reason}; leave worker unset to run the engine on this thread instead`);
     return { worker: true, reason: 'worker: true' };
   }
   if (probe.ok) return { worker: true, reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas' };
-  return {
-    worker: false,
-    reason: `this browser has no WebGL2 in workers: ${probe.reason}`,
-    warning: `the engine runs on this page's thread, not in a Worker: ${probe.reason}`,
-  };
+  const warning = `the engine runs on this page's thread, not in a Worker: ${probe.reason}`;
+  if (!warnedOfFallback) console.warn(`gpt2-webgl: ${warning}`);
+  warnedOfFallback = true;
+  return { worker: false, reason: probe.started ? `this browser has no WebGL2 in workers: ${probe.reason}` : probe.reason, warning };
 }
 
 export class GPT2 {
@@ -83,11 +104,11 @@ export class GPT2 {
   static async load(source, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
     const url = modelUrl(source, { hubUrl, revision });
-    const { worker, reason, warning } = await chooseMode(settings.worker, canvas);
+    const { worker, reason, warning } = await chooseMode(settings, canvas);
     if (warning) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning });
     const backend = worker
       ? await RemoteEngine.load(url, settings, { onProgress, signal })
-      : await Engine.load(url, settings, { onProgress, signal, canvas });
+      : await (await engineHere()).load(url, settings, { onProgress, signal, canvas });
     const mode = { worker, canvas: worker ? 'OffscreenCanvas' : backend.canvasKind, reason };
     return new GPT2(backend, mode, { url, options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined } });
   }
@@ -100,8 +121,8 @@ export class GPT2 {
   static async gpuBytes(config, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
     const configs = Array.isArray(config) ? config : [config];
-    const { worker } = await chooseMode(settings.worker, canvas);
-    const bytes = worker ? await RemoteEngine.plannedGpuBytes(configs, settings) : await Engine.plannedGpuBytes(configs, settings);
+    const { worker } = await chooseMode(settings, canvas);
+    const bytes = worker ? await RemoteEngine.plannedGpuBytes(configs, settings) : await (await engineHere()).plannedGpuBytes(configs, settings);
     return Array.isArray(config) ? bytes : bytes[0];
   }
 
@@ -117,7 +138,8 @@ export class GPT2 {
 
   /** Live WebGL objects made by all models of this page, in both modes (a leak check). */
   static async liveGlObjects() {
-    return (await Engine.liveGlObjects()) + (await RemoteEngine.liveGlObjects());
+    const here = localEngine ? await (await localEngine).liveGlObjects() : 0;
+    return here + (await RemoteEngine.liveGlObjects());
   }
 
   constructor(backend, mode, loadedWith) {

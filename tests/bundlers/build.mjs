@@ -1,0 +1,57 @@
+// Builds the app in app/ with each bundler as its documentation says to, from a folder where the
+// packed gpt2-webgl tarball is installed (node_modules/gpt2-webgl). Vite and webpack place the
+// package's worker and wasm themselves; esbuild and Rollup take the worker as a second entry point
+// and the wasm as a copied file, as docs/api.md ("Bundlers") tells their users.
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const wasmOf = (appDir) => join(appDir, 'node_modules/gpt2-webgl/gpt2-wasm.wasm');
+
+export const BUNDLERS = {
+  async vite(appDir, outDir) {
+    const { build } = await import('vite');
+    await build({ root: appDir, logLevel: 'warn', configFile: false, build: { outDir, emptyOutDir: true } });
+  },
+
+  async webpack(appDir, outDir) {
+    const { default: webpack } = await import('webpack');
+    const stats = await new Promise((resolve, reject) => webpack({
+      mode: 'production', context: appDir, entry: './main.js', output: { path: outDir, filename: 'main.js', clean: true },
+    }, (error, result) => (error ? reject(error) : resolve(result))));
+    if (stats.hasErrors()) throw new Error(stats.toString({ all: false, errors: true }));
+    copyFileSync(join(appDir, 'index.html'), join(outDir, 'index.html'));
+  },
+
+  // The worker beside the bundle under its own name and the wasm beside it: no option needed.
+  async esbuild(appDir, outDir) {
+    const { build } = await import('esbuild');
+    rmSync(outDir, { recursive: true, force: true });
+    await build({
+      absWorkingDir: appDir, bundle: true, splitting: true, format: 'esm', minify: true, outdir: outDir, logLevel: 'warning',
+      entryPoints: { main: './main.js', 'gpt2-worker': 'gpt2-webgl/gpt2-worker.js' },
+    });
+    copyFileSync(wasmOf(appDir), join(outDir, 'gpt2-wasm.wasm'));
+    copyFileSync(join(appDir, 'index.html'), join(outDir, 'index.html'));
+  },
+
+  // Files where the app wants them (assets/, wasm/), so the page passes workerUrl and wasmUrl.
+  async rollup(appDir, outDir) {
+    const { rollup } = await import('rollup');
+    const { nodeResolve } = await import('@rollup/plugin-node-resolve');
+    rmSync(outDir, { recursive: true, force: true });
+    const bundle = await rollup({
+      input: { main: join(appDir, 'main.js'), worker: 'gpt2-webgl/gpt2-worker.js' },
+      plugins: [nodeResolve({ rootDir: appDir })],
+    });
+    await bundle.write({ dir: join(outDir, 'assets'), format: 'es' });
+    await bundle.close();
+    mkdirSync(join(outDir, 'wasm'));
+    copyFileSync(wasmOf(appDir), join(outDir, 'wasm', 'gpt2-wasm.wasm'));
+    const page = readFileSync(join(appDir, 'index.html'), 'utf8');
+    if (!page.includes('"./main.js"')) throw new Error('app/index.html no longer loads ./main.js');
+    writeFileSync(join(outDir, 'index.html'), page.replace('"./main.js"', '"./assets/main.js"'));
+  },
+};
+
+// The page query an app of `bundler` needs besides the model and prompt.
+export const FILES_QUERY = { rollup: 'workerUrl=./assets/worker.js&wasmUrl=./wasm/gpt2-wasm.wasm' };
