@@ -46,10 +46,10 @@ after(async () => {
   for (const { server } of Object.values(apps)) await new Promise((ok) => server.close(ok));
 });
 
-// The app's page for `bundler` with the fixture's model and prompt.
-function appUrl(bundler) {
-  const query = `model=/models/gpt2-tiny/&prompt=${encodeURIComponent(JSON.stringify(prompt.ids))}`;
-  return `${apps[bundler].url}?${[query, FILES_QUERY[bundler]].filter(Boolean).join('&')}`;
+// The app's page for `bundler` at `url` with the fixture's model and prompt.
+function appUrl(bundler, url = apps[bundler].url, model = '/models/gpt2-tiny/') {
+  const query = `model=${encodeURIComponent(model)}&prompt=${encodeURIComponent(JSON.stringify(prompt.ids))}`;
+  return `${url}?${[query, FILES_QUERY[bundler]].filter(Boolean).join('&')}`;
 }
 
 // Polls the page for the app's outcome (the three drivers wait for functions differently).
@@ -61,8 +61,8 @@ async function resultOf(page) {
   throw new Error('the app gave no result within 120 s');
 }
 
-async function runApp(browser, bundler) {
-  const page = await browser.page(appUrl(bundler));
+async function runApp(browser, bundler, url = appUrl(bundler)) {
+  const page = await browser.page(url);
   const result = await resultOf(page);
   await page.close();
   assert.equal(result.error, undefined, `${bundler}: ${result.error}`);
@@ -95,3 +95,25 @@ for (const [browserName, start, available, why] of [
     }
   });
 }
+
+test('Chromium: Vite\'s dev server runs the app with the engine in its Worker, and the production build does so under a strict CSP', async () => {
+  const { createServer } = await import('vite');
+  const dev = await createServer({ root: appDir, configFile: false, logLevel: 'warn', server: { host: '127.0.0.1', port: 0 } });
+  await dev.listen();
+  const models = await serve(testSiteDir, 0, '127.0.0.1', { cors: true });
+  const strict = await serve([join(work, 'dist', 'vite'), testSiteDir], 0, '127.0.0.1', {
+    headers: { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" },
+  });
+  const browser = await startSite();
+  try {
+    const model = `http://127.0.0.1:${models.address().port}/models/gpt2-tiny/`;
+    const served = await runApp(browser, 'vite', appUrl('vite', dev.resolvedUrls.local[0], model));
+    assert.equal(served.mode.worker, true, `dev server: ${served.mode.reason}`);
+    const underCsp = await runApp(browser, 'vite', appUrl('vite', `http://127.0.0.1:${strict.address().port}/`));
+    assert.equal(underCsp.mode.worker, true, `production build under CSP: ${underCsp.mode.reason}`);
+  } finally {
+    await browser.close();
+    await dev.close();
+    for (const server of [models, strict]) await new Promise((ok) => server.close(ok));
+  }
+});

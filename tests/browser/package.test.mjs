@@ -1,10 +1,10 @@
-// The installable package: `npm pack build/site` gives a tarball with the module, its worker, the
-// wasm and the types, and nothing of the demo; installed into an empty folder, it is imported by a
+// The installable package: `npm pack ./build/site` gives a tarball with the module, its worker, the
+// wasm, the types, a README and the LICENSE, and nothing of the demo; installed into an empty folder, it is imported by a
 // page through an import map, loads a model and generates, and TypeScript
 // resolves its types by the package name. No network: the tarball has no dependencies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,10 +37,57 @@ after(async () => {
 test('npm pack holds the module, its worker, the wasm and the types, and no demo or model', () => {
   const listing = execFileSync('tar', ['tzf', join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')))], { encoding: 'utf8' })
     .split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort();
-  for (const f of ['gpt2.js', 'gpt2-worker.js', 'gpt2-engine.js', 'gpt2-options.js', 'gpt2-wasm.js', 'gpt2-wasm.wasm', 'gpt2.d.ts', 'package.json']) {
+  for (const f of ['gpt2.js', 'gpt2-worker.js', 'gpt2-engine.js', 'gpt2-options.js', 'gpt2-wasm.js', 'gpt2-wasm.wasm', 'gpt2.d.ts', 'package.json',
+    'README.md', 'LICENSE']) {
     assert.ok(listing.includes(f), `${f} is in the package: ${listing}`);
   }
   assert.ok(!listing.some((f) => /index\.html|demo|models\/|examples\//.test(f)), `no demo files: ${listing}`);
+  const installed = join(dir, 'node_modules/gpt2-webgl');
+  assert.equal(readFileSync(join(installed, 'LICENSE'), 'utf8'), readFileSync(join(root, 'LICENSE'), 'utf8'));
+  assert.match(readFileSync(join(installed, 'README.md'), 'utf8'), /import \{ GPT2 \} from 'gpt2-webgl'/);
+});
+
+test('the manifest says what the package is, exports its worker and wasm, and publishes without a warning', () => {
+  const published = JSON.parse(readFileSync(join(dir, 'node_modules/gpt2-webgl/package.json'), 'utf8'));
+  assert.equal(published.license, 'MIT');
+  assert.ok(published.keywords.includes('gpt2') && published.keywords.includes('webgl2'), published.keywords);
+  assert.equal(published.exports['./gpt2-worker.js'], './gpt2-worker.js');
+  assert.equal(published.exports['./gpt2-wasm.wasm'], './gpt2-wasm.wasm');
+  assert.deepEqual(Object.keys(published.exports['.']), ['types', 'default'], 'types first: conditions match in order');
+  // A registry on a closed localhost port: a dry run must not need one.
+  const run = spawnSync('npm', ['publish', '--dry-run', '--registry', 'http://127.0.0.1:9/', siteDir], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const warnings = run.stderr.split('\n').filter((line) => /warn/i.test(line) && !/logged in/.test(line));
+  assert.deepEqual(warnings, [], 'npm publish --dry-run warns of nothing but the missing login');
+});
+
+test("the README's npm commands work as written: pack the built site, install the tarball", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const commands = [...readme.matchAll(/^ {4}(npm (?:pack|install) \S+)/gm)].map((m) => m[1]);
+  assert.deepEqual(commands.map((c) => c.split(' ')[1]), ['pack', 'install'], commands.join(' | '));
+  const app = mkdtempSync(join(tmpdir(), 'gpt2-readme-'));
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'readme-app', version: '1.0.0', private: true }));
+  // Settings through the environment, so the commands stay as written: the tarball goes to the app's
+  // folder, and nothing asks the registry.
+  const env = { ...process.env, npm_config_pack_destination: app, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const sh = (command, cwd) => execFileSync('sh', ['-c', command], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  sh(commands[0], root);
+  sh(commands[1], app);
+  const installed = JSON.parse(readFileSync(join(app, 'node_modules/gpt2-webgl/package.json'), 'utf8'));
+  assert.equal(installed.name, 'gpt2-webgl');
+});
+
+test('the manifest names the GitHub repository, its issues and the demo on GitHub Pages when the build knows them', () => {
+  const out = join(dir, 'manifest.json');
+  const write = (repository) => execFileSync('cmake', [`-DSOURCE=${join(root, 'web/module/package.json')}`, `-DOUT=${out}`,
+    `-DREPOSITORY=${repository}`, '-P', join(root, 'cmake/package_manifest.cmake')]);
+  write('Some-Owner/gpt2-webgl');
+  const named = JSON.parse(readFileSync(out, 'utf8'));
+  assert.deepEqual(named.repository, { type: 'git', url: 'git+https://github.com/Some-Owner/gpt2-webgl.git' });
+  assert.equal(named.homepage, 'https://some-owner.github.io/gpt2-webgl/');
+  assert.equal(named.bugs, 'https://github.com/Some-Owner/gpt2-webgl/issues');
+  write('');
+  assert.equal(readFileSync(out, 'utf8'), readFileSync(join(root, 'web/module/package.json'), 'utf8'), 'no guessed owner');
 });
 
 test('the package is gpt2-webgl, a name of its own: the repository\'s manifest is the private dev workspace', () => {

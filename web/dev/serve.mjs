@@ -11,6 +11,9 @@ const TYPES = {
   '.ts': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.png': 'image/png',
 };
 
+// '/a/' from 'a', '/a' or 'a/'.
+const slashed = (prefix) => `/${prefix}/`.replace(/\/+/g, '/');
+
 // `root`: a folder, or folders whose files are looked up in order (the tests serve their fixtures
 // beside the site, never in it). `cors`: let pages of other origins import the module and fetch its
 // files, as a CDN does. `headers`: sent with every file (a Content-Security-Policy, say). `prefix`: the
@@ -18,7 +21,7 @@ const TYPES = {
 // not found.
 export function serve(root, port = 8080, host = '127.0.0.1', { cors = false, headers = {}, prefix = '/' } = {}) {
   const bases = [root].flat().map((folder) => resolve(folder));
-  prefix = `/${prefix}/`.replace(/\/+/g, '/');
+  prefix = slashed(prefix);
   // The file a URL path names in `base` and its size, or null.
   const find = (base, path) => {
     try {
@@ -63,5 +66,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const prefix = option('--prefix') ?? '/';
   const dir = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--')) ?? 'build/site';
   const server = await serve(dir, port, '127.0.0.1', { prefix });
-  console.log(`Serving ${resolve(dir)} on http://localhost:${server.address().port}${prefix}`);
+  console.log(`Serving ${resolve(dir)} on http://localhost:${server.address().port}${slashed(prefix)}`);
 }
