@@ -40,12 +40,15 @@ function cdnPolicy(cdn) {
 function generate(page, moduleUrl, options = {}) {
   return page.evaluate(async ([url, ids, settings]) => {
     const { GPT2 } = await import(url);
+    // What importing the module fetched (the worker's scripts, fetched later, show here too in Chromium).
+    const imported = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
     const warnings = [];
     const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', ...settings, onProgress: ({ warning }) => warning && warnings.push(warning) });
     const out = [];
     for await (const t of model.generate(ids, { maxNewTokens: 3, stopAtEndOfText: false })) out.push(t.id);
     await model.dispose();
-    return { ids: out, mode: model.mode, warnings };
+    const fetched = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
+    return { ids: out, mode: model.mode, warnings, imported, fetched };
   }, [moduleUrl, prompt.ids, options]);
 }
 
@@ -58,6 +61,9 @@ test('served from the page\'s origin, the module runs in its Worker under script
   assert.deepEqual(r.ids, prompt.greedy.slice(0, 3));
   assert.equal(r.mode.worker, true, r.mode.reason);
   assert.deepEqual(violations, []);
+  assert.ok(r.imported.includes('/gpt2-remote.js'), `the module's imports are recorded: ${r.imported}`);
+  const glue = r.imported.filter((path) => /gpt2-engine|gpt2-wasm/.test(path));
+  assert.deepEqual(glue, [], 'importing the module does not fetch the same-thread engine');
   await page.close();
 });
 
@@ -89,6 +95,7 @@ test('a worker script that cannot start: the warning, the mode, console.warn (on
   assert.equal(notFound.mode.worker, false);
   assert.match(notFound.mode.reason, /^the GPT-2 worker \(http:\/\/127\.0\.0\.1:\d+\/no-such-worker\.js\) could not start: .*answered HTTP 404/);
   assert.deepEqual(notFound.warnings, [`the engine runs on this page's thread, not in a Worker: ${notFound.mode.reason}`]);
+  assert.ok(notFound.fetched.includes('/gpt2-engine.js') && notFound.fetched.includes('/gpt2-wasm.wasm'), 'the page loaded the engine itself');
 
   const wrongType = await generate(page, '/gpt2.js', { workerUrl: '/models/gpt2-tiny/config.json' });
   assert.match(wrongType.mode.reason, /is served as application\/json, not JavaScript/);
