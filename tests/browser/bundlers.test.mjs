@@ -1,5 +1,5 @@
-// The package in the apps people build: tests/bundlers/app built by Vite, webpack, esbuild and Rollup
-// from the packed tarball (npm pack of build/site, installed like any dependency), each served as a
+// The package in the apps people build: tests/bundlers/app built by Vite, webpack, esbuild, Rollup and
+// Next.js (as a client component) from the packed tarball (npm pack of build/site, installed like any dependency), each served as a
 // static site and run in Chromium, Firefox and WebKit. Each must generate the Hugging Face fixture's
 // greedy tokens, with the engine in its Worker wherever the browser gives a Worker WebGL2 (WebKit
 // does not: there the warning must say so). Each bundle's files and sizes are printed.
@@ -36,7 +36,7 @@ before(async () => {
   for (const [name, bundle] of Object.entries(BUNDLERS)) {
     const outDir = join(work, 'dist', name);
     await bundle(appDir, outDir);
-    const sizes = filesOf(outDir).map((f) => `${relative(outDir, f)} ${(statSync(f).size / 1000).toFixed(1)} kB`);
+    const sizes = filesOf(outDir).filter((f) => /\.(js|wasm)$/.test(f)).map((f) => `${relative(outDir, f)} ${(statSync(f).size / 1000).toFixed(1)} kB`);
     console.log(`[${name}] ${sizes.join(', ')}`);
     const server = await serve([outDir, testSiteDir], 0, '127.0.0.1');
     apps[name] = { server, url: `http://127.0.0.1:${server.address().port}/` };

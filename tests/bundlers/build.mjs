@@ -1,9 +1,12 @@
 // Builds the app in app/ with each bundler as its documentation says to, from a folder where the
-// packed gpt2-webgl tarball is installed (node_modules/gpt2-webgl). Vite and webpack place the
-// package's worker and wasm themselves; esbuild and Rollup take the worker as a second entry point
+// packed gpt2-webgl tarball is installed (node_modules/gpt2-webgl). Vite, webpack and Next.js place
+// the package's worker and wasm themselves; esbuild and Rollup take the worker as a second entry point
 // and the wasm as a copied file, as docs/api.md ("Bundlers") tells their users.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const wasmOf = (appDir) => join(appDir, 'node_modules/gpt2-webgl/gpt2-wasm.wasm');
 
@@ -50,6 +53,20 @@ export const BUNDLERS = {
     const page = readFileSync(join(appDir, 'index.html'), 'utf8');
     if (!page.includes('"./main.js"')) throw new Error('app/index.html no longer loads ./main.js');
     writeFileSync(join(outDir, 'index.html'), page.replace('"./main.js"', '"./assets/main.js"'));
+  },
+
+
+  // The app as a client component of a Next.js app (tests/bundlers/next), exported as a static site.
+  async next(appDir, outDir) {
+    const project = join(appDir, '..', 'next-app');
+    rmSync(project, { recursive: true, force: true });
+    cpSync(join(dirname(fileURLToPath(import.meta.url)), 'next'), project, { recursive: true });
+    cpSync(join(appDir, 'node_modules'), join(project, 'node_modules'), { recursive: true });
+    copyFileSync(join(appDir, 'main.js'), join(project, 'app', 'main.js'));
+    const next = createRequire(import.meta.url).resolve('next/dist/bin/next');
+    execFileSync(process.execPath, [next, 'build'], { cwd: project, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: 'pipe' });
+    rmSync(outDir, { recursive: true, force: true });
+    cpSync(join(project, 'out'), outDir, { recursive: true });
   },
 };
 
