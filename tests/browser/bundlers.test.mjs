@@ -1,7 +1,7 @@
 // The package in the apps people build: tests/bundlers/app built by Vite, webpack, esbuild, Rollup and
-// Next.js (as a client component) from the packed tarball (npm pack of build/site, installed like any dependency), each served as a
-// static site and run in Chromium, Firefox and WebKit. Each must generate the Hugging Face fixture's
-// greedy tokens, with the engine in its Worker wherever the browser gives a Worker WebGL2 (WebKit
+// Next.js (as a client component) from the packed tarball (npm pack of build/site, installed like any
+// dependency), each served as a static site and run in Chromium, Firefox and WebKit. Each must
+// generate the Hugging Face fixture's greedy tokens, with the engine in its Worker wherever the browser gives a Worker WebGL2 (WebKit
 // does not: there the warning must say so). Each bundle's files and sizes are printed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
