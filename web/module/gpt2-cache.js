@@ -4,7 +4,7 @@
 // it when read; one that fails the check (or whose packed payload fails its checksum) is dropped and
 // fetched again, never used. Without a Cache API, or past the storage quota, the model loads all
 // the same and a warning says so.
-import { fetchResponse } from './gpt2-loader.js';
+import { fetchResponse } from './gpt2-download.js';
 
 export const CACHE_NAME = 'gpt2-webgl-models';
 const SIZE_HEADER = 'X-Gpt2-Bytes';
@@ -46,7 +46,7 @@ export class ModelFiles {
   async response(url, { optional = false } = {}) {
     const cached = await this.fromCache(url);
     if (cached) return cached;
-    const response = await fetchResponse(url, this.signal, { optional });
+    const response = await fetchResponse(url, this.signal, { optional, onRetry: this.warn });
     if (!response || !this.store) return response;
     const size = Number(response.headers.get('Content-Length'));
     if (!(size > 0) || response.headers.get('Content-Encoding')) return response;
@@ -60,7 +60,7 @@ export class ModelFiles {
   async text(url, { optional = false } = {}) {
     const cached = await this.fromCache(url);
     if (cached) return cached.text();
-    const response = await fetchResponse(url, this.signal, { optional });
+    const response = await fetchResponse(url, this.signal, { optional, onRetry: this.warn });
     if (!response) return null;
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (this.store) this.writes.push(this.put(url, new Response(bytes, { headers: this.entryHeaders(bytes.length, response) })));

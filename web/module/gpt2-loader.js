@@ -1,19 +1,7 @@
-// Fetching a model's files and streaming safetensors or GGUF bytes into the engine, one tensor in the wasm
-// heap at a time. Used by gpt2-engine.js on whichever thread runs the engine.
+// Streaming safetensors or GGUF bytes into the engine, one tensor in the wasm heap at a time (the
+// files come from gpt2-cache.js and gpt2-download.js). Used by gpt2-engine.js on whichever thread
+// runs the engine.
 import { abortError } from './gpt2-errors.js';
-
-export async function fetchResponse(url, signal, { optional = false } = {}) {
-  let response;
-  try {
-    response = await fetch(url, { signal });
-  } catch (error) {
-    if (signal?.aborted) throw abortError(signal);
-    throw new Error(`${url}: could not be fetched (${error.message}); is the URL reachable?`);
-  }
-  if (optional && response.status === 404) return null;
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`.trim());
-  return response;
-}
 
 // Reads a response body in order: exact byte ranges, skipping what is not needed.
 class ByteStream {
