@@ -28,6 +28,10 @@ ctest --test-dir build/native --output-on-failure -j"$jobs" 2>&1 | tee build/cte
 MESA_SHADER_CACHE_DISABLE=true ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   LSAN_OPTIONS=use_tls=0:print_suppressions=0:suppressions="$PWD/tests/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --test-dir build/asan --output-on-failure -j"$jobs" 2>&1 | tee build/ctest-asan.log
+# Every fuzz target for 15 seconds (clang++, libFuzzer, ASan + UBSan; tests/fuzz/README.md), so a new
+# parser bug is caught here; the committed corpora run above as fuzz_regression_*.
+tests/fuzz/run.sh all 15 2>&1 | tee build/fuzz-smoke.log
+read -r fuzz_passed fuzz_failed <<< "$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/fuzz-smoke.log)"
 summary() { sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 \2/p' "$1" | tail -1; }
 read -r failed_plain total_plain <<< "$(summary build/ctest.log)"
 read -r failed_asan total_asan <<< "$(summary build/ctest-asan.log)"
@@ -39,9 +43,10 @@ node --test --test-reporter=spec --test-reporter-destination=stdout \
 browser_passed=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
 browser_failed=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
 
-passed=$(( ${native_total:-0} - ${native_failed:-0} + ${browser_passed:-0} ))
-failed=$(( ${native_failed:-1} + ${browser_failed:-1} ))
+passed=$(( ${native_total:-0} - ${native_failed:-0} + ${browser_passed:-0} + ${fuzz_passed:-0} ))
+failed=$(( ${native_failed:-1} + ${browser_failed:-1} + ${fuzz_failed:-1} ))
 [ -n "$total_plain" ] && [ -n "$total_asan" ] || echo "CTest printed no summary"
 [ -n "$browser_passed" ] || echo "the browser tests printed no summary"
+[ -n "$fuzz_passed" ] || echo "the fuzz smoke runs printed no summary"
 echo "Summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,6 +3,8 @@
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER_FLAGS...]   fuzz TARGET for SECONDS (default 60)
 #   tests/fuzz/run.sh TARGET merge                            minimise what fuzzing found into the
 #                                                              committed corpus (tests/fuzz/corpus/TARGET)
+#   tests/fuzz/run.sh all SECONDS                             every target for SECONDS each, one line
+#                                                              each, then "fuzz: N passed, N failed"
 # TARGET: safetensors config packed tokenizer vocab gguf.
 # Configures and builds build/fuzz (clang++, libFuzzer, ASan + UBSan) when needed. Fuzzing runs on a
 # copy of the committed corpus in build/fuzz/corpus/TARGET, so the committed one only grows by merge;
@@ -14,8 +16,27 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 targets="safetensors config packed tokenizer vocab gguf"
 target=${1:-}
+if [[ $target == all ]]; then
+  seconds=${2:-10}
+  passed=0 failed=0
+  for each in $targets; do
+    log=${GPT2_FUZZ_BUILD_DIR:-$root/build/fuzz}/logs/$each-smoke.log
+    mkdir -p "$(dirname "$log")"
+    if "$0" "$each" "$seconds" >"$log" 2>&1; then
+      passed=$((passed + 1))
+      echo "fuzz $each: ok, $(grep -o 'number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*') inputs in $seconds s"
+    else
+      failed=$((failed + 1))
+      echo "fuzz $each: FAILED ($log):"
+      tail -n 40 "$log"
+    fi
+  done
+  echo "fuzz: $passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
 if [[ -z $target || " $targets " != *" $target "* ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 mode=${2:-60}
