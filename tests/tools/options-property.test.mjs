@@ -45,9 +45,13 @@ function validValues(spec) {
   }
 }
 
-// Anything, with the edge cases of numbers and near-misses of each type weighted in.
+// Anything (BigInts and objects that refuse to become strings too), with the edge cases of numbers
+// and near-misses of each type weighted in.
+const cyclic = {};
+cyclic.self = cyclic;
 const anyValue = fc.oneof(
-  fc.anything(),
+  fc.anything({ withBigInt: true, withBoxedValues: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true }),
+  fc.constantFrom(10n, cyclic, () => 1, Symbol('s'), { toString: {} }, Object.create(null)),
   fc.constantFrom(NaN, Infinity, -Infinity, -0, 0.5, -1, 2 ** 53, '', '1', 'fp64', [], [1], {}, true, false),
   fc.double(), fc.integer(), fc.string(), fc.array(fc.oneof(fc.string(), fc.integer())),
 );
@@ -60,11 +64,11 @@ for (const { group, prefix, name, spec } of options) {
         out = resolveOptions(group, { [name]: value }, { prefix });
       } catch (error) {
         assert.ok(error.message.startsWith(`${prefix}${name} must be `), error.message);
-        assert.ok(!allowed(spec, value) || value === null || value === undefined, `an allowed value was refused: ${String(value)}`);
+        assert.ok(!allowed(spec, value) || value === null || value === undefined, `an allowed value was refused: ${error.message}`);
         return;
       }
       if (value === null || value === undefined) assert.deepEqual(out[name], spec.default);
-      else assert.ok(allowed(spec, value), `accepted ${JSON.stringify(value)} for ${spec.type}`);
+      else assert.ok(allowed(spec, value), `accepted a ${typeof value} for ${spec.type}: ${String(out[name]?.constructor?.name)}`);
     }), { numRuns: 300 });
   });
 

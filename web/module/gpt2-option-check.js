@@ -15,6 +15,16 @@ function describe(spec) {
   }
 }
 
+// A value as a message quotes it: JSON where it has one (not a BigInt, a cycle or a function).
+function shown(value) {
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return JSON.stringify(value) ?? `a ${typeof value}`;
+  } catch {
+    return `a${/^[aeiou]/.test(typeof value) ? 'n' : ''} ${typeof value} that JSON cannot hold`;
+  }
+}
+
 function valid(spec, value) {
   switch (spec.type) {
     case 'enum': return spec.values.includes(value);
@@ -41,7 +51,7 @@ export function resolveOptions(group, given = {}, { prefix = '', passThrough = [
     const spec = specs[name];
     if (!spec) throw new Error(`${group}: unknown option ${name}; known: ${[...Object.keys(specs), ...passThrough].join(', ')}`);
     if (value === undefined || value === null) continue;
-    if (!valid(spec, value)) throw new Error(`${prefix}${name} must be ${describe(spec)}, got ${JSON.stringify(value)}`);
+    if (!valid(spec, value)) throw new Error(`${prefix}${name} must be ${describe(spec)}, got ${shown(value)}`);
     out[name] = spec.type === 'strings' && typeof value === 'string' ? [value] : value;
   }
   for (const [name, spec] of Object.entries(specs)) if (!(name in out)) out[name] = structuredClone(spec.default);
