@@ -24,11 +24,14 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages ||
             a.interleave != b.interleave)
             fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
-        if (t->format() != TexelFormat::Float32 && t->format() != TexelFormat::HalfPairs &&
-            t->format() != TexelFormat::Int4Quads)
-            fail("pass ", shader, ": output ", t->name(), " must be RGBA32F, fp16 row pairs or 4-bit quads");
+        if (t->format() == TexelFormat::Int8Quads)
+            fail("pass ", shader, ": output ", t->name(), " must be RGBA32F, RGBA16F, fp16 row pairs or 4-bit quads");
     }
-    if (outputs_[0]->format() != TexelFormat::Float32) {
+    // RGBA32F and RGBA16F take one row a texel, written as is (and blended) by any pass.
+    const auto plain = [](const Texture* t) {
+        return t->format() == TexelFormat::Float32 || t->format() == TexelFormat::Float16;
+    };
+    if (!plain(outputs_[0])) {
         if (outputs_.size() > 1 || instances_ > 1)
             fail("pass ", shader, ": an output of several rows a texel (", outputs_[0]->name(),
                  ") takes one render target and no blended instances");

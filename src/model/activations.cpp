@@ -4,12 +4,12 @@ namespace gpt2 {
 
 Texture& Activations::add(const std::string& name, int rows, int cols) { return addInterleaved(name, rows, cols, 1); }
 
-Texture& Activations::addPerPosition(const std::string& name, int positions, int cols) {
-    return addInterleaved(name, positions, cols, tuning_.rowsPerFragment);
+Texture& Activations::addPerPosition(const std::string& name, int positions, int cols, TexelFormat format) {
+    return addInterleaved(name, positions, cols, tuning_.rowsPerFragment, format);
 }
 
-Texture& Activations::addInterleaved(const std::string& name, int rows, int cols, int interleave) {
-    return addStored(name, rows, cols, interleave, TexelFormat::Float32);
+Texture& Activations::addInterleaved(const std::string& name, int rows, int cols, int interleave, TexelFormat format) {
+    return addStored(name, rows, cols, interleave, format);
 }
 
 Texture& Activations::addHalfPairs(const std::string& name, int rows, int cols) {

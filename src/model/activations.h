@@ -18,10 +18,12 @@ public:
     // A rows x cols matrix named `name` (in errors and profiles), owned by the store.
     Texture& add(const std::string& name, int rows, int cols);
     // The same for a matrix of one row per position that row-tiled matmuls write: its rows are
-    // interleaved over groups of Tuning::rowsPerFragment pages.
-    Texture& addPerPosition(const std::string& name, int positions, int cols);
+    // interleaved over groups of Tuning::rowsPerFragment pages. `format`: RGBA32F, or RGBA16F.
+    Texture& addPerPosition(const std::string& name, int positions, int cols,
+                            TexelFormat format = TexelFormat::Float32);
     // The same for any matrix whose rows are written `interleave` per fragment.
-    Texture& addInterleaved(const std::string& name, int rows, int cols, int interleave);
+    Texture& addInterleaved(const std::string& name, int rows, int cols, int interleave,
+                            TexelFormat format = TexelFormat::Float32);
     // A rows x cols matrix of fp16 row pairs (TexelFormat::HalfPairs), written by passes with
     // row_output.glsl and read through `fetch` as any input.
     Texture& addHalfPairs(const std::string& name, int rows, int cols);

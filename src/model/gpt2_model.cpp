@@ -126,8 +126,8 @@ void Gpt2Model::declareGraph() {
     embed_ = std::make_unique<Pass>(embeddingPass(programs_, x, *ids_, W("wte.weight"), *w("wpe.weight")));
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        Texture& k = t.addPerPosition(h + "k cache", P, Cq);  // [P, Cq]
-        Texture& v = t.addPerPosition(h + "v cache", P, Cq);  // [P, Cq]
+        Texture& k = t.addPerPosition(h + "k cache", P, Cq, tuning_.kvCache);  // [P, Cq]
+        Texture& v = t.addPerPosition(h + "v cache", P, Cq, tuning_.kvCache);  // [P, Cq]
         blocks_.push_back(Block{
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
             plan.linear({.outputs = {&q, &k, &v},

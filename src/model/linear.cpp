@@ -72,7 +72,7 @@ LayerNormOp LinearPlanner::layerNorm(const Texture& x, const LayerNormWeights& w
         moments = m;
     }
     return LayerNormOp(programs_, *normed, x, *weights.gamma, *weights.beta, shape.second, eps_, moments,
-                       moments ? tuning_.splitFor(*moments) : 0);
+                       moments ? tuning_.splitFor({moments}) : 0);
 }
 
 Linear LinearPlanner::linear(const LinearDecl& decl) {
@@ -83,7 +83,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     spec.weightOffset = decl.weight.offsets;
     spec.weightBlockTexels = decl.weight.blockTexels;
     spec.transposedWeight = decl.transposedWeight;
-    spec.splitTexels = tuning_.splitFor(*decl.outputs[0]);
+    spec.splitTexels = tuning_.splitFor(decl.outputs);
     if (auto it = deferred_.find(decl.x); it != deferred_.end()) {
         spec.inputActivation = it->second;
         deferred_.erase(it);
@@ -115,7 +115,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         spec.x = activated;
         spec.inputActivation = Epilogue::None;
     }
-    spec.splitTexels = tuning_.promptSplitFor(*decl.outputs[0]);
+    spec.splitTexels = tuning_.promptSplitFor(decl.outputs);
     linear.rows_ = matmulPasses(decl.outputs, spec, tuning_.passPerOutputFor(parts));
     // Row groups as large as the render targets allow: all outputs in one pass, or a pass per output
     // (the fused Q/K/V) where that fits more rows.

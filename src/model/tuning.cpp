@@ -8,12 +8,13 @@
 
 namespace gpt2 {
 
-TexelFormat weightFormatNamed(const std::string& name) {
-    if (name == "fp16") return TexelFormat::Float16;
-    if (name == "fp32") return TexelFormat::Float32;
-    if (name == "int8") return TexelFormat::Int8Quads;
-    if (name == "int4") return TexelFormat::Int4Quads;
-    fail("weights must be fp16, fp32, int8 or int4, got \"", name, "\"");
+TexelFormat texelFormatOption(const std::string& option, const std::string& value) {
+    const bool weights = option == "weights";
+    if (value == "fp16") return TexelFormat::Float16;
+    if (value == "fp32") return TexelFormat::Float32;
+    if (weights && value == "int8") return TexelFormat::Int8Quads;
+    if (weights && value == "int4") return TexelFormat::Int4Quads;
+    fail(option, " must be ", weights ? "fp16, fp32, int8 or int4" : "fp32 or fp16", ", got \"", value, "\"");
 }
 
 namespace {
@@ -44,6 +45,9 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     // Row pairs halve the weight fetches, except where unpacking halves is slow (llvmpipe).
     const bool pairs = options.halfPairs >= 0 ? options.halfPairs != 0 : !caps.slowHalfUnpacking;
     t.weights = options.weights == TexelFormat::Float16 && pairs ? TexelFormat::HalfPairs : options.weights;
+    if (options.kvCache != TexelFormat::Float32 && options.kvCache != TexelFormat::Float16)
+        fail("kvCache must be fp32 or fp16");
+    t.kvCache = options.kvCache;
     const int chunk = options.prefillChunk > 0 ? options.prefillChunk
                       : caps.softwareRenderer  ? Tuning::kSoftwarePrefillChunk
                                                : gpuPrefillChunk(config);
@@ -109,10 +113,18 @@ int Tuning::rowsPerFragmentFor(int outputs) const {
     return rows;
 }
 
-int Tuning::splitFor(const Texture& out) const { return out.layout().rowsAreWholeLines() ? splitTexels : 0; }
+namespace {
+bool blendable(const std::vector<Texture*>& outputs) {
+    return std::all_of(outputs.begin(), outputs.end(), [](const Texture* t) {
+        return t->layout().rowsAreWholeLines() && t->format() == TexelFormat::Float32;
+    });
+}
+}  // namespace
 
-int Tuning::promptSplitFor(const Texture& out) const {
-    return out.layout().rowsAreWholeLines() ? promptSplitTexels : 0;
+int Tuning::splitFor(const std::vector<Texture*>& outputs) const { return blendable(outputs) ? splitTexels : 0; }
+
+int Tuning::promptSplitFor(const std::vector<Texture*>& outputs) const {
+    return blendable(outputs) ? promptSplitTexels : 0;
 }
 
 }  // namespace gpt2

@@ -12,12 +12,13 @@
 
 namespace gpt2 {
 
-// "fp16", "fp32", "int8" or "int4" (options.json's names) as a texture format; throws on any other name.
-TexelFormat weightFormatNamed(const std::string& name);
+// The texture format a load option names, as options.json spells it: `weights` "fp16", "fp32", "int8"
+// or "int4"; `kvCache` "fp32" or "fp16". Throws on any other value, naming the option.
+TexelFormat texelFormatOption(const std::string& option, const std::string& value);
 
 // The load options of options.json (defaults from there). -1: the policy decides.
 struct ModelOptions {
-    TexelFormat weights = weightFormatNamed(defaults::weights);  // Float16: stored as halfPairs decides
+    TexelFormat weights = texelFormatOption("weights", defaults::weights);  // Float16: stored as halfPairs decides
     int maxTextureSize =
         defaults::maxTextureSize;  // > 0: pretend the GPU allows no larger textures (tests fold with it)
     // Prompts run in chunks of at most this many tokens; the chunk attention scores hold one chunk
@@ -60,11 +61,14 @@ struct ModelOptions {
     bool phone = false;
     // > 0: refuse, before allocating any texture, a model whose textures would take more bytes.
     double maxGpuBytes = defaults::maxGpuBytes;
+    // The K and V caches' texture format: Float32 or Float16.
+    TexelFormat kvCache = texelFormatOption("kvCache", defaults::kvCache);
 };
 
 struct Tuning {
     GlCapabilities caps;  // limits with the pagedRows decision applied
     TexelFormat weights = TexelFormat::Float32;
+    TexelFormat kvCache = TexelFormat::Float32;  // of the K and V caches: Float32 or Float16
     // Prompt tokens per chunk: GPUs fill their passes better with more rows (gpuPrefillChunk); on
     // software renderers a chunk is what a browser's frame or an abort may wait for
     // (docs/architecture.md, "What the tuning decides, and why").
@@ -129,10 +133,11 @@ struct Tuning {
     // One row: always kActivationLineWidth, so that a decode row covers a 2D block of fragments
     // (rasterisers shade 2 x 2 quads; a one-line draw runs half its lanes as helpers).
     int lineWidth(int rows, int texels) const;
-    // The split-K of a matmul into `out`: splitTexels (promptSplitTexels for the passes over prompt
-    // chunks) where its rows are whole lines, else 0.
-    int splitFor(const Texture& out) const;
-    int promptSplitFor(const Texture& out) const;
+    // The split-K of a matmul into `outputs`: splitTexels (promptSplitTexels for the passes over
+    // prompt chunks) where their rows are whole lines and they are RGBA32F, else 0 (blending into an
+    // fp16 K/V cache would round every partial sum).
+    int splitFor(const std::vector<Texture*>& outputs) const;
+    int promptSplitFor(const std::vector<Texture*>& outputs) const;
 
     static constexpr int kActivationLineWidth = 32;
     static constexpr int kGpuSplitTexels = 8;

@@ -169,6 +169,32 @@ test('worker: int8 weights, quantized at load from a checkpoint or a packed file
   assert.ok(r.bytes[1] < r.bytes[0] / 2, JSON.stringify(r.bytes));
 });
 
+for (const { worker, name } of modes) test(`${name}: kvCache 'fp16' keeps the logits within the fp16 bound of Hugging Face and halves the cache`, async () => {
+  const r = await page.evaluate(async ({ prompts, worker }) => {
+    const { GPT2 } = await import('/gpt2.js');
+    const out = { diff: 0, bytes: [] };
+    for (const kvCache of ['fp32', 'fp16']) {
+      const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', kvCache, worker });
+      out.bytes.push((await model.stats()).gpuBytes);
+      if (kvCache === 'fp16') {
+        for (const p of prompts) {
+          const logits = await model.logits(p.ids);
+          p.last_logits.forEach((v, j) => { out.diff = Math.max(out.diff, Math.abs(v - logits[j])); });
+        }
+      }
+      await model.dispose();
+    }
+    out.refused = await GPT2.load('/models/gpt2-tiny/', { kvCache: 'int8', worker }).then(() => 'loaded', (e) => e.message);
+    return out;
+  }, { prompts, worker });
+  console.log(`[ measured ] browser ${name} fp16 K/V: max |dlogit| against Hugging Face ${r.diff}, GPU bytes ${r.bytes.join(' -> ')}`);
+  assert.ok(r.diff <= 0.01, `max |dlogit| ${r.diff}`);
+  const { n_layer: layers, n_positions: positions, n_embd: embed } = reference.config;
+  const saved = r.bytes[0] - r.bytes[1];
+  assert.ok(saved >= layers * 2 * positions * embed * 2 && saved <= 1.25 * layers * 2 * positions * embed * 2, `saved ${saved} bytes`);
+  assert.equal(r.refused, "kvCache must be 'fp32' or 'fp16', got \"int8\"");
+});
+
 for (const { worker, name } of modes) test(`${name}: int4 weights, quantized on the GPU at load from a checkpoint or a packed file, give the native engine's int4 logits`, async () => {
   // The native engine's int4 logits are checked against the CPU reference over the same 4-bit weights
   // (tests/model/int4_weights_test.cpp).

@@ -130,6 +130,7 @@ TEST(Cli, FailuresPrintOneClearLine) {
         {"logits --model " + tiny + " --ids 1,x", "--ids: \"x\" is not an integer"},
         {"logits --model " + tiny + " --ids 50257", "token id 50257 at position 0 is outside the vocabulary"},
         {"logits --model " + tiny + " --ids 1 --weights fp8", "weights must be fp16, fp32, int8 or int4, got \"fp8\""},
+        {"logits --model " + tiny + " --ids 1 --kv-cache int8", "kvCache must be fp32 or fp16, got \"int8\""},
         {"frobnicate --model " + tiny, "unknown command \"frobnicate\""},
         {"logits --model " + tiny + " --ids 1 --top-q 3", "unknown flag --top-q"},
         {"attention --model " + tiny + " --ids 1 --layer 9", "attention: layer 9 outside [0, 2)"},

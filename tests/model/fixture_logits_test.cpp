@@ -333,6 +333,45 @@ TEST(FixtureFp16, RoundingProductInputsTooStaysWithinTheTolerance) {
     }
 }
 
+// The K/V cache in fp16 (kvCache 'fp16') with fp32 weights: the CPU reference with keys and values
+// rounded to fp16 stays within the fp16 tolerance of Hugging Face, and so does the engine, with and
+// without split-K (which then leaves the Q/K/V matmul whole: a blend into the fp16 cache would round
+// each partial sum). How a GPU rounds to fp16 as it writes is its own (round to nearest, or toward
+// zero), so the engine is held to the tolerance, not to the reference's rounding. Either way the
+// cache takes half the bytes.
+TEST(FixtureKvCache, Fp16CacheRoundsKeysAndValuesOnly) {
+    testing::ensureGlContext();
+    const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
+    ModelOptions fp32{TexelFormat::Float32, 0};
+    fp32.halfPromptInputs = 0;
+    fp32.splitTexels = 0;
+    ModelOptions half = fp32;
+    half.kvCache = TexelFormat::Float16;
+    ModelOptions split = half;
+    split.splitTexels = 3;
+    split.promptSplitTexels = 3;
+    Engine engine(testing::tinyModelDir(), half), blended(testing::tinyModelDir(), split);
+    const ModelConfig& c = engine.config();
+    const std::int64_t saved = Gpt2Model::plannedGpuBytes(c, fp32) - engine.model().gpuBytes();
+    const std::int64_t cacheHalfBytes = std::int64_t(c.layers) * 2 * c.contextLength * c.embedDim * 2;
+    EXPECT_GE(saved, cacheHalfBytes) << "the K/V caches take 8 bytes a texel, not 16";
+    EXPECT_LE(double(saved), 1.25 * double(cacheHalfBytes)) << "and nothing else changed";
+    for (const auto& prompt : tinyPrompts()) {
+        const auto rounded = reference::forward(checkpoint, prompt.ids, {.keysValues = true});
+        const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()),
+                                             rounded.logits.end());
+        const float effect = maxAbsDiff(roundedLast, prompt.lastLogits);
+        EXPECT_LE(effect, kFp16LogitTolerance) << prompt.key << ": the tolerance covers rounding K and V";
+        engine.prefill(prompt.ids);
+        EXPECT_LE(maxAbsDiff(engine.logits(), prompt.lastLogits), kFp16LogitTolerance) << prompt.key;
+        blended.prefill(prompt.ids);
+        EXPECT_LE(maxAbsDiff(blended.logits(), prompt.lastLogits), kFp16LogitTolerance) << prompt.key;
+        std::cout << "[ measured ] " << prompt.key << " fp16 K/V move logits by " << effect << "; engine "
+                  << maxAbsDiff(engine.logits(), prompt.lastLogits) << ", split-K "
+                  << maxAbsDiff(blended.logits(), prompt.lastLogits) << "\n";
+    }
+}
+
 // Passes kept within 512 or 256 colour bits per framebuffer (fewer rows per fragment, the Q/K/V a pass
 // per output) compute the same sums: their logits equal an unrestricted run's, as on GPUs (split-K,
 // fused Q/K/V, fp16 prompt inputs where the weights are fp16).

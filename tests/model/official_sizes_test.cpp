@@ -74,5 +74,20 @@ TEST(OfficialSizes, PlannedGpuBytesOfEverySizeAndFormat) {
     }
 }
 
+// GPT-2 124M at 4 bits within 200 MB of GPU memory, as a phone needs it: int4 weights and an fp16
+// K/V cache (a fp32 cache alone is 75.5 MB of its 1,024 positions).
+TEST(OfficialSizes, Gpt2SmallAt4BitsWithAnFp16CacheFitsIn200MB) {
+    testing::ensureGlContext();
+    ModelOptions options{TexelFormat::Int4Quads, 0};
+    const std::int64_t fp32Cache = Gpt2Model::plannedGpuBytes(officialConfig("124M"), options);
+    options.kvCache = TexelFormat::Float16;
+    const std::int64_t fp16Cache = Gpt2Model::plannedGpuBytes(officialConfig("124M"), options);
+    std::cout << "[ measured ] 124M int4 planned GPU bytes: fp32 K/V " << fp32Cache << ", fp16 K/V " << fp16Cache
+              << "\n";
+    EXPECT_LE(fp16Cache, 200'000'000);
+    EXPECT_EQ(fp32Cache - fp16Cache, std::int64_t(12) * 2 * 1024 * 768 * 2)
+        << "2 bytes less per element of 12 layers' K and V";
+}
+
 }  // namespace
 }  // namespace gpt2

@@ -127,7 +127,9 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, H
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
         std::vector<float> probs;
-        const auto a = attention(roundedToHalf(std::move(q), rounding.queries), k, v, T, 0, C, c.heads, scale, &probs);
+        const auto a =
+            attention(roundedToHalf(std::move(q), rounding.queries), roundedToHalf(std::move(k), rounding.keysValues),
+                      roundedToHalf(std::move(v), rounding.keysValues), T, 0, C, c.heads, scale, &probs);
         result.attention.push_back(std::move(probs));
         const auto proj = matmul(a, mat(h + "attn.c_proj.weight", C, C), vec(h + "attn.c_proj.bias", C), T, C, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];

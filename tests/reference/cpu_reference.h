@@ -30,13 +30,14 @@ struct ForwardResult {
 // that the engine reads as fp16 row pairs (Tuning::halfPromptInputs): `layerNormOutputs` (ln_f's
 // too), `activatedRows`, the MLP's hidden rows, which an activation pass writes only where c_fc is
 // split (otherwise its epilogue activates them, in fp32), and `queries`, which the prompt's attention
-// scores read as pairs where they compute several queries per fragment. Keys, values and the
-// attention output stay fp32.
+// scores read as pairs where they compute several queries per fragment. `keysValues`: the K/V cache,
+// stored as fp16 with the load option kvCache 'fp16'. The attention output stays fp32.
 struct HalfRounding {
     bool weights = false;
     bool layerNormOutputs = false;
     bool activatedRows = false;
     bool queries = false;
+    bool keysValues = false;
 };
 
 // The whole forward for `ids`.

@@ -45,7 +45,7 @@ function sleep() {
 
 // The load options as the C++ side takes them (WebLoadOptions in bindings.cpp): every field set.
 function nativeOptions(options) {
-  return { weights: options.weights, maxTextureSize: options.maxTextureSize,
+  return { weights: options.weights, kvCache: options.kvCache, maxTextureSize: options.maxTextureSize,
     halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
     splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
     maxColorBits: options.tuning.maxColorBits ?? 0, phone: options.phone, maxGpuBytes: options.maxGpuBytes };

@@ -70,7 +70,7 @@ public:
     FlagReader(const CliArgs& args, bool checkMin) : args_(args), checkMin_(checkMin) {}
 
     void operator()(const defaults::FlagSpec& spec, TexelFormat& field) {
-        if (args_.has(spec.flag)) field = weightFormatNamed(args_.text(spec.flag));
+        if (args_.has(spec.flag)) field = texelFormatOption(spec.name, args_.text(spec.flag));
     }
     void operator()(const defaults::FlagSpec& spec, bool& field) { field = onOff(args_, spec.flag, field); }
     void operator()(const defaults::FlagSpec& spec, int& field) {

@@ -27,6 +27,7 @@ namespace {
 // of options.json); -1 for the tuning knobs the engine decides.
 struct WebLoadOptions {
     std::string weights;
+    std::string kvCache;
     int maxTextureSize = 0;
     int halfPairs = -1;
     int splitTexels = -1;
@@ -125,7 +126,8 @@ val parseJson(const std::string& text) { return val::global("JSON").call<val>("p
 // Members are destroyed bottom-up: every GL object goes before the context that owns it.
 ModelOptions modelOptions(const WebLoadOptions& o) {
     ModelOptions options;
-    options.weights = weightFormatNamed(o.weights);
+    options.weights = texelFormatOption("weights", o.weights);
+    options.kvCache = texelFormatOption("kvCache", o.kvCache);
     options.maxTextureSize = o.maxTextureSize;
     options.halfPairs = o.halfPairs;
     options.splitTexels = o.splitTexels;
@@ -510,7 +512,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment)
         .field("maxColorBits", &WebLoadOptions::maxColorBits)
         .field("phone", &WebLoadOptions::phone)
-        .field("maxGpuBytes", &WebLoadOptions::maxGpuBytes);
+        .field("maxGpuBytes", &WebLoadOptions::maxGpuBytes)
+        .field("kvCache", &WebLoadOptions::kvCache);
     value_object<WebGenerateOptions>("GenerateOptions")
         .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
         .field("temperature", &WebGenerateOptions::temperature)
