@@ -64,8 +64,14 @@ float attentionScale(const ModelConfig& c, int layer) {
 
 struct Gpt2Model::Block {
     Linear qkv;
+    std::vector<Pass> storeKv;  // an fp16 cache's k and v rows, from the fp32 rows qkv wrote
     AttentionOp attention;
     Linear attnOut, mlpUp, mlpDown;
+
+    void runQkv(int pos0, int count) {
+        qkv.run(pos0, count);
+        for (Pass& store : storeKv) store.run(pos0, pos0 + count);
+    }
 };
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks)
@@ -121,6 +127,11 @@ void Gpt2Model::declareGraph() {
     LinearPlanner plan(programs_, tuning_, t, c.layerNormEpsilon);
     attentionScratch_ = declareAttentionScratch(t, tuning_, c, d.headTexels);
     const Epilogue act = activationEpilogue(c.activation);  // GELU (tanh) in GPT-2
+    // Where split-K runs, an fp16 K/V cache gets its rows through fp32 rows shared by the layers:
+    // split-K blends its partial sums into those, where a blend into fp16 would round each.
+    const bool viaRows = tuning_.kvCache == TexelFormat::Float16 && tuning_.splitTexels > 0;
+    Texture* kRows = viaRows ? &t.addPerPosition("k rows", P, Cq) : nullptr;  // [P, Cq]
+    Texture* vRows = viaRows ? &t.addPerPosition("v rows", P, Cq) : nullptr;  // [P, Cq]
 
     // x = wte[ids] + wpe[positions]
     embed_ = std::make_unique<Pass>(embeddingPass(programs_, x, *ids_, W("wte.weight"), *w("wpe.weight")));
@@ -128,13 +139,19 @@ void Gpt2Model::declareGraph() {
         const std::string h = "h." + std::to_string(l) + ".";
         Texture& k = t.addPerPosition(h + "k cache", P, Cq, tuning_.kvCache);  // [P, Cq]
         Texture& v = t.addPerPosition(h + "v cache", P, Cq, tuning_.kvCache);  // [P, Cq]
+        std::vector<Pass> storeKv;
+        if (viaRows) {
+            storeKv.push_back(activationPass(programs_, k, *kRows, int(Epilogue::None)));
+            storeKv.push_back(activationPass(programs_, v, *vRows, int(Epilogue::None)));
+        }
         blocks_.push_back(Block{
             // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
-            plan.linear({.outputs = {&q, &k, &v},
+            plan.linear({.outputs = {&q, viaRows ? kRows : &k, viaRows ? vRows : &v},
                          .x = &x,
                          .norm = ln(h + "ln_1."),
                          .weight = W(h + "attn.c_attn.weight"),
                          .bias = w(h + "attn.c_attn.bias")}),
+            std::move(storeKv),
             // attended = softmax(q k^T * scale, causal) v
             AttentionOp(programs_, attended, q, k, v, shape_, attentionScale(c, l), attentionScratch_),
             // x1 = x + attended @ W_o + b_o
@@ -203,7 +220,7 @@ std::int64_t Gpt2Model::gpuBytes() const { return weights_.bytes() + activations
 // One transformer block for positions [pos0, pos0 + count).
 void Gpt2Model::runLayer(int layer, int pos0, int count) {
     Block& b = blocks_[std::size_t(layer)];
-    b.qkv.run(pos0, count);
+    b.runQkv(pos0, count);
     b.attention.run(pos0, count);
     b.attnOut.run(pos0, count);
     b.mlpUp.run(pos0, count);
@@ -211,7 +228,7 @@ void Gpt2Model::runLayer(int layer, int pos0, int count) {
 }
 
 void Gpt2Model::runAttentionScores(int layer, int pos0, int count) {
-    blocks_[std::size_t(layer)].qkv.run(pos0, count);
+    blocks_[std::size_t(layer)].runQkv(pos0, count);
     blocks_[std::size_t(layer)].attention.runScores(pos0, count);
 }
 

@@ -134,8 +134,8 @@ struct Tuning {
     // (rasterisers shade 2 x 2 quads; a one-line draw runs half its lanes as helpers).
     int lineWidth(int rows, int texels) const;
     // The split-K of a matmul into `outputs`: splitTexels (promptSplitTexels for the passes over
-    // prompt chunks) where their rows are whole lines and they are RGBA32F, else 0 (blending into an
-    // fp16 K/V cache would round every partial sum).
+    // prompt chunks) where their rows are whole lines and they are RGBA32F, else 0 (a blend into
+    // fp16 would round every partial sum: Gpt2Model gives an fp16 K/V cache fp32 rows to blend into).
     int splitFor(const std::vector<Texture*>& outputs) const;
     int promptSplitFor(const std::vector<Texture*>& outputs) const;
 

@@ -334,11 +334,11 @@ TEST(FixtureFp16, RoundingProductInputsTooStaysWithinTheTolerance) {
 }
 
 // The K/V cache in fp16 (kvCache 'fp16') with fp32 weights: the CPU reference with keys and values
-// rounded to fp16 stays within the fp16 tolerance of Hugging Face, and so does the engine, with and
-// without split-K (which then leaves the Q/K/V matmul whole: a blend into the fp16 cache would round
-// each partial sum). How a GPU rounds to fp16 as it writes is its own (round to nearest, or toward
-// zero), so the engine is held to the tolerance, not to the reference's rounding. Either way the
-// cache takes half the bytes.
+// rounded to fp16 stays within the fp16 tolerance of Hugging Face, and so does the engine, without
+// split-K (the Q/K/V matmul writes the cache: half its bytes) and with it (the matmul blends into
+// fp32 rows that a pass per layer stores in the cache, since a blend into fp16 would round each
+// partial sum). How a GPU rounds to fp16 as it writes is its own (to nearest, or toward zero), so the
+// engine is held to the tolerance, not to the reference's rounding.
 TEST(FixtureKvCache, Fp16CacheRoundsKeysAndValuesOnly) {
     testing::ensureGlContext();
     const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
@@ -356,6 +356,12 @@ TEST(FixtureKvCache, Fp16CacheRoundsKeysAndValuesOnly) {
     const std::int64_t cacheHalfBytes = std::int64_t(c.layers) * 2 * c.contextLength * c.embedDim * 2;
     EXPECT_GE(saved, cacheHalfBytes) << "the K/V caches take 8 bytes a texel, not 16";
     EXPECT_LE(double(saved), 1.25 * double(cacheHalfBytes)) << "and nothing else changed";
+    const std::int64_t rowsBytes = std::int64_t(2) * c.contextLength * c.embedDim * 4;
+    ModelOptions fp32Split = fp32;
+    fp32Split.splitTexels = split.splitTexels;
+    fp32Split.promptSplitTexels = split.promptSplitTexels;
+    EXPECT_EQ(Gpt2Model::plannedGpuBytes(c, fp32Split) - blended.model().gpuBytes(), saved - rowsBytes)
+        << "with split-K, the fp32 k and v rows the layers share cost their bytes back";
     for (const auto& prompt : tinyPrompts()) {
         const auto rounded = reference::forward(checkpoint, prompt.ids, {.keysValues = true});
         const std::vector<float> roundedLast(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()),
