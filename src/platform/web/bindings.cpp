@@ -123,7 +123,6 @@ val capturedToJs(const std::vector<CapturedPosition>& captured) {
 
 val parseJson(const std::string& text) { return val::global("JSON").call<val>("parse", text); }
 
-// Members are destroyed bottom-up: every GL object goes before the context that owns it.
 ModelOptions modelOptions(const WebLoadOptions& o) {
     ModelOptions options;
     options.weights = texelFormatOption("weights", o.weights);
@@ -138,6 +137,7 @@ ModelOptions modelOptions(const WebLoadOptions& o) {
     return options;
 }
 
+// Members are destroyed bottom-up: every GL object goes before the context that owns it.
 class WebModel {
 public:
     // `canvasTarget` names the canvas in Module.specialHTMLTargets (an HTMLCanvasElement or an
