@@ -1,6 +1,7 @@
-// The docs name files that exist: every repository path the README and docs/ write in backticks
-// (src/..., tests/..., web/..., ...) is in the tree, and docs/architecture.md's file map has a row
-// for every folder of src/ and names none that is gone.
+// The docs name files and code that exist: every repository path the README and docs/ write in
+// backticks (src/..., tests/..., web/..., ...) is in the tree, and so is every file they name by
+// itself; every `Class::member` they name is in the code; and docs/architecture.md's file map has a
+// row for every folder of src/ and names none that is gone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -46,4 +47,71 @@ test("docs/architecture.md's file map has a row for every folder of src/, and no
   const src = folders('src').flatMap((f) => (f === 'platform' ? folders('src/platform').map((p) => `platform/${p}`) : [f]));
   for (const folder of src) assert.ok(rows.includes(folder), `the file map has a row for src/${folder}`);
   for (const row of rows) assert.ok(existsSync(join(root, 'src', row)) || existsSync(join(root, row)), `${row} (a row of the file map) exists`);
+});
+
+// The repository's source files (tracked or not, outside build output and node_modules), read once.
+const SOURCE_DIRS = ['src', 'tests', 'web', 'shaders', 'weights-tools', 'cmake'];
+const SOURCE_EXT = /\.(h|cpp|js|mjs|ts|frag|vert|glsl|cmake|sh|py|json|html|css)$/;
+function sourceFiles(dir = '') {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') || /^(corpus|fixtures)$/.test(entry.name) ? [] : sourceFiles(path);
+    return SOURCE_EXT.test(entry.name) ? [path] : [];
+  });
+}
+const sources = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir));
+const sourceText = new Map(sources.filter((f) => /\.(h|cpp|js|mjs|ts)$/.test(f)).map((f) => [f, readFileSync(join(root, f), 'utf8')]));
+
+// `Class::member` within backticks (C++ names, as the docs write them: a type, then a member).
+function membersIn(text) {
+  const out = new Set();
+  for (const [, span] of text.matchAll(/`([^`\n]+)`/g)) {
+    for (const [name] of span.matchAll(/\b[A-Z]\w*(?:::\w+)+/g)) out.add(name.replace(/::$/, ''));
+  }
+  return [...out];
+}
+
+// Whether the code has `Type::member`: written so, or a member of that name in the body of the type's
+// declaration (a class or struct, or an enum's value).
+function memberExists(name) {
+  const parts = name.split('::');
+  const member = parts.pop();
+  const type = parts.pop();
+  for (const text of sourceText.values()) {
+    if (text.includes(name) || text.includes(`${type}::${member}`)) return true;
+    const declared = new RegExp(`(?:class|struct|enum class|enum|namespace) ${type}\\b[^;{]*\\{`, 'g');
+    for (const match of text.matchAll(declared)) {
+      let depth = 0;
+      let end = match.index + match[0].length - 1;
+      for (; end < text.length; end += 1) {
+        if (text[end] === '{') depth += 1;
+        else if (text[end] === '}' && --depth === 0) break;
+      }
+      if (new RegExp(`\\b${member}\\b`).test(text.slice(match.index, end))) return true;
+    }
+  }
+  return false;
+}
+
+test('every `Class::member` the docs name is in the code', () => {
+  const missing = [];
+  for (const doc of docs) for (const name of membersIn(readFileSync(join(root, doc), 'utf8'))) if (!memberExists(name)) missing.push(`${doc}: ${name}`);
+  assert.deepEqual(missing, []);
+});
+
+// Files the build writes (src/CMakeLists.txt, cmake/generate_options.cmake), named by the docs too.
+const BUILT = ['gpt2-options.js', 'option_defaults.h', 'gpt2-wasm.js'];
+
+test('every source file the docs name by itself (`gpt2-engine.js`, `matmul.frag`) is in the tree', () => {
+  const names = new Set([...sources.map((f) => f.slice(f.lastIndexOf('/') + 1)), ...BUILT]);
+  const missing = [];
+  for (const doc of docs) {
+    for (const [, span] of readFileSync(join(root, doc), 'utf8').matchAll(/`([^`\n]+)`/g)) {
+      for (const word of span.split(/[\s,()]+/)) {
+        const name = word.replace(/[.:;]+$/, '');
+        if (!name.includes('/') && /^[\w.-]+\.(h|cpp|js|mjs|frag|vert|glsl|cmake|sh|py)$/.test(name) && !names.has(name) && !EXAMPLES.has(`shaders/${name}`)) missing.push(`${doc}: ${name}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
 });
