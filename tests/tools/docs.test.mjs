@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { root } from '../browser/harness.mjs';
 
 // The worked example of adding an op names the shader it would add.
@@ -113,5 +114,20 @@ test('every source file the docs name by itself (`gpt2-engine.js`, `matmul.frag`
       }
     }
   }
+  assert.deepEqual(missing, []);
+});
+
+test('every method of the module (the methods table, GPT2\'s own) is declared in gpt2.d.ts and described in docs/api.md', async () => {
+  const { METHODS } = await import(pathToFileURL(join(root, 'web/module/gpt2-methods.js')).href);
+  const module = readFileSync(join(root, 'web/module/gpt2.js'), 'utf8');
+  const own = [...module.matchAll(/^ {2}(?:static )?(?:async )?\*?(\w+)\(/gm)].map((m) => m[1]).filter((name) => !name.startsWith('_') && name !== 'constructor');
+  const dts = readFileSync(join(root, 'web/module/gpt2.d.ts'), 'utf8');
+  const api = readFileSync(join(root, 'docs/api.md'), 'utf8');
+  const missing = [];
+  for (const name of new Set([...Object.keys(METHODS), ...own])) {
+    if (!new RegExp(`^\\s+(?:static )?${name}\\(`, 'm').test(dts)) missing.push(`gpt2.d.ts: ${name}`);
+    if (!new RegExp(`\`[^\`\\n]*\\b(?:model|GPT2)\\.${name}\\(`).test(api)) missing.push(`docs/api.md: ${name}`);
+  }
+  assert.ok(own.includes('load') && own.includes('generate') && Object.keys(METHODS).includes('logits'), `methods found: ${own}`);
   assert.deepEqual(missing, []);
 });
