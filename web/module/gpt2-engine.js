@@ -43,12 +43,10 @@ function sleep() {
   return new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-// The load options as the C++ side takes them (WebLoadOptions in bindings.cpp): every field set.
+// The load options as the C++ side reads them (platform/web/js_options.h): every option of
+// options.json by its name, the tuning's beside the others, null where unset.
 function nativeOptions(options) {
-  return { weights: options.weights, kvCache: options.kvCache, maxTextureSize: options.maxTextureSize,
-    halfPairs: options.tuning.halfPairs === null ? -1 : Number(options.tuning.halfPairs),
-    splitTexels: options.tuning.splitTexels ?? -1, rowsPerFragment: options.tuning.rowsPerFragment ?? -1,
-    maxColorBits: options.tuning.maxColorBits ?? 0, phone: options.phone, maxGpuBytes: options.maxGpuBytes };
+  return { ...options, ...options.tuning };
 }
 
 let canvasCounter = 0;
@@ -145,6 +143,13 @@ export class Engine {
       surface.canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
       surface.release();
     }
+  }
+
+  // The load and generate options (resolved) as the engine reads them, written back: what a test
+  // compares with what it sent, to see that every option crosses the seam.
+  static async optionsSeen(load, generate) {
+    const M = await nativeModule(load.wasmUrl);
+    return M.optionsSeen(nativeOptions(load), generate);
   }
 
   static async loadFiles(source, options, files, progress, { signal, canvas, onContextLost }) {

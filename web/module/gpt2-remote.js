@@ -181,6 +181,10 @@ export class RemoteEngine {
     return WorkerHost.for(options.workerUrl).request('plannedGpuBytes', { args: [configs, options] });
   }
 
+  static optionsSeen(load, generate) {
+    return WorkerHost.for(load.workerUrl).request('optionsSeen', { args: [load, generate] });
+  }
+
   // Live GL objects in the workers that started; 0 before any has.
   static async liveGlObjects() {
     const running = [...WorkerHost.hosts.values()].filter((host) => !host.failure);

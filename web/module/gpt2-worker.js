@@ -40,6 +40,7 @@ const handlers = {
   },
   probe: () => probeOffscreenCanvas(),
   plannedGpuBytes: (_, [configs, options]) => Engine.plannedGpuBytes(configs, options),
+  optionsSeen: (_, [load, generate]) => Engine.optionsSeen(load, generate),
   liveGlObjects: () => Engine.liveGlObjects(),
   async generate(id, [prompt, options], { signal, call }) {
     for await (const token of engine(id).generate(prompt, options, signal)) postMessage({ call, event: token });

@@ -183,8 +183,7 @@ export class GPT2 {
     this._check();
     const { signal, ...settings } = resolveOptions('generate', options, { passThrough: ['signal'] });
     const input = typeof prompt === 'string' ? prompt : Array.from(prompt);
-    const native = { ...settings, topK: settings.topK ?? 0, seed: settings.seed ?? -1 };
-    yield* this._backend.generate(input, native, signal);
+    yield* this._backend.generate(input, settings, signal);
   }
 
   /** Frees every GL object and the canvas this model made. Safe to call twice. */

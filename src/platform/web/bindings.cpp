@@ -15,6 +15,7 @@
 #include "gl/gl_objects.h"
 #include "model/gguf_weight_file.h"
 #include "model/weight_file.h"
+#include "platform/web/js_options.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
 
@@ -22,36 +23,6 @@ using emscripten::val;
 
 namespace gpt2 {
 namespace {
-
-// The load options as they cross the seam: every field present (gpt2-engine.js fills the defaults
-// of options.json); -1 for the tuning knobs the engine decides.
-struct WebLoadOptions {
-    std::string weights;
-    std::string kvCache;
-    int maxTextureSize = 0;
-    int halfPairs = -1;
-    int splitTexels = -1;
-    int rowsPerFragment = -1;
-    int maxColorBits = 0;
-    bool phone = false;  // the page's navigator says phone or tablet (gpt2.js)
-    double maxGpuBytes = 0;
-};
-
-// The generate options as they cross the seam: topK 0 and seed -1 are unset; stop is a JS array.
-struct WebGenerateOptions {
-    int maxNewTokens = 0;
-    float temperature = 0;
-    int topK = 0;
-    float topP = 0;
-    float repetitionPenalty = 0;
-    double seed = -1;
-    val stop = val::array();
-    bool stopAtEndOfText = true;
-    bool slideWindow = true;
-    int lensTopK = 0;
-    int attentionLayer = -1;
-    int lensPositions = 0;
-};
 
 // One poll of a generation: kind "pending" (call again after yielding), "token" or "done"; a token
 // of a generation with live views carries what it captured (an array, else undefined).
@@ -123,34 +94,20 @@ val capturedToJs(const std::vector<CapturedPosition>& captured) {
 
 val parseJson(const std::string& text) { return val::global("JSON").call<val>("parse", text); }
 
-ModelOptions modelOptions(const WebLoadOptions& o) {
-    ModelOptions options;
-    options.weights = texelFormatOption("weights", o.weights);
-    options.kvCache = texelFormatOption("kvCache", o.kvCache);
-    options.maxTextureSize = o.maxTextureSize;
-    options.halfPairs = o.halfPairs;
-    options.splitTexels = o.splitTexels;
-    options.rowsPerFragment = o.rowsPerFragment;
-    options.maxColorBits = o.maxColorBits;
-    options.phone = o.phone;
-    options.maxGpuBytes = o.maxGpuBytes;
-    return options;
-}
-
 // Members are destroyed bottom-up: every GL object goes before the context that owns it.
 class WebModel {
 public:
     // `canvasTarget` names the canvas in Module.specialHTMLTargets (an HTMLCanvasElement or an
     // OffscreenCanvas: the page's or a worker's).
-    WebModel(const std::string& canvasTarget, const ModelConfig& config, const WebLoadOptions& o,
+    WebModel(const std::string& canvasTarget, const ModelConfig& config, const val& options,
              const BlockFormats& blocks = {})
         : context_(std::make_unique<WebGlContext>(canvasTarget)) {
-        loading_ = std::make_unique<Gpt2Model>(config, modelOptions(o), blocks);
+        loading_ = std::make_unique<Gpt2Model>(config, modelOptionsFromJs(options), blocks);
     }
     // A model for a GGUF file (openGguf): its tensors stream in through uploadTensor, its tokenizer
     // comes with the header.
-    WebModel(const std::string& canvasTarget, std::unique_ptr<GgufWeightFile> gguf, const WebLoadOptions& o)
-        : WebModel(canvasTarget, gguf->config(), o, gguf->blocks()) {
+    WebModel(const std::string& canvasTarget, std::unique_ptr<GgufWeightFile> gguf, const val& options)
+        : WebModel(canvasTarget, gguf->config(), options, gguf->blocks()) {
         fileTokenizer_.emplace(ggufTokenizer(gguf->header()));
         gguf_ = std::move(gguf);
     }
@@ -247,19 +204,9 @@ public:
         return text + decoder.flush();
     }
 
-    void beginGeneration(const val& ids, const WebGenerateOptions& o) {
+    void beginGeneration(const val& ids, const val& o) {
         Engine& e = engine();
-        GenerateOptions options;
-        options.maxNewTokens = o.maxNewTokens;
-        options.sampling.temperature = o.temperature;
-        if (o.topK != 0) options.sampling.topK = o.topK;
-        options.sampling.topP = o.topP;
-        options.sampling.repetitionPenalty = o.repetitionPenalty;
-        if (o.seed >= 0) options.sampling.seed = std::uint64_t(o.seed);
-        options.stop = emscripten::vecFromJSArray<std::string>(o.stop);
-        options.stopAtEndOfText = o.stopAtEndOfText;
-        options.slideWindow = o.slideWindow;
-        options.capture = {o.lensTopK, o.attentionLayer, o.lensPositions};
+        const GenerateOptions options = generateOptionsFromJs(o);
         logits_.reset();
         generation_.reset();
         generation_ = std::make_unique<Generation>(e, idsFrom(ids), options);
@@ -450,23 +397,23 @@ private:
 
 // A model for a Hugging Face folder: `configJson` is its config.json; the safetensors files follow
 // through beginFile.
-WebModel* createModel(const std::string& canvasTarget, const std::string& configJson, const WebLoadOptions& options) {
+WebModel* createModel(const std::string& canvasTarget, const std::string& configJson, const val& options) {
     return guarded([&] { return new WebModel(canvasTarget, parseModelConfig(configJson, "config.json"), options); });
 }
 
 // The GPU bytes a model of `configJson` (config.json) would take with `options`, planned on a context
 // made for it on the canvas, which is destroyed again: nothing is allocated or compiled.
-double plannedGpuBytes(const std::string& canvasTarget, const std::string& configJson, const WebLoadOptions& options) {
+double plannedGpuBytes(const std::string& canvasTarget, const std::string& configJson, const val& options) {
     return guarded([&] {
         const WebGlContext context(canvasTarget);
-        return double(Gpt2Model::plannedGpuBytes(parseModelConfig(configJson, "config"), modelOptions(options)));
+        return double(Gpt2Model::plannedGpuBytes(parseModelConfig(configJson, "config"), modelOptionsFromJs(options)));
     });
 }
 
 // A model for a packed file, from its header (at heap `header`), which carries the config and
 // tokenizer; the file's tensors then stream in through beginFile with the same header.
 WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
-                     const WebLoadOptions& options, const std::string& label) {
+                     const val& options, const std::string& label) {
     return guarded([&] {
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(header);
         const SafetensorsHeader parsed =
@@ -483,12 +430,23 @@ WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int
 // the quantized tensors' block formats come from the header; the tensors then stream in through
 // ggufTensors and uploadTensor.
 WebModel* openGguf(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
-                   const WebLoadOptions& options, const std::string& label) {
+                   const val& options, const std::string& label) {
     return guarded([&]() -> WebModel* {
         auto parsed = parseGgufHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
                                       std::uint64_t(fileSize), label);
         if (!parsed) return nullptr;
         return new WebModel(canvasTarget, std::make_unique<GgufWeightFile>(std::move(*parsed)), options);
+    });
+}
+
+// The load and generate options as the engine takes them, written back ({ load, generate }): how a
+// test sees that every option of options.json crosses the seam.
+val optionsSeen(const val& load, const val& generate) {
+    return guarded([&] {
+        val seen = val::object();
+        seen.set("load", modelOptionsToJs(modelOptionsFromJs(load)));
+        seen.set("generate", generateOptionsToJs(generateOptionsFromJs(generate)));
+        return seen;
     });
 }
 
@@ -504,29 +462,6 @@ auto safe(WebModel& m, Args... args) {
 EMSCRIPTEN_BINDINGS(gpt2) {
     using namespace gpt2;
     using namespace emscripten;
-    value_object<WebLoadOptions>("LoadOptions")
-        .field("weights", &WebLoadOptions::weights)
-        .field("maxTextureSize", &WebLoadOptions::maxTextureSize)
-        .field("halfPairs", &WebLoadOptions::halfPairs)
-        .field("splitTexels", &WebLoadOptions::splitTexels)
-        .field("rowsPerFragment", &WebLoadOptions::rowsPerFragment)
-        .field("maxColorBits", &WebLoadOptions::maxColorBits)
-        .field("phone", &WebLoadOptions::phone)
-        .field("maxGpuBytes", &WebLoadOptions::maxGpuBytes)
-        .field("kvCache", &WebLoadOptions::kvCache);
-    value_object<WebGenerateOptions>("GenerateOptions")
-        .field("maxNewTokens", &WebGenerateOptions::maxNewTokens)
-        .field("temperature", &WebGenerateOptions::temperature)
-        .field("topK", &WebGenerateOptions::topK)
-        .field("topP", &WebGenerateOptions::topP)
-        .field("repetitionPenalty", &WebGenerateOptions::repetitionPenalty)
-        .field("seed", &WebGenerateOptions::seed)
-        .field("stop", &WebGenerateOptions::stop)
-        .field("stopAtEndOfText", &WebGenerateOptions::stopAtEndOfText)
-        .field("slideWindow", &WebGenerateOptions::slideWindow)
-        .field("lensTopK", &WebGenerateOptions::lensTopK)
-        .field("attentionLayer", &WebGenerateOptions::attentionLayer)
-        .field("lensPositions", &WebGenerateOptions::lensPositions);
     value_object<WebStep>("Step")
         .field("kind", &WebStep::kind)
         .field("id", &WebStep::id)
@@ -542,7 +477,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("finishLoad", &safe<&WebModel::finishLoad, std::string, std::string, std::string>)
         .function("tokenize", &safe<&WebModel::tokenize, std::string, bool>)
         .function("decode", &safe<&WebModel::decode, val>)
-        .function("beginGeneration", &safe<&WebModel::beginGeneration, val, WebGenerateOptions>)
+        .function("beginGeneration", &safe<&WebModel::beginGeneration, val, val>)
         .function("pollGeneration", &safe<&WebModel::pollGeneration>)
         .function("cancelGeneration", &safe<&WebModel::cancelGeneration>)
         .function("beginLogits", &safe<&WebModel::beginLogits, val>)
@@ -563,4 +498,5 @@ EMSCRIPTEN_BINDINGS(gpt2) {
     function("openGguf", &openGguf, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);
     function("plannedGpuBytes", &plannedGpuBytes);
+    function("optionsSeen", &optionsSeen);
 }
