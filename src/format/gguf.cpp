@@ -212,6 +212,11 @@ GgufHeader parse(const std::uint8_t* bytes, std::size_t size, std::uint64_t file
         t.end = t.begin + elements / std::uint64_t(info->blockValues) * std::uint64_t(info->blockBytes);
     }
     header.dataOffset = (in.position() + alignment - 1) / alignment * alignment;
+    // Writers pad the header to the alignment even where no tensor follows: a file that ends before
+    // its data section is cut short.
+    if (header.dataOffset > fileSize)
+        fail(label, ": the data section starts at byte ", header.dataOffset, ", past the end of the ", fileSize,
+             "-byte file (truncated download?)");
     std::sort(header.tensors.begin(), header.tensors.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
     std::uint64_t previousEnd = 0;
     const GgufTensor* previous = nullptr;
