@@ -46,7 +46,7 @@ TEST(Cli, LogitsAttentionAndGenerate) {
     auto r = runCli("logits " + model + " --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_LE(testing::maxAbsDiff(nlohmann::json::parse(r.out)["logits"].get<std::vector<float>>(), p1.lastLogits),
-              1e-3f);
+              1e-4f);  // fp32's bound (fixture_logits_test.cpp)
 
     r = runCli("attention " + model + " --layer 1 --max-texture-size 256");
     ASSERT_EQ(r.exitCode, 0) << r.err;

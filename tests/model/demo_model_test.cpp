@@ -23,7 +23,7 @@ TEST_P(DemoModelTest, MatchesHuggingFace) {
         engine.prefill(prompt.ids);
         const auto logits = engine.logits();
         const float diff = testing::maxAbsDiff(logits, prompt.lastLogits);
-        EXPECT_LE(diff, 1e-3f) << prompt.key;
+        EXPECT_LE(diff, 5e-4f) << prompt.key;  // measured at most 2.0e-5 on llvmpipe: a margin of 25
         EXPECT_EQ(testing::topK(logits, 5), prompt.top5Ids.back()) << prompt.key;
         std::cout << "[ measured ] brown-demo " << prompt.key << " max |dlogit| = " << diff << "\n";
         EXPECT_EQ(engine.generateGreedy(prompt.ids, int(prompt.greedy.size())), prompt.greedy) << prompt.key;

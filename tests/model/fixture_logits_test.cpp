@@ -19,7 +19,10 @@ namespace {
 using testing::maxAbsDiff;
 using testing::tinyPrompts;
 
-constexpr float kFp32LogitTolerance = 1e-3f;
+// fp32 weights: the engine's logits differ from Hugging Face's by at most 3.6e-6 on these fixtures
+// (llvmpipe; SwiftShader, Firefox and WebKit alike), from the order of fp32 sums. 1e-4 leaves a
+// margin of about 30 and still fails a GELU constant of 0.045 for 0.044715 (4.7e-4).
+constexpr float kFp32LogitTolerance = 1e-4f;
 constexpr float kAttentionTolerance = 1e-4f;
 // fp16 weights: every weight matrix is rounded to 11 significant bits (relative error <= 2^-11 =
 // 4.9e-4) while activations, LayerNorm parameters and biases stay fp32. These logits reach |12|, so
