@@ -3,18 +3,31 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "util/error.h"
 
 namespace gpt2 {
 
+namespace {
+// options.json's names of the formats a load option takes; kvCache takes the first two.
+constexpr std::pair<const char*, TexelFormat> kFormatNames[] = {{"fp16", TexelFormat::Float16},
+                                                                {"fp32", TexelFormat::Float32},
+                                                                {"int8", TexelFormat::Int8Quads},
+                                                                {"int4", TexelFormat::Int4Quads}};
+}  // namespace
+
 TexelFormat texelFormatOption(const std::string& option, const std::string& value) {
     const bool weights = option == "weights";
-    if (value == "fp16") return TexelFormat::Float16;
-    if (value == "fp32") return TexelFormat::Float32;
-    if (weights && value == "int8") return TexelFormat::Int8Quads;
-    if (weights && value == "int4") return TexelFormat::Int4Quads;
+    for (std::size_t i = 0; i < (weights ? 4 : 2); ++i)
+        if (value == kFormatNames[i].first) return kFormatNames[i].second;
     fail(option, " must be ", weights ? "fp16, fp32, int8 or int4" : "fp32 or fp16", ", got \"", value, "\"");
+}
+
+const char* texelFormatOptionName(TexelFormat format) {
+    for (const auto& [name, named] : kFormatNames)
+        if (named == format) return name;
+    fail("texel format ", int(format), " has no option name");
 }
 
 namespace {

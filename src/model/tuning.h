@@ -15,6 +15,8 @@ namespace gpt2 {
 // The texture format a load option names, as options.json spells it: `weights` "fp16", "fp32", "int8"
 // or "int4"; `kvCache` "fp32" or "fp16". Throws on any other value, naming the option.
 TexelFormat texelFormatOption(const std::string& option, const std::string& value);
+// The name options.json gives `format` (fp16, fp32, int8 or int4), the inverse of texelFormatOption.
+const char* texelFormatOptionName(TexelFormat format);
 
 // The load options of options.json (defaults from there). -1: the policy decides.
 struct ModelOptions {

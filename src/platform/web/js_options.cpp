@@ -62,10 +62,7 @@ public:
     explicit Writer(val& out) : out_(out) {}
 
     void operator()(const FlagSpec& spec, const TexelFormat& field) {
-        out_.set(spec.name, field == TexelFormat::Float32     ? "fp32"
-                            : field == TexelFormat::Float16   ? "fp16"
-                            : field == TexelFormat::Int8Quads ? "int8"
-                                                              : "int4");
+        out_.set(spec.name, texelFormatOptionName(field));
     }
     template <typename T>
     void operator()(const FlagSpec& spec, const std::optional<T>& field) {
