@@ -63,7 +63,7 @@ TEST(Cli, LensAndHiddenStates) {
     const auto& p1 = testing::tinyPrompts().front();
     const std::string model =
         "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) + " --max-texture-size 256 --weights fp32";
-    auto r = runCli("lens " + model + " --top-k 3");
+    auto r = runCli("lens " + model + " --lens-top 3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto lens = nlohmann::json::parse(r.out)["lens"];
     ASSERT_EQ(lens.size(), 2u);
@@ -132,7 +132,12 @@ TEST(Cli, FailuresPrintOneClearLine) {
         {"logits --model " + tiny + " --ids 1 --weights fp8", "weights must be fp16, fp32, int8 or int4, got \"fp8\""},
         {"logits --model " + tiny + " --ids 1 --kv-cache int8", "kvCache must be fp32 or fp16, got \"int8\""},
         {"frobnicate --model " + tiny, "unknown command \"frobnicate\""},
-        {"logits --model " + tiny + " --ids 1 --top-q 3", "unknown flag --top-q"},
+        {"logits --model " + tiny + " --ids 1 --top-q 3", "unknown flag --top-q for logits, which takes --model --ids,"},
+        // A flag of another command: sampling's --top-k is generate's, the lens's K is --lens-top.
+        {"lens --model " + tiny + " --ids 1 --top-k 3",
+         "--top-k is not a flag of lens, which takes --model --ids --lens-top, and the load and tuning options"},
+        {"generate --model " + tiny + " --ids 1 --lens-top 3", "--lens-top is not a flag of generate"},
+        {"tokenize --model " + tiny + " --text hi --weights fp32", "--weights is not a flag of tokenize"},
         {"attention --model " + tiny + " --ids 1 --layer 9", "attention: layer 9 outside [0, 2)"},
         {"generate --model " + tiny + " --ids 1 --max-new-tokens 100 --slide off", "exceed the model's context of 64"},
         {"generate --model " + tiny + " --ids 1 --top-p 1.5", "topP must be in (0, 1]"},

@@ -20,15 +20,21 @@ long parseLong(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-CliArgs::CliArgs(int argc, char** argv, const std::vector<std::string>& allowed, const std::string& usage) {
+CliArgs::CliArgs(int argc, char** argv, const std::vector<std::string>& allowed, const std::string& usage)
+    : CliArgs(argc, argv, usage) {
+    for (const std::string& flag : flags())
+        if (std::find(allowed.begin(), allowed.end(), flag) == allowed.end())
+            fail("unknown flag ", flag, " for command ", command_);
+}
+
+CliArgs::CliArgs(int argc, char** argv, const std::string& usage) {
     if (argc < 2) fail(usage);
     command_ = argv[1];
     for (int i = 2; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag.rfind("--", 0) != 0) fail("unexpected argument \"", flag, "\"; flags look like --model DIR");
-        if (std::find(allowed.begin(), allowed.end(), flag) == allowed.end())
-            fail("unknown flag ", flag, " for command ", command_);
         if (i + 1 >= argc) fail("flag ", flag, " needs a value");
+        if (!has(flag)) given_.push_back(flag);
         values_[flag] = argv[++i];
     }
 }

@@ -10,15 +10,19 @@ class CliArgs {
 public:
     // Throws Error for a flag without a value or a flag not in `allowed`; `usage` when there are no arguments.
     CliArgs(int argc, char** argv, const std::vector<std::string>& allowed, const std::string& usage);
+    // Takes any flag: the caller checks flags() against what the command takes.
+    CliArgs(int argc, char** argv, const std::string& usage);
     const std::string& command() const { return command_; }
     bool has(const std::string& flag) const { return values_.count(flag) != 0; }
     std::string text(const std::string& flag) const;  // required
     int integer(const std::string& flag, int fallback) const;
-    std::vector<int> ids(const std::string& flag) const;  // "15496,11,616"
+    std::vector<int> ids(const std::string& flag) const;       // "15496,11,616"
+    std::vector<std::string> flags() const { return given_; }  // the flags given, in order
 
 private:
     std::string command_;
     std::map<std::string, std::string> values_;
+    std::vector<std::string> given_;
 };
 
 }  // namespace gpt2

@@ -1,5 +1,6 @@
 // The native `gpt2` tool: JSON on stdout (or streamed text), one clear error line on stderr and exit
-// code 1 on failure. `gpt2 help` lists the commands; README.md, "Command line", shows them.
+// code 1 on failure. Its commands are one table (commands()): name, usage, the flags each takes and
+// its handler; `gpt2 help` is written from it. README.md, "Command line", and docs/api.md show them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,30 +22,6 @@
 
 namespace gpt2 {
 namespace {
-
-const char* kUsage =
-    "usage: gpt2 COMMAND --model PATH [options]   (PATH: a Hugging Face folder, a GGUF file or a packed .gpt2 file)\n"
-    "  logits     --ids LIST                       last-position logits as JSON\n"
-    "  attention  --ids LIST --layer L             attention probabilities (heads x T x T) as JSON\n"
-    "  lens       --ids LIST [--top-k K]           logit lens: per layer, per position, the K (default 5) most likely\n"
-    "             next tokens of softmax(lm_head(ln_f(the residual after the layer)))\n"
-    "  hidden     --ids LIST --layer L             the residual stream after block L (T x n_embd) as JSON\n"
-    "  generate   (--ids LIST | --prompt TEXT) [--max-new-tokens N --temperature T --top-k K --top-p P\n"
-    "             --repetition-penalty R --seed S --stop STR --slide on|off --json 1]\n"
-    "  tokenize   (--text T | --file F)            {\"ids\": [...]}\n"
-    "  detokenize --ids LIST                       {\"text\": \"...\"}\n"
-    "  perplexity --text-file F [--window N]       {\"tokens\", \"nll\", \"perplexity\"}: F's tokens in windows of N\n"
-    "             (default: the context), every token but a window's first scored\n"
-    "  bench      --prompt-tokens P[,P...] --new-tokens N [--profile on]   a JSON line per P: load, prefill,\n"
-    "             decode (and with --profile, each pass's ms per decode token)\n"
-    "options (src/options.json):\n";
-const char* kFileOptions = "  --vocab FILE --merges FILE (default: vocab.json and merges.txt in PATH)";
-
-// Flags of the commands themselves; the options' flags come from options.json (kOptionFlags).
-const std::vector<std::string> kCommandFlags = {
-    "--model",     "--ids",    "--layer", "--prompt", "--json",    "--text",          "--file",
-    "--text-file", "--window", "--vocab", "--merges", "--profile", "--prompt-tokens", "--new-tokens",
-};
 
 bool onOff(const CliArgs& args, const std::string& flag, bool fallback) {
     if (!args.has(flag)) return fallback;
@@ -134,94 +111,68 @@ GenerateOptions generateOptions(const CliArgs& args) {
     return options;
 }
 
-int run(int argc, char** argv) {
-    std::vector<std::string> flags = kCommandFlags;
-    flags.insert(flags.end(), std::begin(defaults::kOptionFlags), std::end(defaults::kOptionFlags));
-    if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
-        std::cout << kUsage << defaults::kOptionHelp << kFileOptions << "\n";
-        return 0;
-    }
-    const CliArgs args(argc, argv, flags, "usage: gpt2 COMMAND --model PATH [options]; run gpt2 help for the commands");
-    const std::string& command = args.command();
-    const std::vector<std::string> commands = {"logits",     "attention",  "generate", "bench", "tokenize",
-                                               "detokenize", "perplexity", "lens",     "hidden"};
-    if (std::find(commands.begin(), commands.end(), command) == commands.end())
-        fail("unknown command \"", command, "\"; run gpt2 help");
-    const std::string modelDir = args.text("--model");
+// What a command's handler gets: the flags, and the engine where the command loads the model.
+struct Invocation {
+    const CliArgs& args;
+    std::string modelDir;
+    Engine* engine = nullptr;
+    double loadMs = 0;
+};
 
-    if (command == "tokenize" || command == "detokenize") {
-        const Tokenizer tokenizer = loadTokenizer(args, modelDir);
-        if (command == "detokenize") {
-            StreamDecoder decoder(tokenizer);
-            std::string text;
-            for (int id : args.ids("--ids")) text += decoder.push(id);
-            std::cout << nlohmann::json{{"text", text + decoder.flush()}}.dump() << "\n";
-        } else {
-            const std::string text = args.has("--file") ? readTextFile(args.text("--file")) : args.text("--text");
-            std::cout << nlohmann::json{{"ids", tokenizer.encode(text)}}.dump() << "\n";
-        }
-        return 0;
+void runTokenize(const Invocation& in) {
+    const std::string text = in.args.has("--file") ? readTextFile(in.args.text("--file")) : in.args.text("--text");
+    std::cout << nlohmann::json{{"ids", loadTokenizer(in.args, in.modelDir).encode(text)}}.dump() << "\n";
+}
+
+void runDetokenize(const Invocation& in) {
+    const Tokenizer tokenizer = loadTokenizer(in.args, in.modelDir);
+    StreamDecoder decoder(tokenizer);
+    std::string text;
+    for (int id : in.args.ids("--ids")) text += decoder.push(id);
+    std::cout << nlohmann::json{{"text", text + decoder.flush()}}.dump() << "\n";
+}
+
+void runLogits(const Invocation& in) {
+    in.engine->prefill(in.args.ids("--ids"));
+    std::cout << nlohmann::json{{"logits", in.engine->logits()}}.dump() << "\n";
+}
+
+void runAttention(const Invocation& in) {
+    in.engine->prefill(in.args.ids("--ids"));
+    std::cout << nlohmann::json{{"attention", in.engine->attention(in.args.integer("--layer", 0))}}.dump() << "\n";
+}
+
+void runLens(const Invocation& in) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& cells : in.engine->lens(in.args.ids("--ids"), in.args.integer("--lens-top", 0))) {
+        nlohmann::json positions = nlohmann::json::array();
+        for (const auto& cell : cells) positions.push_back({{"ids", cell.ids}, {"probs", cell.probs}});
+        layers.push_back(std::move(positions));
     }
-    EglContext context;
-    const auto loadStart = std::chrono::steady_clock::now();
-    Engine engine(modelDir, modelOptions(args));
-    glFinish();
-    const double loadMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
-    if (command == "bench") {
-        // --prompt-tokens may list several lengths: one JSON line each, from one load.
-        const std::vector<int> lengths =
-            args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
-        for (int promptTokens : lengths) {
-            auto json = nlohmann::json::parse(benchmarkJson(
-                runBenchmark(engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
-            json["load_ms"] = loadMs;
-            json["weights"] = args.has("--weights") ? args.text("--weights") : defaults::weights;
-            std::cout << json.dump() << std::endl;
-        }
-        return 0;
-    }
-    if (args.has("--vocab") || args.has("--merges")) engine.setTokenizer(loadTokenizer(args, modelDir));
-    if (command == "logits") {
-        engine.prefill(args.ids("--ids"));
-        std::cout << nlohmann::json{{"logits", engine.logits()}}.dump() << "\n";
-        return 0;
-    }
-    if (command == "perplexity") {
-        const PerplexityResult r = engine.perplexity(engine.tokenizer().encode(readTextFile(args.text("--text-file"))),
-                                                     args.integer("--window", 0));
-        std::cout << nlohmann::json{{"tokens", r.tokens}, {"nll", r.nll}, {"perplexity", r.perplexity}}.dump() << "\n";
-        return 0;
-    }
-    if (command == "lens") {
-        nlohmann::json layers = nlohmann::json::array();
-        for (const auto& cells : engine.lens(args.ids("--ids"), args.integer("--top-k", 0))) {
-            nlohmann::json positions = nlohmann::json::array();
-            for (const auto& cell : cells) positions.push_back({{"ids", cell.ids}, {"probs", cell.probs}});
-            layers.push_back(std::move(positions));
-        }
-        std::cout << nlohmann::json{{"lens", layers}}.dump() << "\n";
-        return 0;
-    }
-    if (command == "hidden") {
-        std::cout
-            << nlohmann::json{{"hidden", engine.hiddenStates(args.ids("--ids"), args.integer("--layer", 0))}}.dump()
-            << "\n";
-        return 0;
-    }
-    if (command == "attention") {
-        engine.prefill(args.ids("--ids"));
-        std::cout << nlohmann::json{{"attention", engine.attention(args.integer("--layer", 0))}}.dump() << "\n";
-        return 0;
-    }
-    // generate: --ids prints the new ids as JSON (greedy by default); --prompt streams text.
+    std::cout << nlohmann::json{{"lens", layers}}.dump() << "\n";
+}
+
+void runHidden(const Invocation& in) {
+    const auto hidden = in.engine->hiddenStates(in.args.ids("--ids"), in.args.integer("--layer", 0));
+    std::cout << nlohmann::json{{"hidden", hidden}}.dump() << "\n";
+}
+
+void runPerplexity(const Invocation& in) {
+    const std::vector<int> ids = in.engine->tokenizer().encode(readTextFile(in.args.text("--text-file")));
+    const PerplexityResult r = in.engine->perplexity(ids, in.args.integer("--window", 0));
+    std::cout << nlohmann::json{{"tokens", r.tokens}, {"nll", r.nll}, {"perplexity", r.perplexity}}.dump() << "\n";
+}
+
+// --ids prints the new ids as JSON (greedy by default); --prompt streams text.
+void runGenerate(const Invocation& in) {
+    const CliArgs& args = in.args;
     GenerateOptions options = generateOptions(args);
     const bool fromText = args.has("--prompt");
     if (fromText == args.has("--ids")) fail("generate needs exactly one of --prompt and --ids");
-    const std::vector<int> prompt = fromText ? engine.tokenizer().encode(args.text("--prompt")) : args.ids("--ids");
+    const std::vector<int> prompt = fromText ? in.engine->tokenizer().encode(args.text("--prompt")) : args.ids("--ids");
     const bool json = !fromText || onOff(args, "--json", false);
     if (!fromText) options.stopAtEndOfText = false;
-    const GenerateResult result = engine.generate(prompt, options, [&](const GeneratedToken& token) {
+    const GenerateResult result = in.engine->generate(prompt, options, [&](const GeneratedToken& token) {
         if (!json) std::cout << token.text << std::flush;
         return true;
     });
@@ -232,6 +183,204 @@ int run(int argc, char** argv) {
     } else {
         std::cout << "\n";
     }
+}
+
+// --prompt-tokens may list several lengths: one JSON line each, from one load.
+void runBench(const Invocation& in) {
+    const CliArgs& args = in.args;
+    const std::vector<int> lengths = args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
+    for (int promptTokens : lengths) {
+        auto json = nlohmann::json::parse(benchmarkJson(
+            runBenchmark(*in.engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
+        json["load_ms"] = in.loadMs;
+        json["weights"] = args.has("--weights") ? args.text("--weights") : defaults::weights;
+        std::cout << json.dump() << std::endl;
+    }
+}
+
+// Which of options.json's flags a command takes, besides its own.
+enum class OptionGroups { None, Model, ModelAndGenerate };
+
+// One row per command: `gpt2 help` is written from these, and a command takes exactly --model, its
+// `flags` and its option groups.
+struct Command {
+    const char* name;
+    const char* usage;               // its flags, as `gpt2 help` shows them
+    const char* summary;             // what it prints
+    std::vector<std::string> flags;  // what it takes besides --model and its options
+    OptionGroups options;            // None: the model is not loaded (the tokenizer only)
+    void (*run)(const Invocation&);
+};
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> table = {
+        {"logits", "--ids LIST", "last-position logits as JSON", {"--ids"}, OptionGroups::Model, runLogits},
+        {"attention",
+         "--ids LIST --layer L",
+         "attention probabilities (heads x T x T) as JSON",
+         {"--ids", "--layer"},
+         OptionGroups::Model,
+         runAttention},
+        {"lens",
+         "--ids LIST [--lens-top K]",
+         "logit lens: per layer, per position, the K (default 5) most likely next tokens of\n"
+         "softmax(lm_head(ln_f(the residual after the layer)))",
+         {"--ids", "--lens-top"},
+         OptionGroups::Model,
+         runLens},
+        {"hidden",
+         "--ids LIST --layer L",
+         "the residual stream after block L (T x n_embd) as JSON",
+         {"--ids", "--layer"},
+         OptionGroups::Model,
+         runHidden},
+        {"generate",
+         "(--ids LIST | --prompt TEXT) [--json 1] [--vocab FILE --merges FILE] [generate options]",
+         "--ids: the new ids as JSON (greedy unless sampling options); --prompt: streamed text, or with\n"
+         "--json 1 {\"ids\", \"text\"}",
+         {"--ids", "--prompt", "--json", "--vocab", "--merges"},
+         OptionGroups::ModelAndGenerate,
+         runGenerate},
+        {"tokenize",
+         "(--text T | --file F) [--vocab FILE --merges FILE]",
+         "{\"ids\": [...]}",
+         {"--text", "--file", "--vocab", "--merges"},
+         OptionGroups::None,
+         runTokenize},
+        {"detokenize",
+         "--ids LIST [--vocab FILE --merges FILE]",
+         "{\"text\": \"...\"}",
+         {"--ids", "--vocab", "--merges"},
+         OptionGroups::None,
+         runDetokenize},
+        {"perplexity",
+         "--text-file F [--window N] [--vocab FILE --merges FILE]",
+         "{\"tokens\", \"nll\", \"perplexity\"}: F's tokens in windows of N (default: the context), every\n"
+         "token but a window's first scored",
+         {"--text-file", "--window", "--vocab", "--merges"},
+         OptionGroups::Model,
+         runPerplexity},
+        {"bench",
+         "--prompt-tokens P[,P...] --new-tokens N [--profile on]",
+         "a JSON line per P: load, prefill, decode (and with --profile, each pass's ms per decode token)",
+         {"--prompt-tokens", "--new-tokens", "--profile"},
+         OptionGroups::Model,
+         runBench},
+    };
+    return table;
+}
+
+// The flags of one group of options.json, from the generated visitors.
+template <typename Options, typename ForEach>
+std::vector<std::string> optionFlags(ForEach forEach) {
+    Options options;
+    std::vector<std::string> flags;
+    forEach(options, [&](const defaults::FlagSpec& spec, auto&) { flags.push_back(spec.flag); });
+    return flags;
+}
+
+const std::vector<std::string>& modelFlags() {
+    static const std::vector<std::string> flags =
+        optionFlags<ModelOptions>([](auto& o, auto&& visit) { defaults::forEachModelFlag(o, visit); });
+    return flags;
+}
+
+const std::vector<std::string>& generateFlags() {
+    static const std::vector<std::string> flags =
+        optionFlags<GenerateOptions>([](auto& o, auto&& visit) { defaults::forEachGenerateFlag(o, visit); });
+    return flags;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+bool takes(const Command& command, const std::string& flag) {
+    return flag == "--model" || contains(command.flags, flag) ||
+           (command.options != OptionGroups::None && contains(modelFlags(), flag)) ||
+           (command.options == OptionGroups::ModelAndGenerate && contains(generateFlags(), flag));
+}
+
+// "--model --ids --layer, and options.json's load and tuning flags".
+std::string flagsOf(const Command& command) {
+    std::string out = "--model";
+    for (const std::string& flag : command.flags) out += " " + flag;
+    if (command.options == OptionGroups::Model) out += ", and the load and tuning options";
+    if (command.options == OptionGroups::ModelAndGenerate) out += ", and the load, tuning and generate options";
+    return out;
+}
+
+// The commands that take a group of options, for the help's headings.
+std::string commandsTaking(bool (*pick)(const Command&)) {
+    std::string out;
+    for (const Command& command : commands())
+        if (pick(command)) out += std::string(out.empty() ? "" : ", ") + command.name;
+    return out;
+}
+
+void printHelp() {
+    std::cout << "usage: gpt2 COMMAND --model PATH [flags]   (PATH: a Hugging Face folder, a GGUF file or a packed "
+                 ".gpt2 file)\n";
+    const std::string indent(13, ' ');
+    for (const Command& command : commands()) {
+        std::string name = command.name;
+        std::cout << "  " << name << std::string(indent.size() - 2 - name.size(), ' ') << command.usage << "\n";
+        std::string summary = command.summary;
+        for (std::size_t start = 0; start < summary.size();) {
+            const std::size_t end = std::min(summary.find('\n', start), summary.size());
+            std::cout << indent << summary.substr(start, end - start) << "\n";
+            start = end + 1;
+        }
+    }
+    std::cout << "tokenizer: --vocab FILE --merges FILE (default: vocab.json and merges.txt in PATH, or the "
+                 "file's own)\n";
+    // kOptionHelp is a line per option flag, in options.json's order: each goes under its group.
+    std::string model, generate;
+    const std::string help = defaults::kOptionHelp;
+    for (std::size_t start = 0; start < help.size();) {
+        const std::size_t end = help.find('\n', start) + 1;
+        const std::string line = help.substr(start, end - start);
+        const std::size_t flag = line.find("--");
+        (contains(generateFlags(), line.substr(flag, line.find(' ', flag) - flag)) ? generate : model) += line;
+        start = end;
+    }
+    std::cout << "load and tuning options (src/options.json), for "
+              << commandsTaking([](const Command& c) { return c.options != OptionGroups::None; }) << ":\n"
+              << model << "generate options (src/options.json), for "
+              << commandsTaking([](const Command& c) { return c.options == OptionGroups::ModelAndGenerate; }) << ":\n"
+              << generate;
+}
+
+int run(int argc, char** argv) {
+    if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
+        printHelp();
+        return 0;
+    }
+    const CliArgs args(argc, argv, "usage: gpt2 COMMAND --model PATH [flags]; run gpt2 help for the commands");
+    const auto found =
+        std::find_if(commands().begin(), commands().end(), [&](const Command& c) { return args.command() == c.name; });
+    if (found == commands().end()) fail("unknown command \"", args.command(), "\"; run gpt2 help");
+    const Command& command = *found;
+    for (const std::string& flag : args.flags()) {
+        if (takes(command, flag)) continue;
+        const bool known =
+            std::any_of(commands().begin(), commands().end(), [&](const Command& other) { return takes(other, flag); });
+        fail(known ? "" : "unknown flag ", flag, known ? " is not a flag of " : " for ", command.name, ", which takes ",
+             flagsOf(command), " (gpt2 help lists them)");
+    }
+    Invocation invocation{args, args.text("--model")};
+    if (command.options == OptionGroups::None) {
+        command.run(invocation);
+        return 0;
+    }
+    EglContext context;
+    const auto loadStart = std::chrono::steady_clock::now();
+    Engine engine(invocation.modelDir, modelOptions(args));
+    glFinish();
+    invocation.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
+    if (args.has("--vocab") || args.has("--merges")) engine.setTokenizer(loadTokenizer(args, invocation.modelDir));
+    invocation.engine = &engine;
+    command.run(invocation);
     return 0;
 }
 
