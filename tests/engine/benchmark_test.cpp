@@ -3,16 +3,79 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "engine/benchmark.h"
+#include "format/checkpoint.h"
 #include "gl/pass.h"
+#include "reference/cpu_reference.h"
+#include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/model_fixture.h"
+#include "util/error.h"
 
 namespace gpt2 {
 namespace {
+
+// What every row must say, whatever the timings: its counts, timings that are finite and not
+// negative, and a JSON row that carries the result's own numbers, the profile's totals the sums of
+// its passes.
+void expectConsistentRow(const BenchmarkResult& r, int promptTokens, int newTokens, const std::string& where) {
+    EXPECT_EQ(r.promptTokens, promptTokens) << where;
+    EXPECT_EQ(r.newTokens, newTokens) << where;
+    for (const auto& [name, ms] : std::vector<std::pair<const char*, double>>{{"prefill", r.prefillMs},
+                                                                              {"decode per token", r.decodeMsPerToken},
+                                                                              {"decode first", r.decodeMsFirst},
+                                                                              {"decode last", r.decodeMsLast},
+                                                                              {"decode submit", r.decodeSubmitMs}}) {
+        EXPECT_TRUE(std::isfinite(ms)) << where << ": " << name;
+        EXPECT_GE(ms, 0) << where << ": " << name;
+    }
+    // A prefill and a decode step read a candidate back from the GPU: each takes some time.
+    EXPECT_GT(r.prefillMs, 0) << where;
+    EXPECT_GT(r.decodeMsPerToken, 0) << where;
+    EXPECT_FALSE(r.profilePending) << where << ": natively the profile is read before runBenchmark returns";
+
+    const auto row = nlohmann::json::parse(benchmarkJson(r));
+    EXPECT_EQ(row.at("prompt_tokens").get<int>(), promptTokens) << where;
+    EXPECT_EQ(row.at("new_tokens").get<int>(), newTokens) << where;
+    EXPECT_EQ(row.at("prefill_ms").get<double>(), r.prefillMs) << where;
+    EXPECT_EQ(row.at("decode_ms_per_token").get<double>(), r.decodeMsPerToken) << where;
+    EXPECT_EQ(row.at("decode_ms_first").get<double>(), r.decodeMsFirst) << where;
+    EXPECT_EQ(row.at("decode_ms_last").get<double>(), r.decodeMsLast) << where;
+    EXPECT_EQ(row.at("decode_submit_ms").get<double>(), r.decodeSubmitMs) << where;
+    EXPECT_EQ(row.at("passes_per_token").get<double>(), r.passesPerToken) << where;
+    EXPECT_EQ(row.at("readback_bytes_per_token").get<double>(), r.readbackBytesPerToken) << where;
+    EXPECT_EQ(row.at("gpu_bytes").get<long long>(), r.gpuBytes) << where;
+    EXPECT_EQ(row.at("renderer").get<std::string>(), r.renderer) << where;
+    EXPECT_FALSE(r.renderer.empty()) << where;
+    // Draws are whole numbers per step, the same at every step of a greedy decode.
+    EXPECT_EQ(r.passesPerToken, std::round(r.passesPerToken)) << where;
+    EXPECT_GT(r.passesPerToken, 0) << where;
+    if (r.profileMsPerToken.empty()) {
+        EXPECT_FALSE(row.contains("profile_ms_per_token")) << where;
+        EXPECT_FALSE(row.contains("profile_total_ms_per_token")) << where;
+        return;
+    }
+    double decodeTotal = 0, prefillTotal = 0;
+    for (const auto& [pass, ms] : r.profileMsPerToken) {
+        EXPECT_TRUE(std::isfinite(ms)) << where << ": " << pass;
+        EXPECT_EQ(row.at("profile_ms_per_token").at(pass).get<double>(), ms) << where << ": " << pass;
+        decodeTotal += ms;
+    }
+    for (const auto& [pass, ms] : r.profilePrefillMs) {
+        EXPECT_TRUE(std::isfinite(ms)) << where << ": " << pass;
+        prefillTotal += ms;
+    }
+    EXPECT_EQ(row.at("profile_ms_per_token").size(), r.profileMsPerToken.size()) << where;
+    EXPECT_EQ(row.at("profile_prefill_ms").size(), r.profilePrefillMs.size()) << where;
+    EXPECT_NEAR(row.at("profile_total_ms_per_token").get<double>(), decodeTotal, 1e-9 * decodeTotal) << where;
+    EXPECT_NEAR(row.at("profile_prefill_total_ms").get<double>(), prefillTotal, 1e-9 * prefillTotal) << where;
+    EXPECT_EQ(row.at("profile_source").get<std::string>(), r.profileSource) << where;
+}
 
 struct PassCase {
     int splitTexels, passPerOutput, rowMomentsInVertex;
@@ -34,6 +97,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         Engine engine(testing::tinyModelDir(), options);
         if (split > 0 && !engine.model().capabilities().floatBlend) continue;  // split-K needs float blending
         const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
+        expectConsistentRow(r, 5, 3, "split " + std::to_string(split));
         const int layers = engine.config().layers;
         // Per layer 6 passes (8 with K and V in passes of their own) and 2 LayerNorm passes (none
         // where the one-row matmuls sum the moments); then the embedding, the final LayerNorm (the
@@ -91,6 +155,42 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
                   std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
                                                                 : "gpu timer queries"));
     }
+}
+
+// The benchmark decodes greedily: after it, the engine's sequence is its prompt (runBenchmark's fixed
+// ids) and the tokens it decoded, which must be the CPU reference's greedy continuation of that
+// prompt (tests/reference: plain loops, double accumulation; fp32 weights here). The reference's
+// margins between its first and second token are asserted well above fp32's error (logits within
+// 3.6e-6 of Hugging Face's on this fixture), so an argmax flip would be the engine's fault. Plain
+// and profiled runs alike (the profiled one runs the prompt and the steps a second time).
+TEST(BenchmarkTest, DecodesTheCpuReferencesGreedyTokens) {
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
+    const int promptTokens = 6, newTokens = 4;
+    // The prompt runBenchmark documents: fixed ids, (i * 7919 + 464) mod the vocabulary.
+    std::vector<int> expected;
+    for (int i = 0; i < promptTokens; ++i) expected.push_back((i * 7919 + 464) % engine.config().vocabSize);
+    for (int step = 0; step < newTokens; ++step) {
+        const auto logits = reference::forward(checkpoint, expected).logits;
+        const std::size_t vocab = logits.size() / expected.size();
+        const std::vector<float> last(logits.end() - std::ptrdiff_t(vocab), logits.end());
+        const auto top = testing::topK(last, 2);
+        ASSERT_GT(last[std::size_t(top[0])] - last[std::size_t(top[1])], 1e-3f) << "step " << step << ": a near tie";
+        expected.push_back(top[0]);
+    }
+    for (bool profile : {false, true}) {
+        const BenchmarkResult r = runBenchmark(engine, promptTokens, newTokens, profile);
+        const std::string where = profile ? "profiled" : "plain";
+        expectConsistentRow(r, promptTokens, newTokens, where);
+        EXPECT_EQ(r.profileMsPerToken.empty(), !profile) << where;
+        EXPECT_EQ(engine.tokens(), expected) << where;
+    }
+    // What it cannot run: no prompt, no decode step, or more than the context (64) holds.
+    EXPECT_THROW(runBenchmark(engine, 0, 4), Error);
+    EXPECT_THROW(runBenchmark(engine, 4, 0), Error);
+    EXPECT_THROW(runBenchmark(engine, 60, 5), Error);
+    EXPECT_EQ(runBenchmark(engine, 60, 4).newTokens, 4) << "exactly the context";
 }
 
 }  // namespace
