@@ -15,75 +15,122 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile) {
+Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile)
+    : engine_(engine), profile_(profile) {
     const int context = engine.config().contextLength;
     if (promptTokens < 1 || newTokens < 1 || promptTokens + newTokens > context)
         fail("bench: need 1 <= prompt tokens, 1 <= new tokens, and their sum <= the context (", context, ")");
-    BenchmarkResult r;
-    r.promptTokens = promptTokens;
-    r.newTokens = newTokens;
-    std::vector<int> prompt;
-    for (int i = 0; i < promptTokens; ++i) prompt.push_back((i * 7919 + 464) % engine.config().vocabSize);
+    result_.promptTokens = promptTokens;
+    result_.newTokens = newTokens;
+    for (int i = 0; i < promptTokens; ++i) prompt_.push_back((i * 7919 + 464) % engine.config().vocabSize);
+    GenerateOptions greedy;
+    greedy.maxNewTokens = newTokens;
+    greedy.sampling.temperature = 0;
+    greedy.stopAtEndOfText = false;
+    greedy.slideWindow = false;
+    start_ = std::chrono::steady_clock::now();
+    generation_ = std::make_unique<Generation>(engine, prompt_, greedy);
+}
 
-    Gpt2Model& model = engine.model();
-    // glFinish does not wait in browsers; reading back the first token's candidate does, everywhere.
-    auto start = std::chrono::steady_clock::now();
-    engine.prefill(prompt);
+Benchmark::~Benchmark() = default;
+
+bool Benchmark::poll() {
+    if (generation_) {
+        if (generation_->poll()) arrivals_.push_back(millisecondsSince(start_));
+        if (!generation_->done()) return false;
+        finishGeneration();
+        runSteps();
+    }
+    if (!result_.profilePending) return true;
+    if (!passProfileReady()) return false;
+    takeProfile();
+    return true;
+}
+
+void Benchmark::takeProfile() {
+    auto phases = takePassProfile();
+    result_.profilePrefillMs = phases["prompt"];
+    for (const auto& [pass, ms] : phases["decode"]) result_.profileMsPerToken[pass] = ms / result_.newTokens;
+    result_.profilePending = false;
+}
+
+const BenchmarkResult& Benchmark::run() {
+    while (generation_) {
+        if (generation_->next()) arrivals_.push_back(millisecondsSince(start_));
+        if (generation_->done()) {
+            finishGeneration();
+            runSteps();
+        }
+    }
+    while (!poll()) {
+    }
+    return result_;
+}
+
+void Benchmark::finishGeneration() {
+    generation_.reset();
+    BenchmarkResult& r = result_;
+    if (int(arrivals_.size()) != r.newTokens)
+        fail("bench: the generation gave ", arrivals_.size(), " tokens where ", r.newTokens, " were asked for");
+    r.prefillMs = arrivals_.front();
+    if (r.newTokens > 1) {
+        r.decodeMsPerToken = (arrivals_.back() - arrivals_.front()) / (r.newTokens - 1);
+        r.decodeMsFirst = arrivals_[1] - arrivals_[0];
+        r.decodeMsLast = arrivals_.back() - arrivals_[arrivals_.size() - 2];
+    }
+}
+
+// The steps one at a time, each reading its token back before the next starts; then the profiled
+// run. Reading the candidate waits for the GPU everywhere (glFinish does not wait in browsers).
+void Benchmark::runSteps() {
+    BenchmarkResult& r = result_;
+    Gpt2Model& model = engine_.model();
+    engine_.prefill(prompt_);
     int next = model.next().topCandidates(1).front().id;
-    r.prefillMs = millisecondsSince(start);
-
     std::vector<double> steps, submits;
     const long long drawsBefore = passDraws();
     const auto readBefore = model.readbackBytes();
-    for (int i = 0; i < newTokens; ++i) {
-        start = std::chrono::steady_clock::now();
-        engine.step(next);
+    for (int i = 0; i < r.newTokens; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        engine_.step(next);
         submits.push_back(millisecondsSince(start));
-        next = model.next().topCandidates(1).front().id;  // reading the candidate waits for the GPU
+        next = model.next().topCandidates(1).front().id;
         steps.push_back(millisecondsSince(start));
     }
-    r.decodeMsFirst = steps.front();
-    r.decodeMsLast = steps.back();
-    r.passesPerToken = double(passDraws() - drawsBefore) / newTokens;
-    r.readbackBytesPerToken = double(model.readbackBytes() - readBefore) / newTokens;
+    if (r.newTokens == 1) r.decodeMsPerToken = r.decodeMsFirst = r.decodeMsLast = steps.front();
+    r.passesPerToken = double(passDraws() - drawsBefore) / r.newTokens;
+    r.readbackBytesPerToken = double(model.readbackBytes() - readBefore) / r.newTokens;
     std::sort(steps.begin(), steps.end());
-    r.decodeMsPerToken = steps[steps.size() / 2];
+    r.decodeLatencyMs = steps[steps.size() / 2];
     std::sort(submits.begin(), submits.end());
     r.decodeSubmitMs = submits[submits.size() / 2];
     r.gpuBytes = model.gpuBytes();
     r.renderer = model.capabilities().renderer;
     r.colorBits = model.capabilities().colorBits;
     r.renderTargets = model.capabilities().renderTargets;
-    if (profile) {
-        // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
-        // queries are wrong (docs/benchmarks.md, `profile_source`).
-        const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
-        const PassProfiling mode = timers ? PassProfiling::GpuTimers : PassProfiling::WallClock;
-        takePassProfile();
-        setPassProfiling(mode, "prompt");
-        engine.prefill(prompt);
+    if (!profile_) return;
+    // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
+    // queries are wrong (docs/benchmarks.md, `profile_source`).
+    const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
+    const PassProfiling mode = timers ? PassProfiling::GpuTimers : PassProfiling::WallClock;
+    takePassProfile();
+    setPassProfiling(mode, "prompt");
+    engine_.prefill(prompt_);
+    next = model.next().topCandidates(1).front().id;
+    setPassProfiling(mode, "decode");
+    for (int i = 0; i < r.newTokens; ++i) {
+        engine_.step(next);
         next = model.next().topCandidates(1).front().id;
-        setPassProfiling(mode, "decode");
-        for (int i = 0; i < newTokens; ++i) {
-            engine.step(next);
-            next = model.next().topCandidates(1).front().id;
-        }
-        setPassProfiling(PassProfiling::Off);
-        r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";
-        r.profilePending = true;
-        if (!timers || !gpuTimerResultsWaitForTheTask()) finishBenchmarkProfile(r);
     }
-    return r;
+    setPassProfiling(PassProfiling::Off);
+    r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";
+    // A page's GPU timer results arrive only after the task (poll() takes them then).
+    r.profilePending = timers && gpuTimerResultsWaitForTheTask();
+    if (!r.profilePending) takeProfile();
 }
 
-bool benchmarkProfileReady() { return passProfileReady(); }
-
-void finishBenchmarkProfile(BenchmarkResult& r) {
-    if (!r.profilePending) return;
-    auto phases = takePassProfile();
-    r.profilePrefillMs = phases["prompt"];
-    for (const auto& [pass, ms] : phases["decode"]) r.profileMsPerToken[pass] = ms / r.newTokens;
-    r.profilePending = false;
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile) {
+    return Benchmark(engine, promptTokens, newTokens, profile).run();
 }
 
 std::string benchmarkJson(const BenchmarkResult& r) {
@@ -93,6 +140,7 @@ std::string benchmarkJson(const BenchmarkResult& r) {
                         {"decode_ms_per_token", r.decodeMsPerToken},
                         {"decode_ms_first", r.decodeMsFirst},
                         {"decode_ms_last", r.decodeMsLast},
+                        {"decode_latency_ms", r.decodeLatencyMs},
                         {"decode_submit_ms", r.decodeSubmitMs},
                         {"passes_per_token", r.passesPerToken},
                         {"readback_bytes_per_token", r.readbackBytesPerToken},

@@ -1,8 +1,11 @@
 #pragma once
 // The decode/prefill benchmark shared by `gpt2 bench` (native) and the web module (browser bench):
 // the same measurements in both builds.
+#include <chrono>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 
@@ -11,12 +14,18 @@ namespace gpt2 {
 struct BenchmarkResult {
     int promptTokens = 0;
     int newTokens = 0;
-    double prefillMs = 0;         // the prompt's passes and its first token's GPU argmax (time to first token)
-    double decodeMsPerToken = 0;  // median over the decode steps (greedy: GPU argmax, 16-byte readback)
-    double decodeMsFirst = 0;
-    double decodeMsLast = 0;
+    // As generation runs (Generation, greedy): the time to the first token, and the decode time per
+    // token after it, from the first token's arrival to the last's, each step a step ahead of its
+    // readback. What a user's generate() gets.
+    double prefillMs = 0;
+    double decodeMsPerToken = 0;
+    double decodeMsFirst = 0;  // between the first and second tokens' arrivals
+    double decodeMsLast = 0;   // between the last two
+    // Each step waiting for its token's readback before the next one starts (median): the latency
+    // of one step, the GPU idle while the token travels. Not what generation gets.
+    double decodeLatencyMs = 0;
     // Median CPU time to issue a decode step's passes, before the readback waits for the GPU: near
-    // decodeMsPerToken means the driver, not the GPU, sets the pace.
+    // decodeLatencyMs means the driver, not the GPU, sets the pace.
     double decodeSubmitMs = 0;
     double passesPerToken = 0;  // draw calls per decode step
     double readbackBytesPerToken = 0;
@@ -33,14 +42,38 @@ struct BenchmarkResult {
     bool profilePending = false;  // the profiled run's GPU timer results are still to be read
 };
 
-// Runs a prompt of `promptTokens` fixed ids, then `newTokens` greedy decode steps (each: one token's
-// forward plus the GPU argmax and its 16-byte readback). `profile` adds a second, profiled run of
-// the prompt and the decode steps (setPassProfiling); the timings above come from the plain run. In
-// a browser with GPU timers the profile is left pending (gpuTimerResultsWaitForTheTask): read it
-// with finishBenchmarkProfile in a later task, once benchmarkProfileReady().
+// A prompt of `promptTokens` fixed ids ((i * 7919 + 464) mod the vocabulary), then `newTokens`
+// greedy tokens: first as generation runs them (a Generation, <|endoftext|> not stopping it), then
+// again a step at a time, each waiting for its token (decodeLatencyMs, the passes and bytes per
+// step). `profile` adds a third, profiled run of the prompt and the steps (setPassProfiling); the
+// timings above come from the plain runs. Polled like Generation, so that a browser's thread keeps
+// handling events and a page's GPU timer results arrive (they come only after the task).
+class Benchmark {
+public:
+    Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile);
+    ~Benchmark();
+    // Advances without waiting for the GPU; true once the result is complete.
+    bool poll();
+    // Runs to the end, waiting for the GPU (native callers).
+    const BenchmarkResult& run();
+    const BenchmarkResult& result() const { return result_; }
+
+private:
+    void finishGeneration();
+    void runSteps();
+    void takeProfile();
+
+    Engine& engine_;
+    bool profile_;
+    std::vector<int> prompt_;
+    std::unique_ptr<Generation> generation_;
+    std::chrono::steady_clock::time_point start_;
+    std::vector<double> arrivals_;  // ms since start_ at which each token arrived
+    BenchmarkResult result_;
+};
+
+// The whole benchmark, waiting for the GPU: `gpt2 bench`.
 BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile = false);
-bool benchmarkProfileReady();
-void finishBenchmarkProfile(BenchmarkResult& result);
 std::string benchmarkJson(const BenchmarkResult& result);
 
 }  // namespace gpt2

@@ -127,16 +127,18 @@ test('Firefox without its WebGL settings: the load error carries Firefox\'s own 
   const bare = await startFirefox({ webgl: false });
   try {
     const page = await bare.page();
-    const message = await page.evaluate(async () => {
-      const { GPT2 } = await import('/gpt2.js');
+    const r = await page.evaluate(async () => {
+      const { GPT2, WebGL2UnavailableError } = await import('/gpt2.js');
       try {
         await GPT2.load('/models/gpt2-tiny/', { worker: false });
-        return 'loaded';
+        return { message: 'loaded' };
       } catch (e) {
-        return e.message;
+        return { message: e.message, typed: e instanceof WebGL2UnavailableError, said: e.detail?.browserSaid };
       }
     });
-    assert.match(message, /^WebGL2 is not available .*\. The browser said: ".*AllowWebgl2:false restricts context creation on this system.*"$/);
+    assert.match(r.message, /^WebGL2 is not available .*\. The browser said: ".*AllowWebgl2:false restricts context creation on this system.*"$/);
+    assert.ok(r.typed, 'a WebGL2UnavailableError');
+    assert.match(r.said, /AllowWebgl2:false/);
   } finally {
     await bare.close();
   }

@@ -27,7 +27,7 @@ before(async () => {
   // Headless CI can pass on a blank canvas when WebGL silently fails: assert the context first.
   const renderer = await page.evaluate(() => {
     const gl = document.createElement('canvas').getContext('webgl2');
-    return gl && gl.getParameter(gl.VERSION);
+    return gl?.getParameter(gl.VERSION);
   });
   assert.match(renderer ?? 'none', /WebGL 2/, 'the browser must provide WebGL2');
 });
@@ -100,7 +100,11 @@ for (const { worker, name } of modes) test(`${name}: benchmark() reports draws a
   // the embedding, the final LayerNorm, lm_head and 2 top-k passes.
   assert.equal(r.passes_per_token, 10 * 2 + 3 + 2);
   assert.equal(r.readback_bytes_per_token, 16);
-  assert.ok(r.decode_ms_per_token > 0);
+  assert.deepEqual([r.prompt_tokens, r.new_tokens], [5, 3]);
+  for (const field of ['prefill_ms', 'decode_ms_per_token', 'decode_latency_ms'])
+    assert.ok(Number.isFinite(r[field]) && r[field] > 0, `${field}: ${r[field]}`);
+  // Two tokens may arrive within one tick of the page's clock.
+  for (const field of ['decode_ms_first', 'decode_ms_last']) assert.ok(Number.isFinite(r[field]) && r[field] >= 0, `${field}: ${r[field]}`);
   // SwiftShader is a software renderer, whose passes the page times by wall clock (GPU timer queries
   // are for hardware GPUs: tests/bench/page/bench.js reports them from the GPU machine).
   assert.equal(r.profile_source, 'wall clock, each pass waiting for its result');

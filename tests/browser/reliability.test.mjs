@@ -64,8 +64,35 @@ for (const worker of [true, false]) {
   });
 }
 
-// The C++ side throws its own copy of the context-lost message (bindings.cpp), which gpt2-engine.js
-// turns into a ContextLostError. The engine's JS checks the context before every native call, so a
+// A browser that refuses WebGL2 (getContext gives null, a webglcontextcreationerror says why): the
+// load rejects with the typed error, carrying the browser's words, with no message matched anywhere.
+test('same thread: a canvas without WebGL2 fails the load with a WebGL2UnavailableError and the browser\'s reason', async () => {
+  const refuse = `const original = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function getContext(type, ...rest) {
+      if (type !== 'webgl2') return original.call(this, type, ...rest);
+      this.dispatchEvent(Object.assign(new Event('webglcontextcreationerror'), { statusMessage: 'simulated: no GPU here' }));
+      return null;
+    };\n`;
+  const page = await site.scriptedPage(refuse);
+  const r = await page.evaluate(async () => {
+    const { GPT2, WebGL2UnavailableError } = await import('/gpt2.js');
+    try {
+      await GPT2.load('/models/gpt2-tiny/', { worker: false, canvas: document.body.appendChild(document.createElement('canvas')) });
+      return { loaded: true };
+    } catch (e) {
+      return { typed: e instanceof WebGL2UnavailableError, name: e.name, message: e.message, detail: e.detail };
+    }
+  });
+  assert.equal(r.typed, true, JSON.stringify(r));
+  assert.equal(r.name, 'WebGL2UnavailableError');
+  assert.equal(r.detail.browserSaid, 'simulated: no GPU here');
+  assert.ok(Number.isInteger(r.detail.code) && r.detail.code <= 0, `error code ${r.detail.code}`);
+  assert.match(r.message, /^WebGL2 is not available \(the browser gave no WebGL2 context on the engine's canvas, error -?\d+\); .*\. The browser said: "simulated: no GPU here"$/);
+  await page.close();
+});
+
+// The C++ side throws the module's ContextLostError itself (bindings.cpp, handed the class by
+// gpt2-native.js). The engine's JS checks the context before every native call, so a
 // loss is first seen in C++ only when it strikes within a call: here the native call is made
 // directly, after the loss, to reach that path.
 test('same thread: a context lost as the C++ side sees it rejects with a ContextLostError', async () => {

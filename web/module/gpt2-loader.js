@@ -1,7 +1,107 @@
-// Streaming safetensors or GGUF bytes into the engine, one tensor in the wasm heap at a time (the
-// files come from gpt2-cache.js and gpt2-download.js). Used by gpt2-engine.js on whichever thread
-// runs the engine.
+// Loading a model's files into the engine: a GGUF or packed file, or a Hugging Face folder,
+// streamed one tensor in the wasm heap at a time (the files come from gpt2-cache.js and
+// gpt2-download.js). Used by gpt2-engine.js on whichever thread runs the engine.
+import { ModelFiles } from './gpt2-cache.js';
 import { abortError } from './gpt2-errors.js';
+import { sleep } from './gpt2-event-loop.js';
+import { nativeOptions } from './gpt2-native.js';
+
+// Loads `source`, an absolute http(s) URL of a GGUF or packed file or of a Hugging Face folder
+// (ending in '/'), into a model of the wasm module `M` rendering on the canvas registered as
+// `target`, with `options` (the load options, resolved). Resolves to { model, config }.
+export async function loadModel(M, target, source, options, { onProgress, signal }) {
+  let files = new ModelFiles({ cache: options.cache, signal, warn: (text) => progress.warn(text) });
+  let progress = new Progress(onProgress, files.cachedUrls);
+  await files.open();
+  try {
+    return await loadFiles(M, target, source, options, files, progress, signal);
+  } catch (error) {
+    if (!error.cachedFile || signal?.aborted) throw error;
+    // A file read from the cache failed the load (a packed payload's checksum, say): drop what
+    // came from the cache and fetch everything again.
+    await files.dropCached();
+    const warn = files.warn;
+    files = new ModelFiles({ cache: options.cache, readCache: false, signal, warn });
+    progress = new Progress(onProgress, files.cachedUrls);
+    await files.open();
+    return loadFiles(M, target, source, options, files, progress, signal);
+  }
+}
+
+async function loadFiles(M, target, source, options, files, progress, signal) {
+  const native = nativeOptions(options);
+  let model = null;
+  // Marks a failure while reading a file that came from the cache, which loadModel then fetches again.
+  const reading = async (url, work) => {
+    try {
+      return await work();
+    } catch (error) {
+      if (files.cachedUrls.has(url) && error instanceof Error) error.cachedFile = url;
+      throw error;
+    }
+  };
+  try {
+    const made = (created) => {
+      model = created;
+      if (model) progress.plan(model.gpuBytes());
+      return model;
+    };
+    let tokenizer = { vocab: '', merges: '' };
+    if (!source.endsWith('/')) {
+      const response = await files.response(source);
+      progress.expect(source, response);
+      // A GGUF or packed file: one file with the config, the tokenizer and the weights.
+      await reading(source, () => streamModelFile(M, source, response, progress, {
+        openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, source)),
+        openPacked: (ptr, length, fileSize) => made(M.openPacked(target, ptr, length, fileSize, native, source)),
+      }, signal));
+    } else {
+      tokenizer = await loadFolder(M, target, source, native, files, progress, signal, { reading, made });
+    }
+    // The programs have been linking since the model was made; wait for them without blocking.
+    while (!model.programsLinked()) await sleep();
+    const config = model.finishLoad(tokenizer.vocab, tokenizer.merges, source);
+    await files.settle();
+    progress.report();
+    return { model, config };
+  } catch (error) {
+    model?.delete();
+    throw error;
+  }
+}
+
+// A Hugging Face folder: config.json, the tokenizer's vocab.json and merges.txt (optional, both or
+// neither), and model.safetensors or the shards of model.safetensors.index.json. Resolves to the
+// tokenizer's files ('' where absent).
+async function loadFolder(M, target, source, native, files, progress, signal, { reading, made }) {
+  const url = (name) => new URL(name, source).href;
+  const [config, vocab, merges] = await Promise.all([
+    files.text(url('config.json')),
+    files.text(url('vocab.json'), { optional: true }),
+    files.text(url('merges.txt'), { optional: true }),
+  ]);
+  if ((vocab === null) !== (merges === null)) throw new Error(`${source}: has only one of vocab.json and merges.txt`);
+  const model = await reading(url('config.json'), async () => made(M.createModel(target, config, native)));
+  // One file, or the shards of model.safetensors.index.json; all opened first so the total is known.
+  const weightFiles = [];
+  const single = await files.response(url('model.safetensors'), { optional: true });
+  if (single) {
+    weightFiles.push([url('model.safetensors'), single]);
+  } else {
+    const indexUrl = url('model.safetensors.index.json');
+    const index = JSON.parse(await files.text(indexUrl));
+    for (const shard of new Set(Object.values(index.weight_map ?? {}))) {
+      if (typeof shard !== 'string' || shard.includes('/')) throw new Error(`${indexUrl}: bad shard name ${shard}`);
+      weightFiles.push([url(shard), await files.response(url(shard))]);
+    }
+  }
+  for (const [fileUrl, response] of weightFiles) progress.expect(fileUrl, response);
+  for (const [fileUrl, response] of weightFiles) {
+    if (signal?.aborted) throw abortError(signal);
+    await reading(fileUrl, () => streamSafetensors(M, fileUrl, response, progress, () => model, signal));
+  }
+  return { vocab: vocab ?? '', merges: merges ?? '' };
+}
 
 // Reads a response body in order: exact byte ranges, skipping what is not needed.
 class ByteStream {
@@ -54,7 +154,7 @@ class ByteStream {
 // Bytes received against the total: the files' Content-Length, or the end of their last tensor;
 // `fromCache` counts those read from the browser's cache (`cachedUrls`). A warning (nothing cached)
 // goes out once in its own event.
-export class Progress {
+class Progress {
   constructor(onProgress, cachedUrls = new Set()) {
     this.onProgress = onProgress;
     this.cachedUrls = cachedUrls;
@@ -99,7 +199,7 @@ export class Progress {
 }
 
 // Copies `bytes` into a fresh wasm heap block for `use(pointer)`, freed afterwards.
-export function withHeapCopy(M, bytes, use) {
+function withHeapCopy(M, bytes, use) {
   const ptr = M._malloc(Math.max(bytes.length, 1));
   try {
     M.HEAPU8.set(bytes, ptr);
@@ -112,13 +212,13 @@ export function withHeapCopy(M, bytes, use) {
 // Streams one safetensors file into a model's textures. `open(headerPtr, headerLength, fileSize)`
 // hands the header to C++ (which checks it) and returns the model; its beginFile lists the tensors
 // to send, in file order.
-export function streamSafetensors(M, url, response, progress, open, signal) {
+function streamSafetensors(M, url, response, progress, open, signal) {
   return streamFile(M, url, response, progress, signal, () => beginSafetensors(M, url, progress, open));
 }
 
 // Streams a single-file model, told apart by its first bytes: a GGUF file (`openGguf`) or a packed
 // safetensors file (`openPacked`), each opened as its streamer says.
-export function streamModelFile(M, url, response, progress, { openGguf, openPacked }, signal) {
+function streamModelFile(M, url, response, progress, { openGguf, openPacked }, signal) {
   return streamFile(M, url, response, progress, signal, (prefix) =>
     isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, openPacked));
 }

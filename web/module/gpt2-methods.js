@@ -68,9 +68,10 @@ export const METHODS = {
   stats: { args: () => [] },
 
   /**
-   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps;
-   * `profile` adds `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a second
-   * run (GPU timer queries where the context has them, else waiting per pass).
+   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps
+   * timed as generate() runs them, then one at a time (`decode_latency_ms`); `profile` adds
+   * `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a run of their own (GPU
+   * timer queries where the context has them, else waiting per pass).
    */
   benchmark: { args: ({ promptTokens = 32, newTokens = 16, profile = false } = {}) => [{ promptTokens, newTokens, profile }] },
 

@@ -4,7 +4,7 @@
 // progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context;
 // { ready: true }, sent once this script and its imports have run, tells the page it started.
 import { Engine } from './gpt2-engine.js';
-import { DisposedError } from './gpt2-errors.js';
+import { DisposedError, toRemote } from './gpt2-errors.js';
 import { METHODS } from './gpt2-methods.js';
 import { probeOffscreenCanvas } from './gpt2-webgl-probe.js';
 
@@ -67,7 +67,7 @@ self.onmessage = async ({ data }) => {
     const result = await handler(model, args, { signal: controller.signal, call });
     postMessage({ call, result }, transfers(result));
   } catch (error) {
-    postMessage({ call, error: { name: error?.name ?? 'Error', message: error?.message ?? String(error) } });
+    postMessage({ call, error: toRemote(error) });
   } finally {
     controllers.delete(call);
   }

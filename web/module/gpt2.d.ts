@@ -255,6 +255,16 @@ export declare class ContextLostError extends Error {
   constructor();
   readonly name: 'ContextLostError';
 }
+/**
+ * The browser gave the engine's canvas no WebGL2 context (WebGL2 or hardware acceleration is off, or
+ * the browser has none): the load fails with this.
+ */
+export declare class WebGL2UnavailableError extends Error {
+  constructor(detail?: { code?: number; browserSaid?: string });
+  readonly name: 'WebGL2UnavailableError';
+  /** The context creation's error code, and the browser's own reason where it gave one ('' if none). */
+  readonly detail: { code: number; browserSaid: string };
+}
 /** The model was disposed, before or during the call. */
 export declare class DisposedError extends Error {
   constructor();
@@ -314,9 +324,10 @@ export declare class GPT2 {
   hiddenStates(text: string | ArrayLike<number>, options: { layer: number }): Promise<Float32Array>;
   stats(): Promise<ModelStats>;
   /**
-   * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps;
-   * `profile` adds `profile_ms_per_token` (ms per decode token of each pass) and `profile_prefill_ms`
-   * (ms of each pass over the prompt), from a second run timed by GPU timer queries where the context
+   * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps timed as
+   * generate() runs them (`prefill_ms`, `decode_ms_per_token`), then one at a time, each waiting for
+   * its token (`decode_latency_ms`); `profile` adds `profile_ms_per_token` (ms per decode token of each pass) and `profile_prefill_ms`
+   * (ms of each pass over the prompt), from a run of their own, timed by GPU timer queries where the context
    * has them, else by waiting per pass (`profile_source`).
    */
   benchmark(options?: { promptTokens?: number; newTokens?: number; profile?: boolean }): Promise<Record<string, unknown>>;

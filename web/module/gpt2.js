@@ -200,5 +200,5 @@ defineMethods(GPT2.prototype, (name, args) => async function (...given) {
   return this._backend[name](...args(...given));
 });
 
-export { BusyError, ContextLostError, DisposedError } from './gpt2-errors.js';
+export { BusyError, ContextLostError, DisposedError, WebGL2UnavailableError } from './gpt2-errors.js';
 export default GPT2;

@@ -1,7 +1,8 @@
 // The seam between the WebAssembly module and web/module/gpt2-engine.js, through embind: typed values
 // (numbers, strings, typed arrays, option objects checked against src/options.json by the JS side)
 // both ways. A C++ failure reaches JS as a thrown Error with the engine's message; a lost context, as
-// the module's ContextLostError (web/module/gpt2-errors.js), which gpt2-engine.js hands the module.
+// the module's ContextLostError, and a canvas without WebGL2 as its WebGL2UnavailableError (the classes
+// of web/module/gpt2-errors.js, which gpt2-native.js hands the module).
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
@@ -40,15 +41,23 @@ template <typename F>
 auto guarded(F&& f) -> decltype(f()) {
     std::string message;
     bool lost = false;
+    std::optional<int> noWebgl2;
     try {
         return f();
     } catch (const ContextLost&) {
         lost = true;
+    } catch (const WebGl2Unavailable& e) {
+        noWebgl2 = e.code;
     } catch (const std::exception& e) {
         message = e.what();
     }
     // Thrown outside the catch block, so the C++ exception is freed before JS unwinds.
     if (lost) val::module_property("ContextLostError").new_().throw_();
+    if (noWebgl2) {
+        val detail = val::object();
+        detail.set("code", *noWebgl2);
+        val::module_property("WebGL2UnavailableError").new_(detail).throw_();
+    }
     val::global("Error").new_(val(message)).throw_();
 }
 
@@ -328,15 +337,20 @@ public:
         return out;
     }
 
-    // The benchmark of `gpt2 bench`, run in one task. Its profile's GPU timer results come only after
-    // the task: benchReady() says when, and takeBench() then gives its JSON line as an object.
+    // The benchmark of `gpt2 bench`, polled as a generation is: benchReady() advances it without
+    // waiting and says when it has finished; takeBench() then gives its JSON line as an object.
     void startBench(int promptTokens, int newTokens, bool profile) {
-        benchmark_ = runBenchmark(engine(), promptTokens, newTokens, profile);
+        benchmark_ = std::make_unique<Benchmark>(engine(), promptTokens, newTokens, profile);
     }
-    bool benchReady() { return benchmarkProfileReady(); }
+    bool benchReady() {
+        if (!benchmark_) fail("no benchmark was started");
+        return benchmark_->poll();
+    }
     val takeBench() {
-        finishBenchmarkProfile(benchmark_);
-        return parseJson(benchmarkJson(benchmark_));
+        if (!benchmark_ || !benchmark_->poll()) fail("the benchmark has not finished");
+        const std::string json = benchmarkJson(benchmark_->result());
+        benchmark_.reset();
+        return parseJson(json);
     }
 
     bool contextLost() const { return context_->lost(); }
@@ -389,7 +403,7 @@ private:
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<WeightFile> file_;        // the safetensors file being streamed in
     std::unique_ptr<GgufWeightFile> gguf_;    // or the GGUF file
-    BenchmarkResult benchmark_;               // the last startBench's, until takeBench
+    std::unique_ptr<Benchmark> benchmark_;    // the last startBench's, until takeBench
     std::optional<Tokenizer> fileTokenizer_;  // a packed or GGUF file's, until finishLoad
     std::unique_ptr<Generation> generation_;
     std::unique_ptr<LogitsRun> logits_;

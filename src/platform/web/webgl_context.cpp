@@ -15,9 +15,7 @@ WebGlContext::WebGlContext(const std::string& canvasSelector) {
     attributes.antialias = false;
     attributes.powerPreference = EM_WEBGL_POWER_PREFERENCE_HIGH_PERFORMANCE;
     handle_ = emscripten_webgl_create_context(canvasSelector.c_str(), &attributes);
-    if (handle_ <= 0)
-        fail("WebGL2 is not available (the browser gave no WebGL2 context on the engine's canvas, error ", int(handle_),
-             "); turn on WebGL2 and hardware acceleration in the browser's settings, or try another browser");
+    if (handle_ <= 0) throw WebGl2Unavailable{int(handle_)};
     makeCurrent();
     if (!emscripten_webgl_enable_extension(handle_, "EXT_color_buffer_float"))
         fail(

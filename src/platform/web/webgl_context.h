@@ -5,10 +5,16 @@
 
 namespace gpt2 {
 
+// The browser gave the canvas no WebGL2 context (Emscripten's error code): JS sees it as the
+// module's WebGL2UnavailableError (bindings.cpp), whose message web/module/gpt2-errors.js writes.
+struct WebGl2Unavailable {
+    int code;
+};
+
 class WebGlContext {
 public:
-    // `canvasSelector`: a CSS selector such as "#gpt2-canvas-1". Throws a clear Error when the
-    // browser has no WebGL2 or no float render targets.
+    // `canvasSelector`: a CSS selector such as "#gpt2-canvas-1". Throws WebGl2Unavailable when the
+    // browser gives no WebGL2 context, a clear Error when it has no float render targets.
     explicit WebGlContext(const std::string& canvasSelector);
     ~WebGlContext();
     WebGlContext(const WebGlContext&) = delete;
