@@ -77,7 +77,10 @@ async function load(page, { cache = false, worker = true } = {}) {
     const warnings = [];
     let last = null;
     try {
-      const model = await GPT2.load(url, { weights: 'fp32', ...options, onProgress: (p) => (p.warning ? warnings.push(p.warning) : (last = p)) });
+      const model = await GPT2.load(url, { weights: 'fp32', ...options, onProgress: (p) => {
+        if (p.warning) warnings.push(p.warning);
+        else last = p;
+      } });
       const logits = Array.from(await model.logits(prompt));
       await model.dispose();
       return { logits, warnings, last };

@@ -2,7 +2,6 @@
 // against the float64 forward over the same file's weights, the tokenizer of the file's metadata, and
 // a broken file's clear error. Firefox and WebKit run the same check (firefox.test.mjs, webkit.test.mjs).
 import { test, before, after } from 'node:test';
-import assert from 'node:assert/strict';
 import { root, startSite } from './harness.mjs';
 import { assertGgufCheck, BROKEN_GGUF, ggufCheck, ggufFixtures } from './page-checks.mjs';
 

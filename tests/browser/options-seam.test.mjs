@@ -22,7 +22,7 @@ function otherValue(spec) {
     case 'enum': return spec.values.find((v) => v !== spec.default);
     case 'integer': return Math.max(spec.min ?? 0, (spec.default ?? 0) + 3);
     case 'number': return (spec.default ?? 0) === 0.5 ? 0.25 : 0.5;
-    case 'boolean': return spec.default === true ? false : true;
+    case 'boolean': return spec.default !== true;
     case 'string': return `${spec.default ?? 'x'}-other`;
     case 'strings': return ['one', 'two'];
     default: throw new Error(`options.json: a type this test does not know: ${spec.type}`);

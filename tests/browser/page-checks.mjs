@@ -39,13 +39,17 @@ export async function lensCheck({ options, prompts }) {
   for (const [key, p] of Object.entries(prompts)) {
     const lens = await model.lens(p.ids, { topK: 5 });
     out.shapes.push([lens.layers, lens.tokens, lens.topK, lens.ids.length, lens.probs.length]);
-    p.lens_top5.forEach((layer, l) => layer.forEach((cell, t) => cell.ids.forEach((id, rank) => {
-      const at = (l * lens.tokens + t) * lens.topK + rank;
-      out.probDiff = Math.max(out.probDiff, Math.abs(lens.probs[at] - cell.probs[rank]));
-      // Ids may swap only where Hugging Face's own probabilities tie.
-      const tied = (rank > 0 && cell.probs[rank - 1] - cell.probs[rank] <= 1e-4) || (rank < 4 && cell.probs[rank] - cell.probs[rank + 1] <= 1e-4);
-      if (!tied && lens.ids[at] !== id) out.idMismatches.push([key, l, t, rank, lens.ids[at], id]);
-    })));
+    for (const [l, layer] of p.lens_top5.entries()) {
+      for (const [t, cell] of layer.entries()) {
+        for (const [rank, id] of cell.ids.entries()) {
+          const at = (l * lens.tokens + t) * lens.topK + rank;
+          out.probDiff = Math.max(out.probDiff, Math.abs(lens.probs[at] - cell.probs[rank]));
+          // Ids may swap only where Hugging Face's own probabilities tie.
+          const tied = (rank > 0 && cell.probs[rank - 1] - cell.probs[rank] <= 1e-4) || (rank < 4 && cell.probs[rank] - cell.probs[rank + 1] <= 1e-4);
+          if (!tied && lens.ids[at] !== id) out.idMismatches.push([key, l, t, rank, lens.ids[at], id]);
+        }
+      }
+    }
     // The lens leaves its ids as the sequence: attention() reads it.
     out.attentionTokens = (await model.attention(0)).tokens;
     for (let l = 0; l < p.block_outputs.length; l += 1) {
@@ -110,7 +114,7 @@ function brokenGgufFiles(whole) {
     change(copy);
     return copy;
   };
-  const typeField = (b, name) => at(name) + name.length + 4 + 16;  // name, dimension count, two dimensions
+  const typeField = (_b, name) => at(name) + name.length + 4 + 16;  // name, dimension count, two dimensions
   return {
     truncated: whole.subarray(0, whole.length - 1000),
     'unknown-type': changed((b) => b.writeUInt32LE(16, typeField(b, 'blk.0.ffn_up.weight'))),

@@ -55,7 +55,7 @@ async function abortDuringPrefill(page) {
     let tokens = 0;
     let error = null;
     try {
-      for await (const t of window.model.generate(window.prompt, { maxNewTokens: 16, signal: controller.signal })) tokens += 1;
+      for await (const _t of window.model.generate(window.prompt, { maxNewTokens: 16, signal: controller.signal })) tokens += 1;
     } catch (e) {
       error = e.name;
     }

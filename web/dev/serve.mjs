@@ -27,7 +27,10 @@ export function serve(root, port = 8080, host = '127.0.0.1', { cors = false, hea
     try {
       let file = join(base, path);
       let stats = statSync(file);
-      if (stats.isDirectory()) stats = statSync((file = join(file, 'index.html')));
+      if (stats.isDirectory()) {
+        file = join(file, 'index.html');
+        stats = statSync(file);
+      }
       return stats.isFile() ? { file, size: stats.size } : null;
     } catch {
       return null;
@@ -43,7 +46,10 @@ export function serve(root, port = 8080, host = '127.0.0.1', { cors = false, hea
     // Normalized as an absolute path, it cannot climb out of a folder ('/../x' is '/x').
     const path = pathname.startsWith(prefix) ? normalize(decodeURIComponent(pathname.slice(prefix.length - 1))) : null;
     let found = null;
-    if (path !== null) for (const base of bases) if ((found = find(base, path))) break;
+    for (const base of path === null ? [] : bases) {
+      found = find(base, path);
+      if (found) break;
+    }
     if (!found) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;

@@ -99,12 +99,12 @@ function detokenizeFile(raw) {
     }
   }
   // a sentence that starts with punctuation (the corpus dropped a number before it) is glued on
-  return paragraphs.map((p) => p.reduce((a, x) => (a === '' ? x : /^[,.;:?!)]/.test(x) ? a + x : a + ' ' + x), '')).join('\n\n');
+  return paragraphs.map((p) => p.reduce((a, x) => (a === '' ? x : /^[,.;:?!)]/.test(x) ? a + x : `${a} ${x}`), '')).join('\n\n');
 }
 
 // ---------- seeded split ----------
 function mulberry32(a) {
-  return function () {
+  return () => {
     a |= 0; a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
@@ -120,7 +120,7 @@ for (let i = shuffled.length - 1; i > 0; i--) {
   [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
 }
 const splitOf = new Map();
-shuffled.forEach((f, i) => splitOf.set(f, i < N_VAL ? 'val' : i < N_VAL + N_TEST ? 'test' : 'train'));
+for (const [i, f] of shuffled.entries()) splitOf.set(f, i < N_VAL ? 'val' : i < N_VAL + N_TEST ? 'test' : 'train');
 
 // ---------- tokenize ----------
 const docs = [];
@@ -149,7 +149,7 @@ for (const [k, list] of Object.entries(PROMPTS)) promptIds[k] = list.map((text) 
 
 fs.mkdirSync(outDir, { recursive: true });
 const buf = Buffer.alloc(all.length * 2);
-all.forEach((id, i) => buf.writeUInt16LE(id, i * 2));
+for (const [i, id] of all.entries()) buf.writeUInt16LE(id, i * 2);
 fs.writeFileSync(path.join(outDir, 'tokens.bin'), buf);
 const count = (s) => docs.filter((d) => d.split === s).reduce((a, d) => a + d.length, 0);
 const meta = {
