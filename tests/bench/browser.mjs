@@ -7,7 +7,9 @@
 import { benchArgs, serveModel } from './bench_args.mjs';
 import { startSite } from '../browser/harness.mjs';
 
-const { args, flag, model } = benchArgs('node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N] [--rows-per-fragment N]');
+const { args, flag, model } = benchArgs(
+  'node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile] [--half-pairs on|off] [--split-texels N] [--rows-per-fragment N]',
+);
 const served = serveModel(model, 'bench-model');
 const source = served.source;
 const tuning = {};
@@ -18,15 +20,25 @@ if (flag('--rows-per-fragment')) tuning.rowsPerFragment = Number(flag('--rows-pe
 const site = await startSite();
 try {
   const page = await site.page();
-  const result = await page.evaluate(async ({ source, profile, weights, tuning, promptTokens, newTokens }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const start = performance.now();
-    const m = await GPT2.load(source, { weights, tuning });
-    const loadMs = performance.now() - start;
-    const r = await m.benchmark({ promptTokens, newTokens, profile });
-    await m.dispose();
-    return { ...r, load_ms: loadMs, tuning, browser: navigator.userAgent };
-  }, { source, profile: args.includes('--profile'), weights: flag('--weights', 'fp16'), tuning, promptTokens: Number(flag('--prompt-tokens', 32)), newTokens: Number(flag('--new-tokens', 16)) });
+  const result = await page.evaluate(
+    async ({ source, profile, weights, tuning, promptTokens, newTokens }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const start = performance.now();
+      const m = await GPT2.load(source, { weights, tuning });
+      const loadMs = performance.now() - start;
+      const r = await m.benchmark({ promptTokens, newTokens, profile });
+      await m.dispose();
+      return { ...r, load_ms: loadMs, tuning, browser: navigator.userAgent };
+    },
+    {
+      source,
+      profile: args.includes('--profile'),
+      weights: flag('--weights', 'fp16'),
+      tuning,
+      promptTokens: Number(flag('--prompt-tokens', 32)),
+      newTokens: Number(flag('--new-tokens', 16)),
+    },
+  );
   console.log(JSON.stringify(result));
 } finally {
   await site.close();

@@ -14,16 +14,24 @@ try {
   const visit = async (clear) => {
     const page = await context.newPage();
     await page.goto(`${site.url}examples/blank.html`);
-    const r = await page.evaluate(async ({ source, weights, clear }) => {
-      const { GPT2 } = await import('/gpt2.js');
-      if (clear) await GPT2.clearCache();
-      let last = null;
-      const start = performance.now();
-      const m = await GPT2.load(source, { weights, onProgress: (e) => { last = e; } });
-      const ms = performance.now() - start;
-      await m.dispose();
-      return { load_ms: ms, bytes: last.total, from_cache: last.fromCache };
-    }, { source: served.source, weights: flag('--weights', 'fp16'), clear });
+    const r = await page.evaluate(
+      async ({ source, weights, clear }) => {
+        const { GPT2 } = await import('/gpt2.js');
+        if (clear) await GPT2.clearCache();
+        let last = null;
+        const start = performance.now();
+        const m = await GPT2.load(source, {
+          weights,
+          onProgress: (e) => {
+            last = e;
+          },
+        });
+        const ms = performance.now() - start;
+        await m.dispose();
+        return { load_ms: ms, bytes: last.total, from_cache: last.fromCache };
+      },
+      { source: served.source, weights: flag('--weights', 'fp16'), clear },
+    );
     await page.close();
     return r;
   };

@@ -18,10 +18,12 @@ const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/r
 const prompt = Object.values(reference.prompts)[0];
 const work = join(artifactsDir, 'bundlers');
 const appDir = join(work, 'app');
-const apps = {};  // bundler -> { server, url }
+const apps = {}; // bundler -> { server, url }
 
 function filesOf(dir) {
-  return readdirSync(dir, { recursive: true }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }
 
 // Builds every app from the tarball and serves each beside the test models (/models/gpt2-tiny/).
@@ -31,12 +33,19 @@ before(async () => {
   cpSync(join(root, 'tests/bundlers/app'), appDir, { recursive: true });
   execFileSync('npm', ['pack', siteDir, '--pack-destination', work, '--silent'], { encoding: 'utf8' });
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', join(work, tarball)], { cwd: appDir });
+  writeFileSync(
+    join(appDir, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }),
+  );
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', join(work, tarball)], {
+    cwd: appDir,
+  });
   for (const [name, bundle] of Object.entries(BUNDLERS)) {
     const outDir = join(work, 'dist', name);
     await bundle(appDir, outDir);
-    const sizes = filesOf(outDir).filter((f) => /\.(js|wasm)$/.test(f)).map((f) => `${relative(outDir, f)} ${(statSync(f).size / 1000).toFixed(1)} kB`);
+    const sizes = filesOf(outDir)
+      .filter((f) => /\.(js|wasm)$/.test(f))
+      .map((f) => `${relative(outDir, f)} ${(statSync(f).size / 1000).toFixed(1)} kB`);
     console.log(`[${name}] ${sizes.join(', ')}`);
     const server = await serve([outDir, testSiteDir], 0, '127.0.0.1');
     apps[name] = { server, url: `http://127.0.0.1:${server.address().port}/` };
@@ -96,13 +105,20 @@ for (const [browserName, start, available, why] of [
   });
 }
 
-test('Chromium: Vite\'s dev server runs the app with the engine in its Worker, and the production build does so under a strict CSP', async () => {
+test("Chromium: Vite's dev server runs the app with the engine in its Worker, and the production build does so under a strict CSP", async () => {
   const { createServer } = await import('vite');
-  const dev = await createServer({ root: appDir, configFile: false, logLevel: 'warn', server: { host: '127.0.0.1', port: 0 } });
+  const dev = await createServer({
+    root: appDir,
+    configFile: false,
+    logLevel: 'warn',
+    server: { host: '127.0.0.1', port: 0 },
+  });
   await dev.listen();
   const models = await serve(testSiteDir, 0, '127.0.0.1', { cors: true });
   const strict = await serve([join(work, 'dist', 'vite'), testSiteDir], 0, '127.0.0.1', {
-    headers: { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" },
+    headers: {
+      'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'",
+    },
   });
   const browser = await startSite();
   try {

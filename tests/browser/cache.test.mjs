@@ -16,12 +16,13 @@ const p1 = Object.values(reference.prompts)[0];
 const files = {};
 let weightBytes = 0;
 let site;
-let context;  // one browser profile: its pages share the origin's cache, as a user's tabs do
+let context; // one browser profile: its pages share the origin's cache, as a user's tabs do
 let models;
 let base;
 
 before(async () => {
-  for (const f of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']) files[`/tiny/${f}`] = readFileSync(join(tinyModelDir, f));
+  for (const f of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'])
+    files[`/tiny/${f}`] = readFileSync(join(tinyModelDir, f));
   const packed = join(testModelsDir, 'cache-tiny.gpt2');
   execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, packed, '--dtype', 'fp32']);
   files['/tiny.gpt2'] = readFileSync(packed);
@@ -53,16 +54,25 @@ async function load(source, { worker = true, before: setUp } = {}) {
   const page = await newPage();
   if (setUp) await page.evaluate(setUp);
   const sent = weightBytes;
-  const r = await page.evaluate(async ({ source, ids, worker }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const events = [];
-    const start = performance.now();
-    const model = await GPT2.load(source, { weights: 'fp32', worker, onProgress: (e) => events.push(e) });
-    const ms = performance.now() - start;
-    const logits = Array.from(await model.logits(ids));
-    await model.dispose();
-    return { logits, last: events.at(-1), warnings: events.filter((e) => e.warning).map((e) => e.warning), ms, cached: await GPT2.cachedModels() };
-  }, { source, ids: p1.ids, worker });
+  const r = await page.evaluate(
+    async ({ source, ids, worker }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const events = [];
+      const start = performance.now();
+      const model = await GPT2.load(source, { weights: 'fp32', worker, onProgress: (e) => events.push(e) });
+      const ms = performance.now() - start;
+      const logits = Array.from(await model.logits(ids));
+      await model.dispose();
+      return {
+        logits,
+        last: events.at(-1),
+        warnings: events.filter((e) => e.warning).map((e) => e.warning),
+        ms,
+        cached: await GPT2.cachedModels(),
+      };
+    },
+    { source, ids: p1.ids, worker },
+  );
   await page.close();
   return { ...r, sent: weightBytes - sent, diff: Math.max(...p1.last_logits.map((v, i) => Math.abs(v - r.logits[i]))) };
 }
@@ -78,7 +88,9 @@ for (const worker of [true, false]) {
     await clear();
     const first = await load(`${base}/tiny/`, { worker });
     const second = await load(`${base}/tiny/`, { worker });
-    console.log(`[ measured ] ${worker ? 'worker' : 'same thread'}: gpt2-tiny load ${first.ms.toFixed(0)} ms first, ${second.ms.toFixed(0)} ms from the cache`);
+    console.log(
+      `[ measured ] ${worker ? 'worker' : 'same thread'}: gpt2-tiny load ${first.ms.toFixed(0)} ms first, ${second.ms.toFixed(0)} ms from the cache`,
+    );
     assert.deepEqual(first.warnings, []);
     assert.equal(first.sent, files['/tiny/model.safetensors'].length);
     assert.equal(first.last.fromCache, 0);
@@ -86,11 +98,18 @@ for (const worker of [true, false]) {
     assert.equal(second.sent, 0, 'no weight bytes over the network');
     assert.equal(second.last.fromCache, second.last.total);
     assert.deepEqual(second.logits, first.logits);
-    const bytes = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].reduce((n, f) => n + files[`/tiny/${f}`].length, 0);
+    const bytes = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].reduce(
+      (n, f) => n + files[`/tiny/${f}`].length,
+      0,
+    );
     assert.deepEqual(second.cached, [{ source: `${base}/tiny/`, bytes }]);
     await clear();
     const third = await load(`${base}/tiny/`, { worker });
-    assert.equal(third.sent, files['/tiny/model.safetensors'].length, 'after clearCache() the weights come over the network');
+    assert.equal(
+      third.sent,
+      files['/tiny/model.safetensors'].length,
+      'after clearCache() the weights come over the network',
+    );
     assert.deepEqual(third.logits, first.logits);
   });
 }
@@ -103,7 +122,10 @@ test('a truncated cache entry is detected and fetched again', async () => {
       const cache = await caches.open('gpt2-webgl-models');
       const url = (await cache.keys()).map((k) => k.url).find((u) => u.endsWith('model.safetensors'));
       const full = await (await cache.match(url)).arrayBuffer();
-      await cache.put(url, new Response(full.slice(0, full.byteLength >> 1), { headers: { 'X-Gpt2-Bytes': String(full.byteLength) } }));
+      await cache.put(
+        url,
+        new Response(full.slice(0, full.byteLength >> 1), { headers: { 'X-Gpt2-Bytes': String(full.byteLength) } }),
+      );
     },
   });
   assert.equal(r.sent, files['/tiny/model.safetensors'].length, 'the weights were fetched again');
@@ -136,17 +158,26 @@ test('a full storage quota loads without the cache and warns', async () => {
     Cache.prototype.put = () => Promise.reject(new DOMException('Quota exceeded', 'QuotaExceededError'));
   });
   await page.goto(`${site.url}examples/blank.html`);
-  const r = await page.evaluate(async ({ source, ids }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const warnings = [];
-    const model = await GPT2.load(source, { worker: false, onProgress: (e) => e.warning && warnings.push(e.warning) });
-    const logits = await model.logits(ids);
-    await model.dispose();
-    return { warnings, first: logits[0], cached: await GPT2.cachedModels() };
-  }, { source: `${base}/tiny/`, ids: p1.ids });
+  const r = await page.evaluate(
+    async ({ source, ids }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const warnings = [];
+      const model = await GPT2.load(source, {
+        worker: false,
+        onProgress: (e) => e.warning && warnings.push(e.warning),
+      });
+      const logits = await model.logits(ids);
+      await model.dispose();
+      return { warnings, first: logits[0], cached: await GPT2.cachedModels() };
+    },
+    { source: `${base}/tiny/`, ids: p1.ids },
+  );
   await page.close();
   assert.equal(r.warnings.length, 1, JSON.stringify(r.warnings));
-  assert.match(r.warnings[0], /storage quota is full: the model's files were not cached; the model loads without caching/);
+  assert.match(
+    r.warnings[0],
+    /storage quota is full: the model's files were not cached; the model loads without caching/,
+  );
   assert.ok(Math.abs(r.first - p1.last_logits[0]) < 1e-2);
   assert.deepEqual(r.cached, []);
 });
@@ -166,7 +197,11 @@ test('restore() after a lost context reloads from the cache', async () => {
     return { last: events.at(-1), first: logits[0] };
   }, `${base}/tiny/`);
   await page.close();
-  assert.equal(weightBytes - sent, files['/tiny/model.safetensors'].length, 'the weights came over the network once, for the first load');
+  assert.equal(
+    weightBytes - sent,
+    files['/tiny/model.safetensors'].length,
+    'the weights came over the network once, for the first load',
+  );
   assert.equal(r.last.fromCache, r.last.total);
   assert.ok(Math.abs(r.first - p1.last_logits[0]) < 1e-3, `restored logits ${r.first}`);
 });
@@ -187,7 +222,9 @@ test('without a Cache API the model loads all the same and warns', async () => {
     return { warnings, ok, cached: await GPT2.cachedModels() };
   }, `${base}/tiny/`);
   await page.close();
-  assert.deepEqual(r.warnings, ['the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching']);
+  assert.deepEqual(r.warnings, [
+    'the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching',
+  ]);
   assert.equal(r.ok, 50257);
   assert.deepEqual(r.cached, []);
 });

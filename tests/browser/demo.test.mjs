@@ -20,8 +20,13 @@ before(async () => {
 after(() => site?.close());
 
 async function waitForModel(page) {
-  await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
-    !document.getElementById('load-error').hidden, null, { timeout: 60000 });
+  await page.waitForFunction(
+    () =>
+      /^Loaded/.test(document.getElementById('model-status').textContent) ||
+      !document.getElementById('load-error').hidden,
+    null,
+    { timeout: 60000 },
+  );
   assert.equal(await page.locator('#load-error').isHidden(), true, await page.locator('#load-error').textContent());
 }
 
@@ -33,8 +38,11 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
   await page.fill('#seed', '7');
   await page.click('#generate');
   // With live views (the default) the heatmap is drawn from the first token on: wait for the end.
-  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true' &&
-    !document.getElementById('generate').disabled, null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
+    null,
+    { timeout: 60000 },
+  );
   const output = await page.locator('#output').textContent();
   assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
   assert.match(await page.locator('#speed').textContent(), /24 tokens, [\d.]+ tokens\/s/);
@@ -64,13 +72,21 @@ test('live views: the logit lens and attention follow generation, and a generate
   await page.fill('#seed', '3');
   await page.selectOption('#layer', '2');
   await page.click('#generate');
-  await page.waitForFunction(() => /12 tokens/.test(document.getElementById('speed').textContent), null, { timeout: 60000 });
+  await page.waitForFunction(() => /12 tokens/.test(document.getElementById('speed').textContent), null, {
+    timeout: 60000,
+  });
   await page.waitForFunction(() => document.getElementById('generate').disabled === false);
-  const prompt = 4;  // "The jury said that"
+  const prompt = 4; // "The jury said that"
   const grid = await page.evaluate(() => {
     const rows = [...document.querySelectorAll('#lens-grid tr')];
-    return { rows: rows.length, header: [...rows[0].cells].map((c) => c.textContent), cells: rows.slice(1).map((r) => r.querySelectorAll('td').length),
-      filled: [...document.querySelectorAll('#lens-grid td')].every((td) => td.textContent.length > 0 && td.style.background) };
+    return {
+      rows: rows.length,
+      header: [...rows[0].cells].map((c) => c.textContent),
+      cells: rows.slice(1).map((r) => r.querySelectorAll('td').length),
+      filled: [...document.querySelectorAll('#lens-grid td')].every(
+        (td) => td.textContent.length > 0 && td.style.background,
+      ),
+    };
   });
   // 6 layers by the prompt's positions and one per generated token but the last (it never ran).
   assert.equal(grid.rows, 7);
@@ -79,9 +95,15 @@ test('live views: the logit lens and attention follow generation, and a generate
   assert.ok(grid.filled);
   assert.equal(await page.locator('#heatmap').getAttribute('data-tokens'), String(prompt + 11));
   await page.locator('#lens-grid tr:nth-child(2) td:nth-of-type(3)').hover();
-  assert.match(await page.locator('#lens-info').textContent(), /^Layer 5, position 2: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/);
+  assert.match(
+    await page.locator('#lens-info').textContent(),
+    /^Layer 5, position 2: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/,
+  );
   await page.locator('#output span').nth(3).hover();
-  assert.match(await page.locator('#token-info').textContent(), /^".*": p [=<] 0\.\d{3}.*\. Top 5: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/);
+  assert.match(
+    await page.locator('#token-info').textContent(),
+    /^".*": p [=<] 0\.\d{3}.*\. Top 5: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/,
+  );
   // The heatmap carries the tokens on both axes (labels next to 16 px cells) and is not blank.
   const heatmap = await page.evaluate(() => {
     const c = document.getElementById('heatmap');
@@ -91,9 +113,18 @@ test('live views: the logit lens and attention follow generation, and a generate
     return { width: c.width, ink };
   });
   assert.ok(heatmap.width > 480 && heatmap.ink > 200, JSON.stringify(heatmap));
-  await page.locator('#lens-heading').locator('..').screenshot({ path: join(artifactsDir, 'demo-lens.png') });
-  await page.locator('#attention-heading').locator('..').screenshot({ path: join(artifactsDir, 'demo-attention.png') });
-  await page.locator('#generate-heading').locator('..').screenshot({ path: join(artifactsDir, 'demo-token-info.png') });
+  await page
+    .locator('#lens-heading')
+    .locator('..')
+    .screenshot({ path: join(artifactsDir, 'demo-lens.png') });
+  await page
+    .locator('#attention-heading')
+    .locator('..')
+    .screenshot({ path: join(artifactsDir, 'demo-attention.png') });
+  await page
+    .locator('#generate-heading')
+    .locator('..')
+    .screenshot({ path: join(artifactsDir, 'demo-token-info.png') });
   await page.close();
 });
 
@@ -108,17 +139,31 @@ test('live views of a long context scroll instead of shrinking cells', async () 
   await page.fill('#prompt', 'The jury said that the election was conducted. '.repeat(16));
   await page.fill('#max-new-tokens', String(newTokens));
   await page.click('#generate');
-  await page.waitForFunction((n) => new RegExp(`${n} tokens`).test(document.getElementById('speed').textContent), newTokens, { timeout: 120000 });
+  await page.waitForFunction(
+    (n) => new RegExp(`${n} tokens`).test(document.getElementById('speed').textContent),
+    newTokens,
+    { timeout: 120000 },
+  );
   await page.waitForFunction(() => document.getElementById('generate').disabled === false);
   const r = await page.evaluate(() => {
     const c = document.getElementById('heatmap');
-    const wrap = c.parentElement, lens = document.querySelector('.lens-wrap');
-    return { tokens: Number(c.dataset.tokens), width: c.width, shown: c.getBoundingClientRect().width, wrapScrolls: wrap.scrollWidth > wrap.clientWidth,
-      lensScrolls: lens.scrollWidth > lens.clientWidth, cellWidth: document.querySelector('#lens-grid td').getBoundingClientRect().width,
-      lensColumns: document.querySelector('#lens-grid tr').cells.length - 1 };
+    const wrap = c.parentElement,
+      lens = document.querySelector('.lens-wrap');
+    return {
+      tokens: Number(c.dataset.tokens),
+      width: c.width,
+      shown: c.getBoundingClientRect().width,
+      wrapScrolls: wrap.scrollWidth > wrap.clientWidth,
+      lensScrolls: lens.scrollWidth > lens.clientWidth,
+      cellWidth: document.querySelector('#lens-grid td').getBoundingClientRect().width,
+      lensColumns: document.querySelector('#lens-grid tr').cells.length - 1,
+    };
   });
   assert.ok(r.tokens > 120, JSON.stringify(r));
-  assert.ok(r.width >= 4 * r.tokens && r.shown >= r.width, `cells of at least 4 px, not scaled down: ${JSON.stringify(r)}`);
+  assert.ok(
+    r.width >= 4 * r.tokens && r.shown >= r.width,
+    `cells of at least 4 px, not scaled down: ${JSON.stringify(r)}`,
+  );
   assert.equal(r.lensColumns, lensPositions + newTokens - 1, JSON.stringify(r));
   assert.ok(r.wrapScrolls && r.lensScrolls && r.cellWidth > 20, JSON.stringify(r));
   await page.close();
@@ -127,10 +172,13 @@ test('live views of a long context scroll instead of shrinking cells', async () 
 test('the demo loads a model with int8 weights, in less GPU memory than fp16, and generates', async () => {
   const page = await site.page('');
   await waitForModel(page);
-  const megabytes = async () => Number((await page.locator('#model-status').textContent()).match(/([\d.]+) MB of textures/)[1]);
+  const megabytes = async () =>
+    Number((await page.locator('#model-status').textContent()).match(/([\d.]+) MB of textures/)[1]);
   const fp16 = await megabytes();
   await page.selectOption('#weights', 'int8');
-  await page.evaluate(() => { document.getElementById('model-status').textContent = ''; });
+  await page.evaluate(() => {
+    document.getElementById('model-status').textContent = '';
+  });
   await page.click('#load');
   await waitForModel(page);
   const int8 = await megabytes();
@@ -138,7 +186,9 @@ test('the demo loads a model with int8 weights, in less GPU memory than fp16, an
   await page.fill('#prompt', 'The jury said that');
   await page.fill('#max-new-tokens', '8');
   await page.click('#generate');
-  await page.waitForFunction(() => /8 tokens/.test(document.getElementById('speed').textContent), null, { timeout: 60000 });
+  await page.waitForFunction(() => /8 tokens/.test(document.getElementById('speed').textContent), null, {
+    timeout: 60000,
+  });
   const output = await page.locator('#output').textContent();
   assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
   console.log(`[ measured ] demo: bundled model ${fp16} MB of textures with fp16 weights, ${int8} MB with int8`);
@@ -151,7 +201,9 @@ test('generated text goes into the page as text, never as HTML', async () => {
   await page.fill('#prompt', '<img src=x onerror="window.pwned=1"><b>bold</b>');
   await page.fill('#max-new-tokens', '2');
   await page.click('#generate');
-  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true', null, {
+    timeout: 60000,
+  });
   assert.equal(await page.locator('#output img, #output b').count(), 0);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
   await page.close();
@@ -161,12 +213,18 @@ test('the demo works from the keyboard on a phone-width screen', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(site.url);
   await waitForModel(page);
-  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no horizontal scrolling at 375 px');
+  assert.ok(
+    await page.evaluate(() => document.documentElement.scrollWidth <= 375),
+    'no horizontal scrolling at 375 px',
+  );
   await page.fill('#max-new-tokens', '8');
   await page.focus('#generate');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.getElementById('heatmap').dataset.drawn === 'true' &&
-    !document.getElementById('generate').disabled, null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
+    null,
+    { timeout: 60000 },
+  );
   assert.match(await page.locator('#speed').textContent(), /8 tokens/);
   await page.screenshot({ path: join(artifactsDir, 'demo-phone.png'), fullPage: true });
   await page.close();
@@ -192,9 +250,15 @@ async function loadError(page, url) {
 test('bad model sources show a clear error on the page', async () => {
   const page = await site.page('');
   await waitForModel(page);
-  assert.match(await loadError(page, 'http://127.0.0.1:9/gpt2/'), /127\.0\.0\.1:9\/gpt2\/config\.json: could not be fetched/);
+  assert.match(
+    await loadError(page, 'http://127.0.0.1:9/gpt2/'),
+    /127\.0\.0\.1:9\/gpt2\/config\.json: could not be fetched/,
+  );
   assert.match(await loadError(page, `${site.url}models/none/`), /models\/none\/config\.json: HTTP 404/);
-  assert.match(await loadError(page, `${site.url}test-models/truncated/`), /truncated\/model\.safetensors: .*\(truncated (file|download)\?\)/);
+  assert.match(
+    await loadError(page, `${site.url}test-models/truncated/`),
+    /truncated\/model\.safetensors: .*\(truncated (file|download)\?\)/,
+  );
   assert.match(await loadError(page, 'javascript:alert(1)'), /only http\(s\) model URLs are allowed/);
   await page.close();
 });
@@ -213,39 +277,62 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
   }\n`;
   const page = await site.scriptedPage(noWebgl2, '', { viewport: { width: 1000, height: 700 } });
   await page.waitForFunction(() => !document.getElementById('load-error').hidden, null, { timeout: 60000 });
-  assert.match(await page.locator('#load-error').textContent(), /WebGL2 is not available .*\. The browser said: "simulated: no GPU here"$/);
+  assert.match(
+    await page.locator('#load-error').textContent(),
+    /WebGL2 is not available .*\. The browser said: "simulated: no GPU here"$/,
+  );
   // At the top, next to the Load button: on the first screen, without scrolling.
   const box = await page.locator('#load-error').boundingBox();
   const button = await page.locator('#load').boundingBox();
-  assert.ok(box.y + box.height <= 700 && box.y - (button.y + button.height) < 120, `error at ${JSON.stringify(box)}, Load at ${JSON.stringify(button)}`);
+  assert.ok(
+    box.y + box.height <= 700 && box.y - (button.y + button.height) < 120,
+    `error at ${JSON.stringify(box)}, Load at ${JSON.stringify(button)}`,
+  );
   await page.screenshot({ path: join(artifactsDir, 'demo-load-error.png') });
   await page.close();
 });
 
 // The picker's GPU figure for a model is what the model takes once loaded (stats().gpuBytes, shown in
 // the status as "N MB of textures"), in each weight format; the hub sizes are planned alike.
-test('the model picker shows each model\'s GPU memory per weight format, as the loaded model takes it', async () => {
+test("the model picker shows each model's GPU memory per weight format, as the loaded model takes it", async () => {
   const page = await site.page('');
   await waitForModel(page);
   const figures = {};
   for (const weights of ['fp16', 'fp32', 'int8', 'int4']) {
     const before = await page.locator('#model-source option').first().textContent();
-    if (weights !== 'fp16') {  // fp16 is the default the page started with
+    if (weights !== 'fp16') {
+      // fp16 is the default the page started with
       await page.selectOption('#weights', weights);
-      await page.waitForFunction((text) => document.querySelector('#model-source option').textContent !== text, before, { timeout: 30000 });
+      await page.waitForFunction(
+        (text) => document.querySelector('#model-source option').textContent !== text,
+        before,
+        { timeout: 30000 },
+      );
     }
     assert.match(await page.locator('#model-source option').first().textContent(), /GPU memory/);
     const entries = await page.locator('#model-source option').allTextContents();
     figures[weights] = entries.slice(0, 5).map((text) => text.match(/, ([\d.]+ [MG]B) of GPU memory/)?.[1]);
     await page.click('#load');
-    await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) &&
-      !document.getElementById('load').disabled, null, { timeout: 60000 });
+    await page.waitForFunction(
+      () =>
+        /^Loaded/.test(document.getElementById('model-status').textContent) &&
+        !document.getElementById('load').disabled,
+      null,
+      { timeout: 60000 },
+    );
     const status = await page.locator('#model-status').textContent();
-    assert.equal(status.match(/([\d.]+ MB) of textures/)[1], figures[weights][0], `${weights}: picker ${figures[weights][0]}, loaded ${status}`);
+    assert.equal(
+      status.match(/([\d.]+ MB) of textures/)[1],
+      figures[weights][0],
+      `${weights}: picker ${figures[weights][0]}, loaded ${status}`,
+    );
   }
   const mb = (text) => parseFloat(text) * (text.endsWith('GB') ? 1000 : 1);
   for (let i = 0; i < 5; i += 1) {
-    assert.ok(mb(figures.fp32[i]) > mb(figures.fp16[i]) && mb(figures.fp16[i]) > mb(figures.int8[i]), JSON.stringify(figures));
+    assert.ok(
+      mb(figures.fp32[i]) > mb(figures.fp16[i]) && mb(figures.fp16[i]) > mb(figures.int8[i]),
+      JSON.stringify(figures),
+    );
     assert.ok(mb(figures.int8[i]) > mb(figures.int4[i]), JSON.stringify(figures));
     if (i > 0) assert.ok(mb(figures.fp16[i]) > mb(figures.fp16[i - 1]), 'larger models take more');
   }
@@ -257,17 +344,24 @@ test('the model picker offers the bundled model and the hub sizes, marks what is
   const page = await site.page('');
   await waitForModel(page);
   const options = async () => page.locator('#model-source option').allTextContents();
-  await page.waitForFunction(() => /cached/.test(document.querySelector('#model-source option').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /cached/.test(document.querySelector('#model-source option').textContent), null, {
+    timeout: 10000,
+  });
   const listed = await options();
   assert.equal(listed.length, 6, listed.join(' | '));
   assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB download, [\d.]+ MB of GPU memory, cached$/);
   assert.match(listed[1], /^GPT-2 124M \(hub\), 548\.0 MB download, [\d.]+ MB of GPU memory$/);
-  assert.match(listed[4], /^GPT-2 1\.5B \(hub\), 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/);
+  assert.match(
+    listed[4],
+    /^GPT-2 1\.5B \(hub\), 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/,
+  );
   assert.equal(listed[5], 'A URL…');
   assert.equal(await page.locator('#model-source').inputValue(), 'bundled');
   await page.screenshot({ path: join(artifactsDir, 'demo-picker.png') });
   await page.click('#clear-cache');
-  await page.waitForFunction(() => !/cached/.test(document.querySelector('#model-source option').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => !/cached/.test(document.querySelector('#model-source option').textContent), null, {
+    timeout: 10000,
+  });
   assert.deepEqual(await page.evaluate(async () => (await import('/gpt2.js')).GPT2.cachedModels()), []);
   await page.close();
 });

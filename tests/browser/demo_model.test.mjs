@@ -7,7 +7,9 @@ import { startSite } from './harness.mjs';
 
 const dictionary = new Set(readFileSync('/usr/share/dict/american-english', 'utf8').split('\n'));
 let site;
-before(async () => { site = await startSite(); });
+before(async () => {
+  site = await startSite();
+});
 after(() => site?.close());
 
 function isWord(word) {
@@ -21,13 +23,21 @@ test('200 sampled tokens are mostly English dictionary words', async () => {
     const { GPT2 } = await import('/gpt2.js');
     const model = await GPT2.load('/models/default/');
     let out = '';
-    for await (const t of model.generate('The jury said that', { maxNewTokens: 200, temperature: 0.8, seed: 1234, stopAtEndOfText: false })) out += t.text;
+    for await (const t of model.generate('The jury said that', {
+      maxNewTokens: 200,
+      temperature: 0.8,
+      seed: 1234,
+      stopAtEndOfText: false,
+    }))
+      out += t.text;
     model.dispose();
     return out;
   });
   const words = text.match(/[A-Za-z]+(?:'[A-Za-z]+)*/g) ?? [];
   const known = words.filter(isWord).length;
-  console.log(`[ measured ] ${known} of ${words.length} words (${((100 * known) / words.length).toFixed(1)}%) are dictionary words`);
+  console.log(
+    `[ measured ] ${known} of ${words.length} words (${((100 * known) / words.length).toFixed(1)}%) are dictionary words`,
+  );
   console.log(`[ sample ] The jury said that${text.slice(0, 300)}`);
   assert.ok(words.length >= 100, `only ${words.length} words in 200 tokens`);
   assert.ok(known / words.length >= 0.8, `${known} of ${words.length} words are dictionary words`);

@@ -12,8 +12,9 @@ import { root, startSite, tinyModelDir } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const ids = Object.values(reference.prompts)[0].ids;
-const files = Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
-  .map((f) => [f, readFileSync(join(tinyModelDir, f))]));
+const files = Object.fromEntries(
+  ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => [f, readFileSync(join(tinyModelDir, f))]),
+);
 const weights = files['model.safetensors'].length;
 
 // What the server does to the next requests of a file: a queue of faults per file name, each used
@@ -22,30 +23,40 @@ const weights = files['model.safetensors'].length;
 // request while set.
 const faults = {};
 let ignoreRange = false;
-let sent = 0;  // body bytes of model.safetensors sent
-const ranges = [];  // Range headers received for model.safetensors
+let sent = 0; // body bytes of model.safetensors sent
+const ranges = []; // Range headers received for model.safetensors
 let server;
 let site;
 
 before(async () => {
   server = createServer((req, res) => {
     // no-store: every load reaches this server, not the browser's HTTP cache.
-    const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'ETag, Content-Range, Retry-After', 'Cache-Control': 'no-store' };
+    const cors = {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': 'ETag, Content-Range, Retry-After',
+      'Cache-Control': 'no-store',
+    };
     const name = req.url.replace(/^\/model\//, '');
     const file = files[name];
     if (!file) return res.writeHead(404, cors).end();
     const fault = faults[name]?.shift();
-    if (fault?.status) return res.writeHead(fault.status, { ...cors, 'Retry-After': String(fault.retryAfter ?? 0) }).end();
+    if (fault?.status)
+      return res.writeHead(fault.status, { ...cors, 'Retry-After': String(fault.retryAfter ?? 0) }).end();
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     if (name === 'model.safetensors') ranges.push(req.headers.range ?? null);
     const from = range && !ignoreRange ? Number(range[1]) : 0;
     const body = file.subarray(from);
     res.writeHead(from ? 206 : 200, {
-      ...cors, 'Content-Length': body.length, ETag: '"tiny-v1"', 'Accept-Ranges': 'bytes',
+      ...cors,
+      'Content-Length': body.length,
+      ETag: '"tiny-v1"',
+      'Accept-Ranges': 'bytes',
       ...(from ? { 'Content-Range': `bytes ${from}-${file.length - 1}/${file.length}` } : {}),
     });
     const part = fault?.cut ?? fault?.short;
-    const count = (n) => { if (name === 'model.safetensors') sent += n; };
+    const count = (n) => {
+      if (name === 'model.safetensors') sent += n;
+    };
     if (part === undefined) {
       count(body.length);
       return res.end(body);
@@ -55,7 +66,9 @@ before(async () => {
     // The connection is reset (cut) or closed (short) once what was written has had time to reach
     // the page: an error discards what the browser holds unread, which would make the bytes it got
     // depend on timing.
-    res.write(body.subarray(0, n), () => setTimeout(() => (fault.cut !== undefined ? res.socket.resetAndDestroy() : res.socket.end()), 200));
+    res.write(body.subarray(0, n), () =>
+      setTimeout(() => (fault.cut !== undefined ? res.socket.resetAndDestroy() : res.socket.end()), 200),
+    );
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   site = await startSite();
@@ -72,22 +85,29 @@ const modelUrl = () => `http://127.0.0.1:${server.address().port}/model/`;
 async function load(page, { cache = false, worker = true } = {}) {
   sent = 0;
   ranges.length = 0;
-  return page.evaluate(async ([url, prompt, options]) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const warnings = [];
-    let last = null;
-    try {
-      const model = await GPT2.load(url, { weights: 'fp32', ...options, onProgress: (p) => {
-        if (p.warning) warnings.push(p.warning);
-        else last = p;
-      } });
-      const logits = Array.from(await model.logits(prompt));
-      await model.dispose();
-      return { logits, warnings, last };
-    } catch (error) {
-      return { error: error.message, warnings };
-    }
-  }, [modelUrl(), ids, { cache, worker }]);
+  return page.evaluate(
+    async ([url, prompt, options]) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const warnings = [];
+      let last = null;
+      try {
+        const model = await GPT2.load(url, {
+          weights: 'fp32',
+          ...options,
+          onProgress: (p) => {
+            if (p.warning) warnings.push(p.warning);
+            else last = p;
+          },
+        });
+        const logits = Array.from(await model.logits(prompt));
+        await model.dispose();
+        return { logits, warnings, last };
+      } catch (error) {
+        return { error: error.message, warnings };
+      }
+    },
+    [modelUrl(), ids, { cache, worker }],
+  );
 }
 
 let clean;
@@ -107,13 +127,18 @@ for (const worker of [true, false]) {
     const r = await load(page, { worker });
     assert.equal(r.error, undefined, r.error);
     assert.deepEqual(r.logits, clean.logits);
-    console.log(`[${worker ? 'worker' : 'same thread'}] cut at 90%: ${sent} bytes sent for a ${weights}-byte file (${(sent / weights).toFixed(3)}x)`);
+    console.log(
+      `[${worker ? 'worker' : 'same thread'}] cut at 90%: ${sent} bytes sent for a ${weights}-byte file (${(sent / weights).toFixed(3)}x)`,
+    );
     assert.ok(sent >= weights && sent < weights * 1.05, `${sent} bytes sent for a ${weights}-byte file`);
     assert.equal(ranges.length, 2);
     assert.match(ranges[1], /^bytes=\d+-$/);
     assert.ok(Number(/\d+/.exec(ranges[1])[0]) >= weights * 0.85, `resumed from ${ranges[1]}`);
     assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
-    assert.match(r.warnings[0], /model\.safetensors: the download broke at byte \d+ of \d+ .*; resuming in [\d.]+ s \(retry 1 of 4\)/);
+    assert.match(
+      r.warnings[0],
+      /model\.safetensors: the download broke at byte \d+ of \d+ .*; resuming in [\d.]+ s \(retry 1 of 4\)/,
+    );
     assert.equal(r.last.loaded, r.last.total, 'progress counts each byte once');
     await page.close();
   });
@@ -142,8 +167,14 @@ test('429 and 503 answered once are retried after the wait they ask, and reporte
   const r = await load(page);
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.logits, clean.logits);
-  assert.ok(r.warnings.some((w) => /config\.json: HTTP 429; trying again in 0\.0 s \(retry 1 of 4\)/.test(w)), r.warnings.join('\n'));
-  assert.ok(r.warnings.some((w) => /model\.safetensors: HTTP 503; trying again/.test(w)), r.warnings.join('\n'));
+  assert.ok(
+    r.warnings.some((w) => /config\.json: HTTP 429; trying again in 0\.0 s \(retry 1 of 4\)/.test(w)),
+    r.warnings.join('\n'),
+  );
+  assert.ok(
+    r.warnings.some((w) => /model\.safetensors: HTTP 503; trying again/.test(w)),
+    r.warnings.join('\n'),
+  );
   await page.close();
 });
 
@@ -163,7 +194,10 @@ test('a connection that breaks on every try fails the load after 4 retries, sayi
   const page = await site.page();
   faults['model.safetensors'] = Array.from({ length: 5 }, () => ({ cut: 0.05 }));
   const r = await load(page);
-  assert.match(r.error ?? '', /model\.safetensors: the download broke at byte \d+ of \d+ \(.*\) and did not resume after 4 retries/);
+  assert.match(
+    r.error ?? '',
+    /model\.safetensors: the download broke at byte \d+ of \d+ \(.*\) and did not resume after 4 retries/,
+  );
   assert.equal(faults['model.safetensors'].length, 0, 'the first try and 4 retries');
   await page.close();
 });

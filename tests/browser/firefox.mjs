@@ -22,7 +22,8 @@ export async function startFirefox({ webgl = true } = {}) {
     env: webgl ? { ...process.env, MOZ_WEBGL_FORCE_EGL: '1' } : { ...process.env, MOZ_WEBGL_FORCE_EGL: '' },
   });
   const output = [];
-  for (const stream of [browser.process()?.stdout, browser.process()?.stderr]) stream?.on('data', (chunk) => output.push(String(chunk)));
+  for (const stream of [browser.process()?.stdout, browser.process()?.stderr])
+    stream?.on('data', (chunk) => output.push(String(chunk)));
   return session(server, url, browser, {
     // Firefox's output since `from` (an index into it: mark()).
     log: (from = 0) => output.slice(from).join(''),

@@ -24,65 +24,84 @@ after(async () => {
   await firefox?.close();
 });
 
-const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
+const modes = [
+  { worker: true, name: 'worker' },
+  { worker: false, name: 'same thread' },
+];
 
-for (const { worker, name } of modes) test(`Firefox, ${name}: fp32 logits and greedy tokens match Hugging Face`, async () => {
-  const page = await firefox.page();
-  const r = await page.evaluate(async ({ prompts, worker }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
-    const out = { logitDiff: 0, greedyEqual: true, renderer: (await model.stats()).renderer };
-    for (const p of prompts) {
-      const logits = await model.logits(p.ids);
-      p.last_logits.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i])); });
-      const ids = [];
-      for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false })) ids.push(t.id);
-      if (ids.join() !== p.greedy.join()) out.greedyEqual = false;
-    }
-    await model.dispose();
-    return out;
-  }, { prompts, worker });
-  console.log(`[ measured ] Firefox ${name} (${r.renderer}): max |dlogit| against Hugging Face ${r.logitDiff}`);
-  assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
-  assert.ok(r.greedyEqual);
-  await page.close();
-});
+for (const { worker, name } of modes)
+  test(`Firefox, ${name}: fp32 logits and greedy tokens match Hugging Face`, async () => {
+    const page = await firefox.page();
+    const r = await page.evaluate(
+      async ({ prompts, worker }) => {
+        const { GPT2 } = await import('/gpt2.js');
+        const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
+        const out = { logitDiff: 0, greedyEqual: true, renderer: (await model.stats()).renderer };
+        for (const p of prompts) {
+          const logits = await model.logits(p.ids);
+          p.last_logits.forEach((v, i) => {
+            out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i]));
+          });
+          const ids = [];
+          for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false }))
+            ids.push(t.id);
+          if (ids.join() !== p.greedy.join()) out.greedyEqual = false;
+        }
+        await model.dispose();
+        return out;
+      },
+      { prompts, worker },
+    );
+    console.log(`[ measured ] Firefox ${name} (${r.renderer}): max |dlogit| against Hugging Face ${r.logitDiff}`);
+    assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
+    assert.ok(r.greedyEqual);
+    await page.close();
+  });
 
-for (const { worker, name } of modes) test(`Firefox, ${name}: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer`, async () => {
-  const page = await firefox.page();
-  const r = await page.evaluate(ggufCheck, { worker, fixtures: ggufFixtures(root), broken: Object.keys(BROKEN_GGUF) });
-  console.log(`[ measured ] Firefox ${name}: GGUF max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`);
-  assertGgufCheck(r, worker);
-  await page.close();
-});
+for (const { worker, name } of modes)
+  test(`Firefox, ${name}: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer`, async () => {
+    const page = await firefox.page();
+    const r = await page.evaluate(ggufCheck, {
+      worker,
+      fixtures: ggufFixtures(root),
+      broken: Object.keys(BROKEN_GGUF),
+    });
+    console.log(
+      `[ measured ] Firefox ${name}: GGUF max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`,
+    );
+    assertGgufCheck(r, worker);
+    await page.close();
+  });
 
-for (const { worker, name } of modes) test(`Firefox, ${name}: generation streams text and an abort ends it`, async () => {
-  const page = await firefox.page();
-  const r = await page.evaluate(async (worker) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/default/', { worker });
-    let text = '';
-    for await (const t of model.generate('The jury said that', { maxNewTokens: 12, seed: 5, temperature: 0.8 })) text += t.text;
-    const controller = new AbortController();
-    let count = 0;
-    let error = null;
-    try {
-      for await (const t of model.generate('The jury said that', { maxNewTokens: 200, signal: controller.signal })) {
-        void t;
-        count += 1;
-        if (count === 3) controller.abort();
+for (const { worker, name } of modes)
+  test(`Firefox, ${name}: generation streams text and an abort ends it`, async () => {
+    const page = await firefox.page();
+    const r = await page.evaluate(async (worker) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const model = await GPT2.load('/models/default/', { worker });
+      let text = '';
+      for await (const t of model.generate('The jury said that', { maxNewTokens: 12, seed: 5, temperature: 0.8 }))
+        text += t.text;
+      const controller = new AbortController();
+      let count = 0;
+      let error = null;
+      try {
+        for await (const t of model.generate('The jury said that', { maxNewTokens: 200, signal: controller.signal })) {
+          void t;
+          count += 1;
+          if (count === 3) controller.abort();
+        }
+      } catch (e) {
+        error = e.name;
       }
-    } catch (e) {
-      error = e.name;
-    }
-    await model.dispose();
-    return { text, count, error };
-  }, worker);
-  assert.ok(r.text.length > 10, r.text);
-  assert.equal(r.error, 'AbortError');
-  assert.equal(r.count, 3);
-  await page.close();
-});
+      await model.dispose();
+      return { text, count, error };
+    }, worker);
+    assert.ok(r.text.length > 10, r.text);
+    assert.equal(r.error, 'AbortError');
+    assert.equal(r.count, 3);
+    await page.close();
+  });
 
 test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either mode', async () => {
   const page = await firefox.page();
@@ -92,15 +111,24 @@ test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either 
     let count = 0;
     for (const worker of [true, false]) {
       const model = await GPT2.load('/models/default/', { worker });
-      for await (const t of model.generate('The jury said that', { maxNewTokens: 50, stopAtEndOfText: false, lensTopK: 5, attentionLayer: 0 })) count += t.id >= 0;
+      for await (const t of model.generate('The jury said that', {
+        maxNewTokens: 50,
+        stopAtEndOfText: false,
+        lensTopK: 5,
+        attentionLayer: 0,
+      }))
+        count += t.id >= 0;
       await model.attention(1);
       await model.dispose();
     }
     return count;
   });
   await page.close();
-  await new Promise((ok) => setTimeout(ok, 500));  // Firefox's output is written asynchronously
-  const warnings = firefox.log(from).split('\n').filter((line) => /WebGL warning|WEBGL_debug_renderer_info/.test(line));
+  await new Promise((ok) => setTimeout(ok, 500)); // Firefox's output is written asynchronously
+  const warnings = firefox
+    .log(from)
+    .split('\n')
+    .filter((line) => /WebGL warning|WEBGL_debug_renderer_info/.test(line));
   assert.equal(tokens, 100);
   assert.deepEqual(warnings, []);
 });
@@ -108,13 +136,26 @@ test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either 
 test('Firefox: the demo page loads the bundled model and generates with its live views', async () => {
   const page = await firefox.page('');
   await page.setViewport({ width: 1000, height: 1400 });
-  await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
-    !document.getElementById('load-error').hidden, { timeout: 60000 });
-  assert.equal(await page.$eval('#load-error', (e) => e.hidden), true, await page.$eval('#load-error', (e) => e.textContent));
-  await page.$eval('#max-new-tokens', (e) => { e.value = '10'; });
+  await page.waitForFunction(
+    () =>
+      /^Loaded/.test(document.getElementById('model-status').textContent) ||
+      !document.getElementById('load-error').hidden,
+    { timeout: 60000 },
+  );
+  assert.equal(
+    await page.$eval('#load-error', (e) => e.hidden),
+    true,
+    await page.$eval('#load-error', (e) => e.textContent),
+  );
+  await page.$eval('#max-new-tokens', (e) => {
+    e.value = '10';
+  });
   await page.click('#generate');
-  await page.waitForFunction(() => /10 tokens/.test(document.getElementById('speed').textContent) &&
-    !document.getElementById('generate').disabled, { timeout: 60000 });
+  await page.waitForFunction(
+    () =>
+      /10 tokens/.test(document.getElementById('speed').textContent) && !document.getElementById('generate').disabled,
+    { timeout: 60000 },
+  );
   const cells = await page.$$eval('#lens-grid td', (tds) => tds.length);
   assert.equal(cells % 6, 0);
   assert.ok(cells >= 6 * 12, `${cells} lens cells`);
@@ -123,7 +164,7 @@ test('Firefox: the demo page loads the bundled model and generates with its live
   await page.close();
 });
 
-test('Firefox without its WebGL settings: the load error carries Firefox\'s own reason', async () => {
+test("Firefox without its WebGL settings: the load error carries Firefox's own reason", async () => {
   const bare = await startFirefox({ webgl: false });
   try {
     const page = await bare.page();
@@ -136,7 +177,10 @@ test('Firefox without its WebGL settings: the load error carries Firefox\'s own 
         return { message: e.message, typed: e instanceof WebGL2UnavailableError, said: e.detail?.browserSaid };
       }
     });
-    assert.match(r.message, /^WebGL2 is not available .*\. The browser said: ".*AllowWebgl2:false restricts context creation on this system.*"$/);
+    assert.match(
+      r.message,
+      /^WebGL2 is not available .*\. The browser said: ".*AllowWebgl2:false restricts context creation on this system.*"$/,
+    );
     assert.ok(r.typed, 'a WebGL2UnavailableError');
     assert.match(r.said, /AllowWebgl2:false/);
   } finally {

@@ -16,10 +16,16 @@ before(async () => {
 });
 after(() => site?.close());
 
-const modes = [{ worker: true, name: 'worker' }, { worker: false, name: 'same thread' }];
+const modes = [
+  { worker: true, name: 'worker' },
+  { worker: false, name: 'same thread' },
+];
 
-for (const { worker, name } of modes) test(`${name}: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer`, async () => {
-  const r = await page.evaluate(ggufCheck, { worker, fixtures, broken: Object.keys(BROKEN_GGUF) });
-  console.log(`[ measured ] Chromium ${name}: max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`);
-  assertGgufCheck(r, worker);
-});
+for (const { worker, name } of modes)
+  test(`${name}: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer`, async () => {
+    const r = await page.evaluate(ggufCheck, { worker, fixtures, broken: Object.keys(BROKEN_GGUF) });
+    console.log(
+      `[ measured ] Chromium ${name}: max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`,
+    );
+    assertGgufCheck(r, worker);
+  });

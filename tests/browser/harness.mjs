@@ -29,7 +29,13 @@ const TINY_FILES = {
 mkdirSync(tinyModelDir, { recursive: true });
 for (const [name, source] of Object.entries(TINY_FILES)) {
   const target = join(tinyModelDir, name);
-  const size = (file) => { try { return statSync(file).size; } catch { return -1; } };
+  const size = (file) => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return -1;
+    }
+  };
   if (size(target) === size(join(root, source))) continue;
   // Test files run in parallel processes: a file appears whole or not at all.
   copyFileSync(join(root, source), `${target}.${process.pid}`);
@@ -46,8 +52,18 @@ export async function startSite() {
   const url = `http://127.0.0.1:${server.address().port}/`;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu-sandbox', '--js-flags=--expose-gc'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--enable-unsafe-swiftshader',
+      '--use-angle=swiftshader',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu-sandbox',
+      '--js-flags=--expose-gc',
+    ],
   });
   return session(server, url, browser);
 }

@@ -11,8 +11,9 @@ import { root, startSite, tinyModelDir } from './harness.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const p1 = Object.values(reference.prompts)[0];
-const files = Object.fromEntries(['config.json', 'model.safetensors', 'vocab.json', 'merges.txt']
-  .map((f) => [f, readFileSync(join(tinyModelDir, f))]));
+const files = Object.fromEntries(
+  ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => [f, readFileSync(join(tinyModelDir, f))]),
+);
 // A repository of GGUF files, as the community's GPT-2 GGUF repositories are laid out.
 const ggufFiles = { 'gguf/tiny.Q8_0.gguf': readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.gguf')) };
 const ggufReference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.json'), 'utf8')).prompts[0];
@@ -44,7 +45,8 @@ before(async () => {
     if (gguf && ggufFiles[gguf[1]]) return res.writeHead(302, { Location: `${origin(cdn)}/blobs/${gguf[1]}` }).end();
     const m = req.url.match(/^\/openai-community\/gpt2-tiny\/resolve\/(main|v1\.0)\/([\w.]+)$/);
     if (!m || !files[m[2]]) return res.writeHead(404, { 'X-Error-Code': 'EntryNotFound' }).end('Entry not found');
-    if (m[2] === 'model.safetensors') return res.writeHead(302, { Location: `${origin(cdn)}/blobs/model.safetensors` }).end();
+    if (m[2] === 'model.safetensors')
+      return res.writeHead(302, { Location: `${origin(cdn)}/blobs/model.safetensors` }).end();
     res.writeHead(200, { 'Content-Length': files[m[2]].length }).end(files[m[2]]);
   });
   site = await startSite();
@@ -58,15 +60,26 @@ for (const worker of [true, false]) {
   test(`${worker ? 'worker' : 'same thread'}: a hub id loads through the resolve URLs and the CDN redirect and matches the fixture`, async () => {
     requests.length = 0;
     const page = await site.page();
-    const r = await page.evaluate(async ({ hubUrl, ids, worker }) => {
-      const { GPT2 } = await import('/gpt2.js');
-      const model = await GPT2.load('openai-community/gpt2-tiny', { hubUrl, revision: 'v1.0', weights: 'fp32', worker });
-      const logits = await model.logits(ids);
-      const text = await model.decode(ids);
-      await model.dispose();
-      const missing = await GPT2.load('openai-community/gpt2-none', { hubUrl, worker }).then(() => 'loaded', (e) => e.message);
-      return { logits: Array.from(logits), text, missing };
-    }, { hubUrl: origin(hub), ids: p1.ids, worker });
+    const r = await page.evaluate(
+      async ({ hubUrl, ids, worker }) => {
+        const { GPT2 } = await import('/gpt2.js');
+        const model = await GPT2.load('openai-community/gpt2-tiny', {
+          hubUrl,
+          revision: 'v1.0',
+          weights: 'fp32',
+          worker,
+        });
+        const logits = await model.logits(ids);
+        const text = await model.decode(ids);
+        await model.dispose();
+        const missing = await GPT2.load('openai-community/gpt2-none', { hubUrl, worker }).then(
+          () => 'loaded',
+          (e) => e.message,
+        );
+        return { logits: Array.from(logits), text, missing };
+      },
+      { hubUrl: origin(hub), ids: p1.ids, worker },
+    );
     const diff = Math.max(...p1.last_logits.map((v, i) => Math.abs(v - r.logits[i])));
     assert.ok(diff <= 1e-3, `max |dlogit| ${diff}`);
     assert.equal(r.text, p1.text);
@@ -81,18 +94,28 @@ for (const worker of [true, false]) {
   test(`${worker ? 'worker' : 'same thread'}: a hub id with the path of a GGUF file loads that file, config and tokenizer included`, async () => {
     requests.length = 0;
     const page = await site.page();
-    const r = await page.evaluate(async ({ hubUrl, text, worker }) => {
-      const { GPT2 } = await import('/gpt2.js');
-      const model = await GPT2.load('QuantFactory/gpt2-tiny-GGUF/gguf/tiny.Q8_0.gguf', { hubUrl, weights: 'fp32', worker });
-      const ids = Array.from(await model.tokenize(text));
-      const logits = Array.from(await model.logits(ids));
-      await model.dispose();
-      return { ids, logits };
-    }, { hubUrl: origin(hub), text: ggufReference.text, worker });
+    const r = await page.evaluate(
+      async ({ hubUrl, text, worker }) => {
+        const { GPT2 } = await import('/gpt2.js');
+        const model = await GPT2.load('QuantFactory/gpt2-tiny-GGUF/gguf/tiny.Q8_0.gguf', {
+          hubUrl,
+          weights: 'fp32',
+          worker,
+        });
+        const ids = Array.from(await model.tokenize(text));
+        const logits = Array.from(await model.logits(ids));
+        await model.dispose();
+        return { ids, logits };
+      },
+      { hubUrl: origin(hub), text: ggufReference.text, worker },
+    );
     assert.deepEqual(r.ids, ggufReference.llama_cpp_ids);
     const diff = Math.max(...ggufReference.reference_last_logits.map((v, i) => Math.abs(v - r.logits[i])));
     assert.ok(diff <= 2e-4, `max |dlogit| ${diff}`);
-    assert.deepEqual(requests, ['hub /QuantFactory/gpt2-tiny-GGUF/resolve/main/gguf/tiny.Q8_0.gguf', 'cdn /blobs/gguf/tiny.Q8_0.gguf']);
+    assert.deepEqual(requests, [
+      'hub /QuantFactory/gpt2-tiny-GGUF/resolve/main/gguf/tiny.Q8_0.gguf',
+      'cdn /blobs/gguf/tiny.Q8_0.gguf',
+    ]);
     await page.close();
   });
 }

@@ -82,7 +82,8 @@ function appleGpu(bits, { layeredOnly = false } = {}) {
 })();\n`;
 }
 
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
 
 function emulatedPage(bits, { userAgent, ...options } = {}) {
   return site.scriptedPage(appleGpu(bits, options), undefined, userAgent ? { userAgent } : {});
@@ -96,12 +97,24 @@ function run(page, worker) {
     for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
       const model = await GPT2.load('/models/default/', { weights, worker });
       const stats = await model.stats();
-      const logits = [...await model.logits([464, 9116, 531, 326]), ...await model.logits([383, 3139, 373, 257, 1588, 286])];
+      const logits = [
+        ...(await model.logits([464, 9116, 531, 326])),
+        ...(await model.logits([383, 3139, 373, 257, 1588, 286])),
+      ];
       const greedy = [];
-      for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false })) greedy.push(t.id);
+      for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false }))
+        greedy.push(t.id);
       const lens = await model.lens('The jury said that', { topK: 3 });
-      out[weights] = { logits, greedy, lensIds: Array.from(lens.ids), lensProbs: Array.from(lens.probs),
-        renderer: stats.renderer, colorBits: stats.colorBits, renderTargets: stats.renderTargets, mode: model.mode };
+      out[weights] = {
+        logits,
+        greedy,
+        lensIds: Array.from(lens.ids),
+        lensProbs: Array.from(lens.probs),
+        renderer: stats.renderer,
+        colorBits: stats.colorBits,
+        renderTargets: stats.renderTargets,
+        mode: model.mode,
+      };
       await model.dispose();
     }
     return out;
@@ -141,7 +154,9 @@ for (const worker of [false, true]) {
         assert.equal(capped.renderTargets, bits / 128);
         const diff = Math.max(...capped.logits.map((v, i) => Math.abs(v - free.logits[i])));
         const lensDiff = Math.max(...capped.lensProbs.map((v, i) => Math.abs(v - free.lensProbs[i])));
-        console.log(`[ measured ] ${worker ? 'worker' : 'same thread'}, emulated Apple GPU, ${weights}, ${bits} colour bits: max |dlogit| against uncapped ${diff}, lens max |dprob| ${lensDiff}`);
+        console.log(
+          `[ measured ] ${worker ? 'worker' : 'same thread'}, emulated Apple GPU, ${weights}, ${bits} colour bits: max |dlogit| against uncapped ${diff}, lens max |dprob| ${lensDiff}`,
+        );
         assert.ok(diff <= 1e-5, `${weights}, ${bits} bits: max |dlogit| ${diff}`);
         assert.deepEqual(capped.greedy, free.greedy, `${weights}, ${bits} bits: greedy`);
         assert.deepEqual(capped.lensIds, free.lensIds, `${weights}, ${bits} bits: lens ids`);
@@ -151,7 +166,7 @@ for (const worker of [false, true]) {
   });
 }
 
-test('a framebuffer the GPU still refuses fails with its status by name and its targets\' formats and bits', async () => {
+test("a framebuffer the GPU still refuses fails with its status by name and its targets' formats and bits", async () => {
   const page = await emulatedPage(512, { layeredOnly: true });
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
@@ -164,14 +179,17 @@ test('a framebuffer the GPU still refuses fails with its status by name and its 
       return e.message;
     }
   });
-  assert.match(message, /^matmul\.frag: the GPU refuses this pass's framebuffer: FRAMEBUFFER_UNSUPPORTED \(0x8cdd\): 8 RGBA32F targets, 1,024 colour bits; some GPUs take fewer colour bits in one pass than MAX_DRAW_BUFFERS suggests: try a lower tuning\.maxColorBits/);
+  assert.match(
+    message,
+    /^matmul\.frag: the GPU refuses this pass's framebuffer: FRAMEBUFFER_UNSUPPORTED \(0x8cdd\): 8 RGBA32F targets, 1,024 colour bits; some GPUs take fewer colour bits in one pass than MAX_DRAW_BUFFERS suggests: try a lower tuning\.maxColorBits/,
+  );
   await page.close();
 });
 
 // One report has an iPhone claim MAX_TEXTURE_SIZE 16384 and crash above 4096: on an Apple GPU in a
 // phone the engine keeps to 4096, which folds the bundled model's 50,257-row embedding into more
 // panels and changes no logit. A desktop with the same renderer (a Mac) keeps the context's limit.
-test('an Apple GPU in a phone keeps textures to 4096, with the logits of a Mac\'s larger ones, in both modes', async () => {
+test("an Apple GPU in a phone keeps textures to 4096, with the logits of a Mac's larger ones, in both modes", async () => {
   const measure = async (userAgent) => {
     const page = await emulatedPage(0, { userAgent });
     const r = await page.evaluate(async () => {
@@ -179,7 +197,10 @@ test('an Apple GPU in a phone keeps textures to 4096, with the logits of a Mac\'
       const out = [];
       for (const worker of [false, true]) {
         const model = await GPT2.load('/models/default/', { weights: 'fp32', worker });
-        out.push({ maxTextureSize: (await model.stats()).maxTextureSize, logits: Array.from(await model.logits([464, 9116, 531, 326])) });
+        out.push({
+          maxTextureSize: (await model.stats()).maxTextureSize,
+          logits: Array.from(await model.logits([464, 9116, 531, 326])),
+        });
         await model.dispose();
       }
       return out;

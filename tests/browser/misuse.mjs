@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 export async function misuseCheck({ options }) {
   const { GPT2, BusyError, DisposedError } = await import('/gpt2.js');
   // Which of the module's error classes an error is an instance of (null: none of them).
-  const errorClass = (e) => (e instanceof BusyError ? 'BusyError' : e instanceof DisposedError ? 'DisposedError' : null);
+  const errorClass = (e) =>
+    e instanceof BusyError ? 'BusyError' : e instanceof DisposedError ? 'DisposedError' : null;
   const collect = async (tokens) => {
     const ids = [];
     try {
@@ -22,26 +23,44 @@ export async function misuseCheck({ options }) {
   const greedy = { maxNewTokens: 8, stopAtEndOfText: false };
   const model = await GPT2.load('/models/default/', options);
   const out = { mode: model.mode };
-  const [first, second] = await Promise.all([collect(model.generate('The jury said that', greedy)),
-    collect(model.generate('The jury said that', greedy))]);
+  const [first, second] = await Promise.all([
+    collect(model.generate('The jury said that', greedy)),
+    collect(model.generate('The jury said that', greedy)),
+  ]);
   out.concurrent = { first, second };
   out.alone = await collect(model.generate('The jury said that', greedy));
 
   const doomed = await GPT2.load('/models/default/', options);
   let seen = 0;
-  out.disposedDuring = await collect((async function* disposing() {
-    for await (const t of doomed.generate('The jury said that', { maxNewTokens: 200, stopAtEndOfText: false })) {
-      seen += 1;
-      if (seen === 2) await doomed.dispose();
-      yield t;
-    }
-  })());
-  out.disposedLater = await doomed.tokenize('x').then(() => 'no error', (e) => `${errorClass(e)}: ${e.message}`);
+  out.disposedDuring = await collect(
+    (async function* disposing() {
+      for await (const t of doomed.generate('The jury said that', { maxNewTokens: 200, stopAtEndOfText: false })) {
+        seen += 1;
+        if (seen === 2) await doomed.dispose();
+        yield t;
+      }
+    })(),
+  );
+  out.disposedLater = await doomed.tokenize('x').then(
+    () => 'no error',
+    (e) => `${errorClass(e)}: ${e.message}`,
+  );
 
   const controller = new AbortController();
   out.abortedLoad = await GPT2.load('/models/default/', {
-    ...options, cache: false, signal: controller.signal, onProgress: ({ loaded }) => { if (loaded > 0) controller.abort(); },
-  }).then(async (m) => { await m.dispose(); return 'loaded'; }, (e) => e.name);
+    ...options,
+    cache: false,
+    signal: controller.signal,
+    onProgress: ({ loaded }) => {
+      if (loaded > 0) controller.abort();
+    },
+  }).then(
+    async (m) => {
+      await m.dispose();
+      return 'loaded';
+    },
+    (e) => e.name,
+  );
 
   out.badOption = await collect(model.generate('The jury', { maxNewTokens: 2, temperatur: 1 }));
   out.after = await collect(model.generate('The jury said that', greedy));
@@ -56,11 +75,18 @@ export function assertMisuseAnswers(r, { worker }) {
   assert.equal(r.alone.ids.length, 8);
   // The first generation completes with the right tokens; the second is refused before any.
   assert.deepEqual(r.concurrent.first, r.alone, JSON.stringify(r.concurrent));
-  assert.deepEqual(r.concurrent.second, { ids: [], error: 'this model is generating; abort that generation or wait for it', errorClass: 'BusyError' });
+  assert.deepEqual(r.concurrent.second, {
+    ids: [],
+    error: 'this model is generating; abort that generation or wait for it',
+    errorClass: 'BusyError',
+  });
   // A dispose ends the generation under way with a clear error, and every later call.
   assert.equal(r.disposedDuring.error, 'this model has been disposed');
   assert.equal(r.disposedDuring.errorClass, 'DisposedError');
-  assert.ok(r.disposedDuring.ids.length >= 2 && r.disposedDuring.ids.length < 200, `${r.disposedDuring.ids.length} tokens`);
+  assert.ok(
+    r.disposedDuring.ids.length >= 2 && r.disposedDuring.ids.length < 200,
+    `${r.disposedDuring.ids.length} tokens`,
+  );
   assert.equal(r.disposedLater, 'DisposedError: this model has been disposed');
   assert.equal(r.abortedLoad, 'AbortError');
   assert.equal(r.badOption.ids.length, 0);

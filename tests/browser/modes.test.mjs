@@ -21,46 +21,73 @@ const noOffscreenWebgl2 = `if (globalThis.OffscreenCanvas) {
   };
 }\n`;
 
-test('without WebGL2 on an OffscreenCanvas, the default load runs on the page\'s thread, warns once, and generates as a Worker does', async () => {
+test("without WebGL2 on an OffscreenCanvas, the default load runs on the page's thread, warns once, and generates as a Worker does", async () => {
   const page = await site.page();
   const inWorker = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const model = await GPT2.load('/models/default/');
     const ids = [];
-    for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false })) ids.push(t.id);
+    for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false }))
+      ids.push(t.id);
     await model.dispose();
     return { mode: model.mode, ids };
   });
-  assert.deepEqual(inWorker.mode, { worker: true, canvas: 'OffscreenCanvas', reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas' });
+  assert.deepEqual(inWorker.mode, {
+    worker: true,
+    canvas: 'OffscreenCanvas',
+    reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas',
+  });
   await page.close();
 
   const fallback = await site.scriptedPage(noOffscreenWebgl2);
   const r = await fallback.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const warnings = [];
-    const model = await GPT2.load('/models/default/', { onProgress: ({ warning }) => warning && warnings.push(warning) });
+    const model = await GPT2.load('/models/default/', {
+      onProgress: ({ warning }) => warning && warnings.push(warning),
+    });
     const ids = [];
-    for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false })) ids.push(t.id);
+    for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false }))
+      ids.push(t.id);
     const canvases = document.querySelectorAll('canvas').length;
     await model.dispose();
-    const forced = await GPT2.load('/models/default/', { worker: true }).then(() => 'loaded', (e) => e.message);
-    return { mode: model.mode, warnings, ids, canvases, canvasesAfter: document.querySelectorAll('canvas').length, forced };
+    const forced = await GPT2.load('/models/default/', { worker: true }).then(
+      () => 'loaded',
+      (e) => e.message,
+    );
+    return {
+      mode: model.mode,
+      warnings,
+      ids,
+      canvases,
+      canvasesAfter: document.querySelectorAll('canvas').length,
+      forced,
+    };
   });
-  assert.deepEqual(r.mode, { worker: false, canvas: 'HTMLCanvasElement',
-    reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context' });
-  assert.deepEqual(r.warnings, ["the engine runs on this page's thread, not in a Worker: this browser gives an OffscreenCanvas no WebGL2 context"]);
+  assert.deepEqual(r.mode, {
+    worker: false,
+    canvas: 'HTMLCanvasElement',
+    reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context',
+  });
+  assert.deepEqual(r.warnings, [
+    "the engine runs on this page's thread, not in a Worker: this browser gives an OffscreenCanvas no WebGL2 context",
+  ]);
   assert.deepEqual(r.ids, inWorker.ids);
   assert.equal(r.canvases, 1, 'the engine made one hidden page canvas');
   assert.equal(r.canvasesAfter, 0, 'dispose removed it');
-  assert.equal(r.forced, 'worker: true, but this browser gives an OffscreenCanvas no WebGL2 context; leave worker unset to run the engine on this thread instead');
+  assert.equal(
+    r.forced,
+    'worker: true, but this browser gives an OffscreenCanvas no WebGL2 context; leave worker unset to run the engine on this thread instead',
+  );
   await fallback.close();
 });
 
-for (const worker of [true, false]) test(`${worker ? 'worker' : 'same thread'}: misuse of a model gets the same answers in both modes`, async () => {
-  const page = await site.page();
-  assertMisuseAnswers(await page.evaluate(misuseCheck, { options: { worker } }), { worker });
-  await page.close();
-});
+for (const worker of [true, false])
+  test(`${worker ? 'worker' : 'same thread'}: misuse of a model gets the same answers in both modes`, async () => {
+    const page = await site.page();
+    assertMisuseAnswers(await page.evaluate(misuseCheck, { options: { worker } }), { worker });
+    await page.close();
+  });
 
 // WebGL2's guaranteed minimums, reported by getParameter and enforced: a texture, a draw-buffer
 // list, an attachment or a texture unit beyond them throws, so that a load relying on more fails.
@@ -103,19 +130,23 @@ const minimumLimits = `(() => {
   };
 })();\n`;
 
-test('at WebGL2\'s minimum limits the engine gives the logits of an unrestricted run, in fp32, fp16, int8 and int4', async () => {
+test("at WebGL2's minimum limits the engine gives the logits of an unrestricted run, in fp32, fp16, int8 and int4", async () => {
   const page = await site.page();
-  const run = (where) => where.evaluate(async () => {
-    const { GPT2 } = await import('/gpt2.js');
-    const out = {};
-    for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
-      const model = await GPT2.load('/models/default/', { weights, worker: false });
-      const stats = await model.stats();
-      out[weights] = { logits: Array.from(await model.logits([464, 9116, 531, 326, 262, 1578, 373])), maxTextureSize: stats.maxTextureSize };
-      await model.dispose();
-    }
-    return out;
-  });
+  const run = (where) =>
+    where.evaluate(async () => {
+      const { GPT2 } = await import('/gpt2.js');
+      const out = {};
+      for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
+        const model = await GPT2.load('/models/default/', { weights, worker: false });
+        const stats = await model.stats();
+        out[weights] = {
+          logits: Array.from(await model.logits([464, 9116, 531, 326, 262, 1578, 373])),
+          maxTextureSize: stats.maxTextureSize,
+        };
+        await model.dispose();
+      }
+      return out;
+    });
   const unrestricted = await run(page);
   await page.close();
   const low = await site.browser.newPage();

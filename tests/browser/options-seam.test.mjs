@@ -19,13 +19,20 @@ after(() => site?.close());
 // A value of `spec`'s type other than its default, within its range.
 function otherValue(spec) {
   switch (spec.type) {
-    case 'enum': return spec.values.find((v) => v !== spec.default);
-    case 'integer': return Math.max(spec.min ?? 0, (spec.default ?? 0) + 3);
-    case 'number': return (spec.default ?? 0) === 0.5 ? 0.25 : 0.5;
-    case 'boolean': return spec.default !== true;
-    case 'string': return `${spec.default ?? 'x'}-other`;
-    case 'strings': return ['one', 'two'];
-    default: throw new Error(`options.json: a type this test does not know: ${spec.type}`);
+    case 'enum':
+      return spec.values.find((v) => v !== spec.default);
+    case 'integer':
+      return Math.max(spec.min ?? 0, (spec.default ?? 0) + 3);
+    case 'number':
+      return (spec.default ?? 0) === 0.5 ? 0.25 : 0.5;
+    case 'boolean':
+      return spec.default !== true;
+    case 'string':
+      return `${spec.default ?? 'x'}-other`;
+    case 'strings':
+      return ['one', 'two'];
+    default:
+      throw new Error(`options.json: a type this test does not know: ${spec.type}`);
   }
 }
 
@@ -40,29 +47,49 @@ for (const worker of [true, false]) {
       generate: Object.fromEntries(crossing('generate').map(([name, spec]) => [name, otherValue(spec)])),
     };
     const page = await site.page();
-    const seen = await page.evaluate(async ({ sent, worker }) => {
-      const { resolveOptions } = await import('/gpt2-option-check.js');
-      const { Engine } = await import('/gpt2-engine.js');
-      const { RemoteEngine } = await import('/gpt2-remote.js');
-      const engine = worker ? RemoteEngine : Engine;
-      // As GPT2.load and generate resolve them (gpt2.js): checked, defaults filled in.
-      const load = (given, tuning) => ({ ...resolveOptions('load', given), tuning: resolveOptions('tuning', tuning), phone: true });
-      return {
-        set: await engine.optionsSeen(load(sent.load, sent.tuning), resolveOptions('generate', sent.generate)),
-        unset: await engine.optionsSeen(load({}, {}), resolveOptions('generate', {})),
-      };
-    }, { sent, worker });
+    const seen = await page.evaluate(
+      async ({ sent, worker }) => {
+        const { resolveOptions } = await import('/gpt2-option-check.js');
+        const { Engine } = await import('/gpt2-engine.js');
+        const { RemoteEngine } = await import('/gpt2-remote.js');
+        const engine = worker ? RemoteEngine : Engine;
+        // As GPT2.load and generate resolve them (gpt2.js): checked, defaults filled in.
+        const load = (given, tuning) => ({
+          ...resolveOptions('load', given),
+          tuning: resolveOptions('tuning', tuning),
+          phone: true,
+        });
+        return {
+          set: await engine.optionsSeen(load(sent.load, sent.tuning), resolveOptions('generate', sent.generate)),
+          unset: await engine.optionsSeen(load({}, {}), resolveOptions('generate', {})),
+        };
+      },
+      { sent, worker },
+    );
     await page.close();
     const expected = { load: { ...sent.load, ...sent.tuning }, generate: sent.generate };
     for (const group of ['load', 'generate']) {
-      assert.deepEqual(Object.keys(seen.set[group]).sort(), Object.keys(expected[group]).sort(), `${group}: the options the engine reads`);
+      assert.deepEqual(
+        Object.keys(seen.set[group]).sort(),
+        Object.keys(expected[group]).sort(),
+        `${group}: the options the engine reads`,
+      );
       for (const [name, value] of Object.entries(expected[group])) {
         const got = seen.set[group][name];
-        if (typeof value === 'number' && !Number.isInteger(value)) assert.ok(Math.abs(got - value) < 1e-6, `${name}: sent ${value}, the engine read ${got}`);
-        else assert.deepEqual(got, value, `${name}: sent ${JSON.stringify(value)}, the engine read ${JSON.stringify(got)}`);
+        if (typeof value === 'number' && !Number.isInteger(value))
+          assert.ok(Math.abs(got - value) < 1e-6, `${name}: sent ${value}, the engine read ${got}`);
+        else
+          assert.deepEqual(
+            got,
+            value,
+            `${name}: sent ${JSON.stringify(value)}, the engine read ${JSON.stringify(got)}`,
+          );
       }
     }
-    for (const [group, names] of [['load', [...crossing('load'), ...crossing('tuning')]], ['generate', crossing('generate')]]) {
+    for (const [group, names] of [
+      ['load', [...crossing('load'), ...crossing('tuning')]],
+      ['generate', crossing('generate')],
+    ]) {
       for (const [name, spec] of names) assert.deepEqual(seen.unset[group][name], spec.default, `${name}: the default`);
     }
   });

@@ -21,10 +21,16 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gpt2-package-'));
   execFileSync('npm', ['pack', siteDir, '--pack-destination', dir, '--silent'], { encoding: 'utf8' });
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }),
+  );
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`], { cwd: dir });
-  writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8">
-<script type="importmap">{"imports": {"gpt2-webgl": "/node_modules/gpt2-webgl/gpt2.js"}}</script><p id="out"></p>`);
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<!doctype html><meta charset="utf-8">
+<script type="importmap">{"imports": {"gpt2-webgl": "/node_modules/gpt2-webgl/gpt2.js"}}</script><p id="out"></p>`,
+  );
   cpSync(tinyModelDir, join(dir, 'model'), { recursive: true });
   site = await startSite();
   app = await serve(dir, 0, '127.0.0.1', { cors: true });
@@ -35,10 +41,33 @@ after(async () => {
 });
 
 test('npm pack holds the module, its worker, the wasm and the types, and no demo or model', () => {
-  const listing = execFileSync('tar', ['tzf', join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')))], { encoding: 'utf8' })
-    .split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort();
-  for (const f of ['gpt2.js', 'gpt2-worker.js', 'gpt2-engine.js', 'gpt2-options.js', 'gpt2-wasm.js', 'gpt2-wasm.wasm', 'gpt2.d.ts', 'package.json',
-    'README.md', 'LICENSE']) {
+  const listing = execFileSync(
+    'tar',
+    [
+      'tzf',
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.tgz')),
+      ),
+    ],
+    { encoding: 'utf8' },
+  )
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''))
+    .sort();
+  for (const f of [
+    'gpt2.js',
+    'gpt2-worker.js',
+    'gpt2-engine.js',
+    'gpt2-options.js',
+    'gpt2-wasm.js',
+    'gpt2-wasm.wasm',
+    'gpt2.d.ts',
+    'package.json',
+    'README.md',
+    'LICENSE',
+  ]) {
     assert.ok(listing.includes(f), `${f} is in the package: ${listing}`);
   }
   assert.ok(!listing.some((f) => /index\.html|demo|models\/|examples\//.test(f)), `no demo files: ${listing}`);
@@ -55,7 +84,9 @@ test('the manifest says what the package is, exports its worker and wasm, and pu
   assert.equal(published.exports['./gpt2-wasm.wasm'], './gpt2-wasm.wasm');
   assert.deepEqual(Object.keys(published.exports['.']), ['types', 'default'], 'types first: conditions match in order');
   // A registry on a closed localhost port: a dry run must not need one.
-  const run = spawnSync('npm', ['publish', '--dry-run', '--registry', 'http://127.0.0.1:9/', siteDir], { encoding: 'utf8' });
+  const run = spawnSync('npm', ['publish', '--dry-run', '--registry', 'http://127.0.0.1:9/', siteDir], {
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   const warnings = run.stderr.split('\n').filter((line) => /warn/i.test(line) && !/logged in/.test(line));
   assert.deepEqual(warnings, [], 'npm publish --dry-run warns of nothing but the missing login');
@@ -64,13 +95,24 @@ test('the manifest says what the package is, exports its worker and wasm, and pu
 test("the README's npm commands work as written: pack the built site, install the tarball", () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const commands = [...readme.matchAll(/^ {4}(npm (?:pack|install) \S+)/gm)].map((m) => m[1]);
-  assert.deepEqual(commands.map((c) => c.split(' ')[1]), ['pack', 'install'], commands.join(' | '));
+  assert.deepEqual(
+    commands.map((c) => c.split(' ')[1]),
+    ['pack', 'install'],
+    commands.join(' | '),
+  );
   const app = mkdtempSync(join(tmpdir(), 'gpt2-readme-'));
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'readme-app', version: '1.0.0', private: true }));
   // Settings through the environment, so the commands stay as written: the tarball goes to the app's
   // folder, and nothing asks the registry.
-  const env = { ...process.env, npm_config_pack_destination: app, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
-  const sh = (command, cwd) => execFileSync('sh', ['-c', command], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...process.env,
+    npm_config_pack_destination: app,
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  };
+  const sh = (command, cwd) =>
+    execFileSync('sh', ['-c', command], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   sh(commands[0], root);
   sh(commands[1], app);
   const installed = JSON.parse(readFileSync(join(app, 'node_modules/gpt2-webgl/package.json'), 'utf8'));
@@ -79,18 +121,28 @@ test("the README's npm commands work as written: pack the built site, install th
 
 test('the manifest names the GitHub repository, its issues and the demo on GitHub Pages when the build knows them', () => {
   const out = join(dir, 'manifest.json');
-  const write = (repository) => execFileSync('cmake', [`-DSOURCE=${join(root, 'web/module/package.json')}`, `-DOUT=${out}`,
-    `-DREPOSITORY=${repository}`, '-P', join(root, 'cmake/package_manifest.cmake')]);
+  const write = (repository) =>
+    execFileSync('cmake', [
+      `-DSOURCE=${join(root, 'web/module/package.json')}`,
+      `-DOUT=${out}`,
+      `-DREPOSITORY=${repository}`,
+      '-P',
+      join(root, 'cmake/package_manifest.cmake'),
+    ]);
   write('Some-Owner/gpt2-webgl');
   const named = JSON.parse(readFileSync(out, 'utf8'));
   assert.deepEqual(named.repository, { type: 'git', url: 'git+https://github.com/Some-Owner/gpt2-webgl.git' });
   assert.equal(named.homepage, 'https://some-owner.github.io/gpt2-webgl/');
   assert.equal(named.bugs, 'https://github.com/Some-Owner/gpt2-webgl/issues');
   write('');
-  assert.equal(readFileSync(out, 'utf8'), readFileSync(join(root, 'web/module/package.json'), 'utf8'), 'no guessed owner');
+  assert.equal(
+    readFileSync(out, 'utf8'),
+    readFileSync(join(root, 'web/module/package.json'), 'utf8'),
+    'no guessed owner',
+  );
 });
 
-test('the package is gpt2-webgl, a name of its own: the repository\'s manifest is the private dev workspace', () => {
+test("the package is gpt2-webgl, a name of its own: the repository's manifest is the private dev workspace", () => {
   const published = JSON.parse(readFileSync(join(dir, 'node_modules/gpt2-webgl/package.json'), 'utf8'));
   const workspace = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   assert.equal(published.name, 'gpt2-webgl');
@@ -115,11 +167,27 @@ test('the installed package is imported by its name in a page and generates', as
 });
 
 test('TypeScript finds the types by the package name', () => {
-  writeFileSync(join(dir, 'use.ts'), `import { GPT2, type GenerateOptions } from 'gpt2-webgl';
+  writeFileSync(
+    join(dir, 'use.ts'),
+    `import { GPT2, type GenerateOptions } from 'gpt2-webgl';
 const options: GenerateOptions = { maxNewTokens: 4 };
 export const load = (): Promise<GPT2> => GPT2.load('openai-community/gpt2');
 export { options };
-`);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ES2022', target: 'ES2022', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'] }, files: ['use.ts'] }));
+`,
+  );
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'ES2022',
+        target: 'ES2022',
+        moduleResolution: 'bundler',
+        lib: ['ES2022', 'DOM'],
+      },
+      files: ['use.ts'],
+    }),
+  );
   execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
 });

@@ -15,16 +15,21 @@ export async function fixtureCheck({ options, prompts }) {
   const out = { logitDiff: 0, greedyEqual: true, attentionDiff: 0, mode: model.mode };
   for (const p of prompts) {
     const logits = await model.logits(p.ids);
-    p.last_logits.forEach((v, i) => { out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i])); });
+    p.last_logits.forEach((v, i) => {
+      out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i]));
+    });
     const ids = [];
-    for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false })) ids.push(t.id);
+    for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false }))
+      ids.push(t.id);
     if (JSON.stringify(ids) !== JSON.stringify(p.greedy)) out.greedyEqual = false;
   }
   const p1 = prompts[0];
   await model.logits(p1.ids);
   for (let layer = 0; layer < p1.attentions.length; layer += 1) {
     const { heads, tokens, data } = await model.attention(layer);
-    p1.attentions[layer].flat(2).forEach((v, i) => { out.attentionDiff = Math.max(out.attentionDiff, Math.abs(v - data[i])); });
+    p1.attentions[layer].flat(2).forEach((v, i) => {
+      out.attentionDiff = Math.max(out.attentionDiff, Math.abs(v - data[i]));
+    });
     out.shape = [heads, tokens];
   }
   await model.dispose();
@@ -45,7 +50,9 @@ export async function lensCheck({ options, prompts }) {
           const at = (l * lens.tokens + t) * lens.topK + rank;
           out.probDiff = Math.max(out.probDiff, Math.abs(lens.probs[at] - cell.probs[rank]));
           // Ids may swap only where Hugging Face's own probabilities tie.
-          const tied = (rank > 0 && cell.probs[rank - 1] - cell.probs[rank] <= 1e-4) || (rank < 4 && cell.probs[rank] - cell.probs[rank + 1] <= 1e-4);
+          const tied =
+            (rank > 0 && cell.probs[rank - 1] - cell.probs[rank] <= 1e-4) ||
+            (rank < 4 && cell.probs[rank] - cell.probs[rank + 1] <= 1e-4);
           if (!tied && lens.ids[at] !== id) out.idMismatches.push([key, l, t, rank, lens.ids[at], id]);
         }
       }
@@ -70,7 +77,17 @@ export async function lensCheck({ options, prompts }) {
 // What lensCheck must find on the fixture's prompts, in any engine and mode: Hugging Face's shapes,
 // ids (but at near-ties), probabilities and hidden states within 1e-4.
 export function assertLensCheck(r) {
-  assert.deepEqual(r.shapes, [[2, 5, 5, 50, 50], 160, 160, [2, 40, 5, 400, 400], 1280, 1280, [2, 1, 5, 10, 10], 32, 32]);
+  assert.deepEqual(r.shapes, [
+    [2, 5, 5, 50, 50],
+    160,
+    160,
+    [2, 40, 5, 400, 400],
+    1280,
+    1280,
+    [2, 1, 5, 10, 10],
+    32,
+    32,
+  ]);
   assert.deepEqual(r.idMismatches, []);
   assert.ok(r.probDiff <= 1e-4, `${r.probDiff}`);
   assert.ok(r.stateDiff <= 1e-4, `${r.stateDiff}`);
@@ -84,14 +101,25 @@ export function ggufFixtures(root) {
   const source = join(root, 'tests/fixtures/gguf');
   const served = join(root, 'build/test-site/test-models/gguf');
   mkdirSync(served, { recursive: true });
-  const names = readdirSync(source).filter((f) => f.endsWith('.gguf')).map((f) => f.slice(0, -5)).sort();
+  const names = readdirSync(source)
+    .filter((f) => f.endsWith('.gguf'))
+    .map((f) => f.slice(0, -5))
+    .sort();
   for (const name of names) copyFileSync(join(source, `${name}.gguf`), join(served, `${name}.gguf`));
   for (const [name, bytes] of Object.entries(brokenGgufFiles(readFileSync(join(source, 'narrow-Q4_0.gguf'))))) {
     writeFileSync(join(served, `${name}.gguf`), bytes);
   }
   return names.map((name) => {
     const { prompts } = JSON.parse(readFileSync(join(source, `${name}.json`), 'utf8'));
-    return { name, prompts: prompts.map((p) => ({ ids: p.ids, text: p.text, llamaCppIds: p.llama_cpp_ids, logits: p.reference_last_logits })) };
+    return {
+      name,
+      prompts: prompts.map((p) => ({
+        ids: p.ids,
+        text: p.text,
+        llamaCppIds: p.llama_cpp_ids,
+        logits: p.reference_last_logits,
+      })),
+    };
   });
 }
 
@@ -99,7 +127,8 @@ export function ggufFixtures(root) {
 // tests/format/gguf_test.cpp), by name, with what the load's error must say.
 export const BROKEN_GGUF = {
   truncated: /truncated\.gguf: .*(past the end|truncated)/,
-  'unknown-type': /blk\.0\.ffn_up\.weight has type IQ2_XXS, which this engine does not read; supported types are F32, F16, BF16, Q8_0/,
+  'unknown-type':
+    /blk\.0\.ffn_up\.weight has type IQ2_XXS, which this engine does not read; supported types are F32, F16, BF16, Q8_0/,
   'size-disagrees': /tensors blk\.0\.ffn_up\.weight and .* overlap|past the end/,
   'missing-tensor': /tensor blk\.1\.ffn_up\.weight \(Hugging Face h\.1\.mlp\.c_fc\.weight\) is missing/,
   'wrong-architecture': /general\.architecture is "llam"; this engine runs GPT-2/,
@@ -114,12 +143,14 @@ function brokenGgufFiles(whole) {
     change(copy);
     return copy;
   };
-  const typeField = (_b, name) => at(name) + name.length + 4 + 16;  // name, dimension count, two dimensions
+  const typeField = (_b, name) => at(name) + name.length + 4 + 16; // name, dimension count, two dimensions
   return {
     truncated: whole.subarray(0, whole.length - 1000),
     'unknown-type': changed((b) => b.writeUInt32LE(16, typeField(b, 'blk.0.ffn_up.weight'))),
     'size-disagrees': changed((b) => b.writeUInt32LE(8, typeField(b, 'blk.0.ffn_up.weight'))),
-    'missing-tensor': changed((b) => { b[at('blk.1.ffn_up.weight') + 9] = 0x58; }),
+    'missing-tensor': changed((b) => {
+      b[at('blk.1.ffn_up.weight') + 9] = 0x58;
+    }),
     'wrong-architecture': changed((b) => b.write('llam', at('general.architecture') + 20 + 4 + 8)),
     'lying-count': changed((b) => b.writeBigUInt64LE(1n << 40n, 16)),
     'string-past-end': changed((b) => b.writeBigUInt64LE(1n << 50n, at('general.architecture') + 20 + 4)),
@@ -133,12 +164,17 @@ export async function ggufCheck({ worker, fixtures, broken }) {
   const { GPT2 } = await import('/gpt2.js');
   const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], modes: new Set() };
   for (const f of fixtures) {
-    const model = await GPT2.load(`/test-models/gguf/${f.name}.gguf`, worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker });
+    const model = await GPT2.load(
+      `/test-models/gguf/${f.name}.gguf`,
+      worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker },
+    );
     out.modes.add(model.mode.worker);
     out.logitDiff[f.name] = 0;
     for (const p of f.prompts) {
       const logits = await model.logits(p.ids);
-      p.logits.forEach((v, i) => { out.logitDiff[f.name] = Math.max(out.logitDiff[f.name], Math.abs(v - logits[i])); });
+      p.logits.forEach((v, i) => {
+        out.logitDiff[f.name] = Math.max(out.logitDiff[f.name], Math.abs(v - logits[i]));
+      });
       if (p.text !== undefined && JSON.stringify(await model.tokenize(p.text)) !== JSON.stringify(p.llamaCppIds)) {
         out.tokenizerMismatches.push(f.name);
       }

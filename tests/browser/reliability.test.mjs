@@ -13,8 +13,21 @@ before(async () => {
   // A small random model (vocabulary 512, context 64) so that 5,000 tokens take seconds, not minutes.
   const small = join(testModelsDir, 'small');
   mkdirSync(small, { recursive: true });
-  execFileSync(join(root, 'build/native/gpt2-synth'), [small, '--n-embd', '64', '--n-layer', '2', '--n-head', '4',
-    '--n-positions', '64', '--vocab-size', '512', '--seed', '5']);
+  execFileSync(join(root, 'build/native/gpt2-synth'), [
+    small,
+    '--n-embd',
+    '64',
+    '--n-layer',
+    '2',
+    '--n-head',
+    '4',
+    '--n-positions',
+    '64',
+    '--vocab-size',
+    '512',
+    '--seed',
+    '5',
+  ]);
   copyFileSync(join(root, 'tests/browser/pages/csp-probe.js'), join(testModelsDir, 'csp-probe.js'));
   site = await startSite();
 });
@@ -29,7 +42,9 @@ for (const worker of [true, false]) {
       const { GPT2, ContextLostError } = await import('/gpt2.js');
       const canvas = worker ? undefined : document.body.appendChild(document.createElement('canvas'));
       const model = await GPT2.load('/models/gpt2-tiny/', { canvas, worker });
-      const lose = worker ? () => model.simulateContextLoss() : () => canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
+      const lose = worker
+        ? () => model.simulateContextLoss()
+        : () => canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
       let seen = 0;
       let error = null;
       try {
@@ -41,7 +56,10 @@ for (const worker of [true, false]) {
       } catch (e) {
         error = { message: e.message, contextLost: e instanceof ContextLostError };
       }
-      const later = await model.logits([1, 2]).then(() => 'no error', (e) => ({ message: e.message, contextLost: e instanceof ContextLostError }));
+      const later = await model.logits([1, 2]).then(
+        () => 'no error',
+        (e) => ({ message: e.message, contextLost: e instanceof ContextLostError }),
+      );
       const lost = model.contextLost;
       await model.restore();
       const again = [];
@@ -66,7 +84,7 @@ for (const worker of [true, false]) {
 
 // A browser that refuses WebGL2 (getContext gives null, a webglcontextcreationerror says why): the
 // load rejects with the typed error, carrying the browser's words, with no message matched anywhere.
-test('same thread: a canvas without WebGL2 fails the load with a WebGL2UnavailableError and the browser\'s reason', async () => {
+test("same thread: a canvas without WebGL2 fails the load with a WebGL2UnavailableError and the browser's reason", async () => {
   const refuse = `const original = HTMLCanvasElement.prototype.getContext;
     HTMLCanvasElement.prototype.getContext = function getContext(type, ...rest) {
       if (type !== 'webgl2') return original.call(this, type, ...rest);
@@ -77,7 +95,10 @@ test('same thread: a canvas without WebGL2 fails the load with a WebGL2Unavailab
   const r = await page.evaluate(async () => {
     const { GPT2, WebGL2UnavailableError } = await import('/gpt2.js');
     try {
-      await GPT2.load('/models/gpt2-tiny/', { worker: false, canvas: document.body.appendChild(document.createElement('canvas')) });
+      await GPT2.load('/models/gpt2-tiny/', {
+        worker: false,
+        canvas: document.body.appendChild(document.createElement('canvas')),
+      });
       return { loaded: true };
     } catch (e) {
       return { typed: e instanceof WebGL2UnavailableError, name: e.name, message: e.message, detail: e.detail };
@@ -87,7 +108,10 @@ test('same thread: a canvas without WebGL2 fails the load with a WebGL2Unavailab
   assert.equal(r.name, 'WebGL2UnavailableError');
   assert.equal(r.detail.browserSaid, 'simulated: no GPU here');
   assert.ok(Number.isInteger(r.detail.code) && r.detail.code <= 0, `error code ${r.detail.code}`);
-  assert.match(r.message, /^WebGL2 is not available \(the browser gave no WebGL2 context on the engine's canvas, error -?\d+\); .*\. The browser said: "simulated: no GPU here"$/);
+  assert.match(
+    r.message,
+    /^WebGL2 is not available \(the browser gave no WebGL2 context on the engine's canvas, error -?\d+\); .*\. The browser said: "simulated: no GPU here"$/,
+  );
   await page.close();
 });
 
@@ -128,64 +152,84 @@ test('a GPU without float render targets gets a clear error', async () => {
   await page.goto(`${site.url}examples/blank.html`);
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    return GPT2.load('/models/gpt2-tiny/', { worker: false }).then(() => 'loaded', (e) => e.message);
+    return GPT2.load('/models/gpt2-tiny/', { worker: false }).then(
+      () => 'loaded',
+      (e) => e.message,
+    );
   });
   assert.match(message, /lacks EXT_color_buffer_float/);
   await page.close();
 });
 
-for (const worker of [true, false]) test(`${worker ? 'worker' : 'same thread'}: 5,000 tokens slide past the context with GL objects, wasm memory and JS heap bounded`, async () => {
-  const page = await site.page();
-  const r = await page.evaluate(async (worker) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/test-models/small/', { worker });
-    const samples = [];
-    let count = 0;
-    for await (const t of model.generate([1, 2, 3], { maxNewTokens: 5000, temperature: 1, seed: 3, stopAtEndOfText: false })) {
-      void t;
-      count += 1;
-      if (count % 1000 === 0) {
-        window.gc();
-        const stats = await model.stats();
-        samples.push({ gl: await GPT2.liveGlObjects(), heap: performance.memory.usedJSHeapSize, gpu: stats.gpuBytes, wasm: stats.wasmHeapBytes });
-      }
-    }
-    await model.dispose();
-    return { count, samples };
-  }, worker);
-  assert.equal(r.count, 5000);
-  const first = r.samples[0];
-  for (const s of r.samples) {
-    assert.equal(s.gl, first.gl, 'no GL object is made per token');
-    assert.equal(s.gpu, first.gpu, 'no texture memory is added per token');
-    assert.equal(s.wasm, first.wasm, 'the wasm heap does not grow per token');
-    assert.ok(s.heap < first.heap + 4e6, `JS heap grew from ${first.heap} to ${s.heap}`);
-  }
-  console.log(`[ measured ] 5000 tokens: GL objects ${first.gl}, JS heap ${r.samples.map((s) => (s.heap / 1e6).toFixed(1)).join(' → ')} MB`);
-  await page.close();
-});
-
-for (const worker of [true, false]) test(`${worker ? 'worker' : 'same thread'}: 20 load/dispose cycles leave GL objects where they started and the heaps bounded`, async () => {
-  const page = await site.page();
-  const r = await page.evaluate(async (worker) => {
-    const { GPT2 } = await import('/gpt2.js');
-    const gl = [await GPT2.liveGlObjects()];
-    const heap = [];
-    for (let i = 0; i < 20; i += 1) {
+for (const worker of [true, false])
+  test(`${worker ? 'worker' : 'same thread'}: 5,000 tokens slide past the context with GL objects, wasm memory and JS heap bounded`, async () => {
+    const page = await site.page();
+    const r = await page.evaluate(async (worker) => {
+      const { GPT2 } = await import('/gpt2.js');
       const model = await GPT2.load('/test-models/small/', { worker });
-      for await (const t of model.generate([1], { maxNewTokens: 2 })) void t;
+      const samples = [];
+      let count = 0;
+      for await (const t of model.generate([1, 2, 3], {
+        maxNewTokens: 5000,
+        temperature: 1,
+        seed: 3,
+        stopAtEndOfText: false,
+      })) {
+        void t;
+        count += 1;
+        if (count % 1000 === 0) {
+          window.gc();
+          const stats = await model.stats();
+          samples.push({
+            gl: await GPT2.liveGlObjects(),
+            heap: performance.memory.usedJSHeapSize,
+            gpu: stats.gpuBytes,
+            wasm: stats.wasmHeapBytes,
+          });
+        }
+      }
       await model.dispose();
-      gl.push(await GPT2.liveGlObjects());
-      window.gc();
-      heap.push(performance.memory.usedJSHeapSize);
+      return { count, samples };
+    }, worker);
+    assert.equal(r.count, 5000);
+    const first = r.samples[0];
+    for (const s of r.samples) {
+      assert.equal(s.gl, first.gl, 'no GL object is made per token');
+      assert.equal(s.gpu, first.gpu, 'no texture memory is added per token');
+      assert.equal(s.wasm, first.wasm, 'the wasm heap does not grow per token');
+      assert.ok(s.heap < first.heap + 4e6, `JS heap grew from ${first.heap} to ${s.heap}`);
     }
-    return { gl, heap, canvases: document.querySelectorAll('canvas').length };
-  }, worker);
-  assert.ok(r.gl.every((n) => n === r.gl[0]), `live GL objects: ${r.gl}`);
-  assert.equal(r.canvases, 0, 'disposed models remove their hidden canvases');
-  assert.ok(r.heap.at(-1) < r.heap[0] + 4e6, `JS heap grew from ${r.heap[0]} to ${r.heap.at(-1)}`);
-  await page.close();
-});
+    console.log(
+      `[ measured ] 5000 tokens: GL objects ${first.gl}, JS heap ${r.samples.map((s) => (s.heap / 1e6).toFixed(1)).join(' → ')} MB`,
+    );
+    await page.close();
+  });
+
+for (const worker of [true, false])
+  test(`${worker ? 'worker' : 'same thread'}: 20 load/dispose cycles leave GL objects where they started and the heaps bounded`, async () => {
+    const page = await site.page();
+    const r = await page.evaluate(async (worker) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const gl = [await GPT2.liveGlObjects()];
+      const heap = [];
+      for (let i = 0; i < 20; i += 1) {
+        const model = await GPT2.load('/test-models/small/', { worker });
+        for await (const t of model.generate([1], { maxNewTokens: 2 })) void t;
+        await model.dispose();
+        gl.push(await GPT2.liveGlObjects());
+        window.gc();
+        heap.push(performance.memory.usedJSHeapSize);
+      }
+      return { gl, heap, canvases: document.querySelectorAll('canvas').length };
+    }, worker);
+    assert.ok(
+      r.gl.every((n) => n === r.gl[0]),
+      `live GL objects: ${r.gl}`,
+    );
+    assert.equal(r.canvases, 0, 'disposed models remove their hidden canvases');
+    assert.ok(r.heap.at(-1) < r.heap[0] + 4e6, `JS heap grew from ${r.heap[0]} to ${r.heap.at(-1)}`);
+    await page.close();
+  });
 
 test('the demo page forbids inline script and eval', async () => {
   const page = await site.page('');
@@ -194,7 +238,10 @@ test('the demo page forbids inline script and eval', async () => {
     const policy = document.querySelector('meta[http-equiv="Content-Security-Policy"]').content;
     const probe = document.createElement('script');
     probe.src = '/test-models/csp-probe.js';
-    await new Promise((ok) => { probe.onload = ok; document.body.appendChild(probe); });
+    await new Promise((ok) => {
+      probe.onload = ok;
+      document.body.appendChild(probe);
+    });
     const inline = document.createElement('script');
     inline.textContent = 'window.inlineRan = true';
     document.body.appendChild(inline);

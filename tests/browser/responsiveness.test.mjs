@@ -6,19 +6,26 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
 
-const PROMPT_TOKENS = 490;  // with 16 new tokens, within the bundled model's 512 positions
+const PROMPT_TOKENS = 490; // with 16 new tokens, within the bundled model's 512 positions
 let site;
-before(async () => { site = await startSite(); });
+before(async () => {
+  site = await startSite();
+});
 after(() => site?.close());
 
 // Loads the bundled model and returns a prompt of PROMPT_TOKENS ids of English text.
 async function setUp(page, worker) {
-  await page.evaluate(async ({ worker, tokens }) => {
-    const { GPT2 } = await import('/gpt2.js');
-    window.model = await GPT2.load('/models/default/', { worker });
-    const sentence = await window.model.tokenize('The jury said that the city of Atlanta had done a fine job of running the election, and that the report was sound. ');
-    window.prompt = Array.from({ length: tokens }, (_, i) => sentence[i % sentence.length]);
-  }, { worker, tokens: PROMPT_TOKENS });
+  await page.evaluate(
+    async ({ worker, tokens }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      window.model = await GPT2.load('/models/default/', { worker });
+      const sentence = await window.model.tokenize(
+        'The jury said that the city of Atlanta had done a fine job of running the election, and that the report was sound. ',
+      );
+      window.prompt = Array.from({ length: tokens }, (_, i) => sentence[i % sentence.length]);
+    },
+    { worker, tokens: PROMPT_TOKENS },
+  );
 }
 
 async function longestFrameGap(page) {
@@ -32,7 +39,12 @@ async function longestFrameGap(page) {
       last = now;
       if (running) requestAnimationFrame(frame);
     };
-    await new Promise((resolve) => requestAnimationFrame(() => { last = performance.now(); resolve(); }));
+    await new Promise((resolve) =>
+      requestAnimationFrame(() => {
+        last = performance.now();
+        resolve();
+      }),
+    );
     requestAnimationFrame(frame);
     const start = performance.now();
     let firstToken = 0;
@@ -51,17 +63,22 @@ async function abortDuringPrefill(page) {
   return page.evaluate(async () => {
     const controller = new AbortController();
     let abortedAt = 0;
-    setTimeout(() => { abortedAt = performance.now(); controller.abort(); }, 50);
+    setTimeout(() => {
+      abortedAt = performance.now();
+      controller.abort();
+    }, 50);
     let tokens = 0;
     let error = null;
     try {
-      for await (const _t of window.model.generate(window.prompt, { maxNewTokens: 16, signal: controller.signal })) tokens += 1;
+      for await (const _t of window.model.generate(window.prompt, { maxNewTokens: 16, signal: controller.signal }))
+        tokens += 1;
     } catch (e) {
       error = e.name;
     }
     const latency = performance.now() - abortedAt;
     const again = [];
-    for await (const t of window.model.generate('The jury said that', { maxNewTokens: 5, stopAtEndOfText: false })) again.push(t.id);
+    for await (const t of window.model.generate('The jury said that', { maxNewTokens: 5, stopAtEndOfText: false }))
+      again.push(t.id);
     return { tokens, error, latency, again: again.length };
   });
 }
@@ -72,11 +89,15 @@ for (const worker of [true, false]) {
     const page = await site.page();
     await setUp(page, worker);
     const frames = await longestFrameGap(page);
-    console.log(`[ measured ] ${name}: longest frame gap ${frames.longest.toFixed(1)} ms over ${frames.totalMs.toFixed(0)} ms ` +
-      `(first token after ${frames.firstTokenMs.toFixed(0)} ms, ${frames.count} tokens)`);
+    console.log(
+      `[ measured ] ${name}: longest frame gap ${frames.longest.toFixed(1)} ms over ${frames.totalMs.toFixed(0)} ms ` +
+        `(first token after ${frames.firstTokenMs.toFixed(0)} ms, ${frames.count} tokens)`,
+    );
     assert.equal(frames.count, 16);
     const abort = await abortDuringPrefill(page);
-    console.log(`[ measured ] ${name}: AbortError ${abort.latency.toFixed(1)} ms after abort(), ${abort.tokens} tokens before it`);
+    console.log(
+      `[ measured ] ${name}: AbortError ${abort.latency.toFixed(1)} ms after abort(), ${abort.tokens} tokens before it`,
+    );
     assert.equal(abort.error, 'AbortError');
     assert.equal(abort.tokens, 0, 'the abort came during the prefill');
     assert.equal(abort.again, 5, 'the model generates normally afterwards');

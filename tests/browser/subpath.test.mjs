@@ -8,10 +8,10 @@ import { siteDir, startSite } from './harness.mjs';
 
 const PREFIX = '/gpt2-webgl/';
 let site, server, origin;
-const served = [];  // every path the server was asked for, workers' requests included
+const served = []; // every path the server was asked for, workers' requests included
 
 before(async () => {
-  site = await startSite();  // for its browser; the site itself is served below, under PREFIX only
+  site = await startSite(); // for its browser; the site itself is served below, under PREFIX only
   server = await serve(siteDir, 0, '127.0.0.1', { prefix: PREFIX });
   server.on('request', (req) => served.push(req.url));
   origin = `http://127.0.0.1:${server.address().port}`;
@@ -37,14 +37,22 @@ test('under a sub-path the demo loads the bundled model and generates, with ever
   page.on('request', (request) => requested.push(request.url()));
   page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
   await page.goto(`${origin}${PREFIX}`);
-  await page.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent) ||
-    !document.getElementById('load-error').hidden, null, { timeout: 60000 });
+  await page.waitForFunction(
+    () =>
+      /^Loaded/.test(document.getElementById('model-status').textContent) ||
+      !document.getElementById('load-error').hidden,
+    null,
+    { timeout: 60000 },
+  );
   assert.equal(await page.locator('#load-error').isHidden(), true, await page.locator('#load-error').textContent());
   await page.fill('#max-new-tokens', '4');
   await page.uncheck('#live-views');
   await page.click('#generate');
-  await page.waitForFunction(() => /4 tokens/.test(document.getElementById('speed').textContent) ||
-    !document.getElementById('error').hidden, null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => /4 tokens/.test(document.getElementById('speed').textContent) || !document.getElementById('error').hidden,
+    null,
+    { timeout: 60000 },
+  );
   assert.equal(await page.locator('#error').isHidden(), true, await page.locator('#error').textContent());
   const output = await page.locator('#output').textContent();
   assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
@@ -55,7 +63,11 @@ test('under a sub-path the demo loads the bundled model and generates, with ever
   for (const file of ['', 'gpt2.js', 'gpt2-wasm.wasm', 'models/default/model.safetensors']) {
     assert.ok(paths.includes(PREFIX + file), `${PREFIX + file} was requested: ${paths.join(' ')}`);
   }
-  assert.deepEqual(paths.filter((path) => !path.startsWith(PREFIX)), [], 'requests outside the prefix');
+  assert.deepEqual(
+    paths.filter((path) => !path.startsWith(PREFIX)),
+    [],
+    'requests outside the prefix',
+  );
   const outside = requested.filter((url) => !url.startsWith(origin + PREFIX) && !/^(data|blob):/.test(url));
   assert.deepEqual(outside, [], 'requests the page made outside the prefix');
 });

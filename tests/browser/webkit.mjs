@@ -15,10 +15,12 @@ export const hasWebKit = existsSync(webkitDriverPath) && existsSync(miniBrowserP
 
 function freePort() {
   return new Promise((ok, fail) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => ok(port));
-    }).on('error', fail);
+    const probe = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = probe.address();
+        probe.close(() => ok(port));
+      })
+      .on('error', fail);
   });
 }
 
@@ -49,8 +51,11 @@ export async function startWebKit({ width = 1000, height = 1400 } = {}) {
   const server = await serveSite();
   const url = `http://127.0.0.1:${server.address().port}/`;
   const port = await freePort();
-  const driver = spawn('xvfb-run', ['-a', '-s', `-screen 0 ${width + 100}x${height + 200}x24`, webkitDriverPath, `--port=${port}`],
-    { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const driver = spawn(
+    'xvfb-run',
+    ['-a', '-s', `-screen 0 ${width + 100}x${height + 200}x24`, webkitDriverPath, `--port=${port}`],
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
   const output = [];
   for (const stream of [driver.stdout, driver.stderr]) stream.on('data', (chunk) => output.push(String(chunk)));
   const base = `http://127.0.0.1:${port}`;
@@ -58,18 +63,27 @@ export async function startWebKit({ width = 1000, height = 1400 } = {}) {
   const stop = async () => {
     if (sessionId) await command(base, 'DELETE', `/session/${sessionId}`).catch(() => {});
     // xvfb-run's children (the driver, Xvfb) leave with their process group.
-    try { process.kill(-driver.pid, 'SIGTERM'); } catch { driver.kill('SIGTERM'); }
+    try {
+      process.kill(-driver.pid, 'SIGTERM');
+    } catch {
+      driver.kill('SIGTERM');
+    }
     await new Promise((ok) => server.close(ok));
   };
   try {
     for (let tries = 0; ; tries += 1) {
-      const ready = await command(base, 'GET', '/status').then((v) => v.ready, () => false);
+      const ready = await command(base, 'GET', '/status').then(
+        (v) => v.ready,
+        () => false,
+      );
       if (ready) break;
       if (tries === 100) throw new Error(`WebKitWebDriver did not start: ${output.join('')}`);
       await sleep(100);
     }
     const session = await command(base, 'POST', '/session', {
-      capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: miniBrowserPath, args: ['--automation'] } } },
+      capabilities: {
+        alwaysMatch: { 'webkitgtk:browserOptions': { binary: miniBrowserPath, args: ['--automation'] } },
+      },
     });
     sessionId = session.sessionId;
   } catch (error) {
@@ -107,7 +121,9 @@ export async function startWebKit({ width = 1000, height = 1400 } = {}) {
       await page.evaluate(() => {
         window.uncaught = [];
         window.addEventListener('error', (e) => window.uncaught.push(`error: ${e.message}`));
-        window.addEventListener('unhandledrejection', (e) => window.uncaught.push(`unhandled rejection: ${e.reason?.message ?? e.reason}`));
+        window.addEventListener('unhandledrejection', (e) =>
+          window.uncaught.push(`unhandled rejection: ${e.reason?.message ?? e.reason}`),
+        );
       });
       return page;
     },

@@ -9,7 +9,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactsDir, root } from './harness.mjs';
 import { assertMisuseAnswers, misuseCheck } from './misuse.mjs';
-import { assertGgufCheck, assertLensCheck, BROKEN_GGUF, fixtureCheck, ggufCheck, ggufFixtures, lensCheck } from './page-checks.mjs';
+import {
+  assertGgufCheck,
+  assertLensCheck,
+  BROKEN_GGUF,
+  fixtureCheck,
+  ggufCheck,
+  ggufFixtures,
+  lensCheck,
+} from './page-checks.mjs';
 import { hasWebKit, miniBrowserPath, startWebKit } from './webkit.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
@@ -19,12 +27,17 @@ let webkit;
 let page;
 
 before(async () => {
-  assert.ok(hasWebKit, `${miniBrowserPath}, WebKitWebDriver or xvfb-run not found: .ci/install-deps.sh installs webkit2gtk-driver, xvfb and xauth`);
+  assert.ok(
+    hasWebKit,
+    `${miniBrowserPath}, WebKitWebDriver or xvfb-run not found: .ci/install-deps.sh installs webkit2gtk-driver, xvfb and xauth`,
+  );
   webkit = await startWebKit();
   page = await webkit.page();
   const gl = await page.evaluate(() => {
     const context = document.createElement('canvas').getContext('webgl2');
-    return context && { version: context.getParameter(context.VERSION), renderer: context.getParameter(context.RENDERER) };
+    return (
+      context && { version: context.getParameter(context.VERSION), renderer: context.getParameter(context.RENDERER) }
+    );
   });
   assert.match(gl?.version ?? 'none', /WebGL 2/, 'WebKit must provide WebGL2 on a page canvas');
 });
@@ -37,7 +50,7 @@ async function assertNoPageErrors() {
   assert.deepEqual(await webkit.errors(), []);
 }
 
-test('WebKit, default options: the engine runs on the page\'s thread, says why, and fp32 matches Hugging Face', async () => {
+test("WebKit, default options: the engine runs on the page's thread, says why, and fp32 matches Hugging Face", async () => {
   const warnings = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const seen = [];
@@ -46,10 +59,19 @@ test('WebKit, default options: the engine runs on the page\'s thread, says why, 
     return seen;
   });
   assert.equal(warnings.length, 1, warnings.join(' | '));
-  assert.match(warnings[0], /^the engine runs on this page's thread, not in a Worker: this browser gives an OffscreenCanvas no WebGL2 context/);
+  assert.match(
+    warnings[0],
+    /^the engine runs on this page's thread, not in a Worker: this browser gives an OffscreenCanvas no WebGL2 context/,
+  );
   const r = await page.evaluate(fixtureCheck, { options: { weights: 'fp32' }, prompts });
-  console.log(`[ measured ] WebKit (${JSON.stringify(r.mode)}): fp32 max |dlogit| against Hugging Face ${r.logitDiff}, attention max |dprob| ${r.attentionDiff}`);
-  assert.deepEqual(r.mode, { worker: false, canvas: 'HTMLCanvasElement', reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context' });
+  console.log(
+    `[ measured ] WebKit (${JSON.stringify(r.mode)}): fp32 max |dlogit| against Hugging Face ${r.logitDiff}, attention max |dprob| ${r.attentionDiff}`,
+  );
+  assert.deepEqual(r.mode, {
+    worker: false,
+    canvas: 'HTMLCanvasElement',
+    reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context',
+  });
   assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
   assert.ok(r.greedyEqual, 'greedy continuation differs');
   assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
@@ -57,9 +79,11 @@ test('WebKit, default options: the engine runs on the page\'s thread, says why, 
   await assertNoPageErrors();
 });
 
-test('WebKit: every GGUF tensor type gives the float64 forward\'s logits, with the file\'s own tokenizer', async () => {
+test("WebKit: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer", async () => {
   const r = await page.evaluate(ggufCheck, { fixtures: ggufFixtures(root), broken: Object.keys(BROKEN_GGUF) });
-  console.log(`[ measured ] WebKit: GGUF max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`);
+  console.log(
+    `[ measured ] WebKit: GGUF max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`,
+  );
   assertGgufCheck(r, false);
   await assertNoPageErrors();
 });
@@ -73,13 +97,17 @@ test('WebKit, default options: fp16 within the fp16 tolerance, int8 loads and ge
     const { GPT2 } = await import('/gpt2.js');
     const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'int8' });
     const ids = [];
-    for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false })) ids.push(t.id);
+    for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false }))
+      ids.push(t.id);
     const { gpuBytes } = await model.stats();
     await model.dispose();
     return { ids, gpuBytes };
   }, prompts[0]);
   assert.equal(int8.ids.length, prompts[0].greedy.length);
-  assert.ok(int8.ids.every((id) => Number.isInteger(id) && id >= 0 && id < 50257), int8.ids.join());
+  assert.ok(
+    int8.ids.every((id) => Number.isInteger(id) && id >= 0 && id < 50257),
+    int8.ids.join(),
+  );
   assert.ok(int8.gpuBytes > 0);
   await assertNoPageErrors();
 });
@@ -87,9 +115,15 @@ test('WebKit, default options: fp16 within the fp16 tolerance, int8 loads and ge
 test('WebKit: worker: true fails with the reason, and says what to do', async () => {
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    return GPT2.load('/models/gpt2-tiny/', { worker: true }).then(() => 'loaded', (e) => e.message);
+    return GPT2.load('/models/gpt2-tiny/', { worker: true }).then(
+      () => 'loaded',
+      (e) => e.message,
+    );
   });
-  assert.equal(message, 'worker: true, but this browser gives an OffscreenCanvas no WebGL2 context; leave worker unset to run the engine on this thread instead');
+  assert.equal(
+    message,
+    'worker: true, but this browser gives an OffscreenCanvas no WebGL2 context; leave worker unset to run the engine on this thread instead',
+  );
   await assertNoPageErrors();
 });
 
@@ -116,7 +150,13 @@ test('WebKit: generation streams, an abort ends it, and the next generation work
       text += t.text;
     }
     await model.dispose();
-    return { seen: seen.length, error, text, count: times.length, msPerToken: (times.at(-1) - times[0]) / (times.length - 1) };
+    return {
+      seen: seen.length,
+      error,
+      text,
+      count: times.length,
+      msPerToken: (times.at(-1) - times[0]) / (times.length - 1),
+    };
   });
   console.log(`[ measured ] WebKit, bundled model: ${r.msPerToken.toFixed(1)} ms/token decoding`);
   assert.equal(r.seen, 3, 'no token after the abort');
@@ -126,9 +166,11 @@ test('WebKit: generation streams, an abort ends it, and the next generation work
   await assertNoPageErrors();
 });
 
-test('WebKit: lens() and hiddenStates() match Hugging Face\'s', async () => {
+test("WebKit: lens() and hiddenStates() match Hugging Face's", async () => {
   const r = await page.evaluate(lensCheck, { options: { weights: 'fp32' }, prompts: hiddenStates.prompts });
-  console.log(`[ measured ] WebKit: lens max |dprob| against Hugging Face ${r.probDiff}, hidden states max |diff| ${r.stateDiff}`);
+  console.log(
+    `[ measured ] WebKit: lens max |dprob| against Hugging Face ${r.probDiff}, hidden states max |diff| ${r.stateDiff}`,
+  );
   assertLensCheck(r);
   await assertNoPageErrors();
 });
@@ -140,8 +182,13 @@ test('WebKit: misuse gets the answers it gets in Chromium, in either mode', asyn
 
 test('WebKit: the demo page loads the bundled model, says where it runs, and generates with its live views', async () => {
   const demo = await webkit.page('');
-  await demo.waitForFunction(() => (/^Loaded/.test(document.getElementById('model-status').textContent) &&
-    !document.getElementById('generate').disabled) || !document.getElementById('load-error').hidden, { timeout: 120000 });
+  await demo.waitForFunction(
+    () =>
+      (/^Loaded/.test(document.getElementById('model-status').textContent) &&
+        !document.getElementById('generate').disabled) ||
+      !document.getElementById('load-error').hidden,
+    { timeout: 120000 },
+  );
   const status = await demo.evaluate(() => ({
     error: document.getElementById('load-error').hidden ? null : document.getElementById('load-error').textContent,
     model: document.getElementById('model-status').textContent,
@@ -153,8 +200,11 @@ test('WebKit: the demo page loads the bundled model, says where it runs, and gen
     document.getElementById('max-new-tokens').value = '10';
     document.getElementById('generate').click();
   });
-  await demo.waitForFunction(() => /10 tokens/.test(document.getElementById('speed').textContent) &&
-    !document.getElementById('generate').disabled, { timeout: 120000 });
+  await demo.waitForFunction(
+    () =>
+      /10 tokens/.test(document.getElementById('speed').textContent) && !document.getElementById('generate').disabled,
+    { timeout: 120000 },
+  );
   const views = await demo.evaluate(() => ({
     cells: document.querySelectorAll('#lens-grid td').length,
     drawn: document.getElementById('heatmap').dataset.drawn,

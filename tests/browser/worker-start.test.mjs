@@ -38,23 +38,32 @@ function cdnPolicy(cdn) {
 
 // Loads the fixture model with the module at `moduleUrl` and generates 3 tokens greedily.
 function generate(page, moduleUrl, options = {}) {
-  return page.evaluate(async ([url, ids, settings]) => {
-    const { GPT2 } = await import(url);
-    // What importing the module fetched (the worker's scripts, fetched later, show here too in Chromium).
-    const imported = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
-    const warnings = [];
-    const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', ...settings, onProgress: ({ warning }) => warning && warnings.push(warning) });
-    const out = [];
-    for await (const t of model.generate(ids, { maxNewTokens: 3, stopAtEndOfText: false })) out.push(t.id);
-    await model.dispose();
-    const fetched = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
-    return { ids: out, mode: model.mode, warnings, imported, fetched };
-  }, [moduleUrl, prompt.ids, options]);
+  return page.evaluate(
+    async ([url, ids, settings]) => {
+      const { GPT2 } = await import(url);
+      // What importing the module fetched (the worker's scripts, fetched later, show here too in Chromium).
+      const imported = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
+      const warnings = [];
+      const model = await GPT2.load('/models/gpt2-tiny/', {
+        weights: 'fp32',
+        ...settings,
+        onProgress: ({ warning }) => warning && warnings.push(warning),
+      });
+      const out = [];
+      for await (const t of model.generate(ids, { maxNewTokens: 3, stopAtEndOfText: false })) out.push(t.id);
+      await model.dispose();
+      const fetched = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
+      return { ids: out, mode: model.mode, warnings, imported, fetched };
+    },
+    [moduleUrl, prompt.ids, options],
+  );
 }
 
-test('served from the page\'s origin, the module runs in its Worker under script-src \'self\' \'wasm-unsafe-eval\'; worker-src \'self\'', async () => {
+test("served from the page's origin, the module runs in its Worker under script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'", async () => {
   const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'";
-  const page = await site.page(`${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': policy } })}/examples/blank.html`);
+  const page = await site.page(
+    `${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': policy } })}/examples/blank.html`,
+  );
   const violations = [];
   page.on('console', (message) => /Content Security Policy/.test(message.text()) && violations.push(message.text()));
   const r = await generate(page, '/gpt2.js');
@@ -70,7 +79,9 @@ test('served from the page\'s origin, the module runs in its Worker under script
 test('served from another origin, the module runs in its Worker under the CDN policy of docs/api.md', async () => {
   const cdn = await origin('localhost', { cors: true });
   const policy = cdnPolicy(cdn);
-  const page = await site.page(`${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': policy } })}/examples/blank.html`);
+  const page = await site.page(
+    `${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': policy } })}/examples/blank.html`,
+  );
   const r = await generate(page, `${cdn}/gpt2.js`);
   assert.deepEqual(r.ids, prompt.greedy.slice(0, 3));
   assert.equal(r.mode.worker, true, `${r.mode.reason} (policy: ${policy})`);
@@ -78,7 +89,9 @@ test('served from another origin, the module runs in its Worker under the CDN po
 
   // Without blob: in worker-src the worker cannot start; the page's thread runs it and says why.
   const strict = policy.replace(/worker-src [^;]*/, "worker-src 'self'");
-  const blocked = await site.page(`${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': strict } })}/examples/blank.html`);
+  const blocked = await site.page(
+    `${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': strict } })}/examples/blank.html`,
+  );
   const fallback = await generate(blocked, `${cdn}/gpt2.js`);
   assert.deepEqual(fallback.ids, prompt.greedy.slice(0, 3));
   assert.equal(fallback.mode.worker, false);
@@ -91,17 +104,31 @@ test('a worker script that cannot start: the warning, the mode, console.warn (on
   const warned = [];
   page.on('console', (message) => message.type() === 'warning' && warned.push(message.text()));
   const notFound = await generate(page, '/gpt2.js', { workerUrl: '/no-such-worker.js' });
-  assert.deepEqual(notFound.ids, prompt.greedy.slice(0, 3), 'the page\'s thread generates');
+  assert.deepEqual(notFound.ids, prompt.greedy.slice(0, 3), "the page's thread generates");
   assert.equal(notFound.mode.worker, false);
-  assert.match(notFound.mode.reason, /^the GPT-2 worker \(http:\/\/127\.0\.0\.1:\d+\/no-such-worker\.js\) could not start: .*answered HTTP 404/);
-  assert.deepEqual(notFound.warnings, [`the engine runs on this page's thread, not in a Worker: ${notFound.mode.reason}`]);
-  assert.ok(notFound.fetched.includes('/gpt2-engine.js') && notFound.fetched.includes('/gpt2-wasm.wasm'), 'the page loaded the engine itself');
+  assert.match(
+    notFound.mode.reason,
+    /^the GPT-2 worker \(http:\/\/127\.0\.0\.1:\d+\/no-such-worker\.js\) could not start: .*answered HTTP 404/,
+  );
+  assert.deepEqual(notFound.warnings, [
+    `the engine runs on this page's thread, not in a Worker: ${notFound.mode.reason}`,
+  ]);
+  assert.ok(
+    notFound.fetched.includes('/gpt2-engine.js') && notFound.fetched.includes('/gpt2-wasm.wasm'),
+    'the page loaded the engine itself',
+  );
 
   const wrongType = await generate(page, '/gpt2.js', { workerUrl: '/models/gpt2-tiny/config.json' });
   assert.match(wrongType.mode.reason, /is served as application\/json, not JavaScript/);
 
-  const forced = await page.evaluate(() => import('/gpt2.js').then(({ GPT2 }) =>
-    GPT2.load('/models/gpt2-tiny/', { worker: true, workerUrl: '/no-such-worker.js' }).then(() => 'loaded', (e) => e.message)));
+  const forced = await page.evaluate(() =>
+    import('/gpt2.js').then(({ GPT2 }) =>
+      GPT2.load('/models/gpt2-tiny/', { worker: true, workerUrl: '/no-such-worker.js' }).then(
+        () => 'loaded',
+        (e) => e.message,
+      ),
+    ),
+  );
   assert.match(forced, /^worker: true, but the GPT-2 worker .* could not start: .*HTTP 404; leave worker unset/);
 
   // A worker a bundler inlined as a data: URL of kilobytes is quoted by its start only.
@@ -112,6 +139,9 @@ test('a worker script that cannot start: the warning, the mode, console.warn (on
   assert.match(long.mode.reason, /data:text\/javascript;base64,\S{20,}…/);
 
   assert.equal(warned.filter((text) => text.startsWith('gpt2-webgl:')).length, 1, `one console.warn: ${warned}`);
-  assert.match(warned.find((text) => text.startsWith('gpt2-webgl:')), /HTTP 404/);
+  assert.match(
+    warned.find((text) => text.startsWith('gpt2-webgl:')),
+    /HTTP 404/,
+  );
   await page.close();
 });

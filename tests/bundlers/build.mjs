@@ -18,9 +18,17 @@ export const BUNDLERS = {
 
   async webpack(appDir, outDir) {
     const { default: webpack } = await import('webpack');
-    const stats = await new Promise((resolve, reject) => webpack({
-      mode: 'production', context: appDir, entry: './main.js', output: { path: outDir, filename: 'main.js', clean: true },
-    }, (error, result) => (error ? reject(error) : resolve(result))));
+    const stats = await new Promise((resolve, reject) =>
+      webpack(
+        {
+          mode: 'production',
+          context: appDir,
+          entry: './main.js',
+          output: { path: outDir, filename: 'main.js', clean: true },
+        },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      ),
+    );
     if (stats.hasErrors()) throw new Error(stats.toString({ all: false, errors: true }));
     copyFileSync(join(appDir, 'index.html'), join(outDir, 'index.html'));
   },
@@ -30,7 +38,13 @@ export const BUNDLERS = {
     const { build } = await import('esbuild');
     rmSync(outDir, { recursive: true, force: true });
     await build({
-      absWorkingDir: appDir, bundle: true, splitting: true, format: 'esm', minify: true, outdir: outDir, logLevel: 'warning',
+      absWorkingDir: appDir,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      minify: true,
+      outdir: outDir,
+      logLevel: 'warning',
       entryPoints: { main: './main.js', 'gpt2-worker': 'gpt2-webgl/gpt2-worker.js' },
     });
     copyFileSync(wasmOf(appDir), join(outDir, 'gpt2-wasm.wasm'));
@@ -55,7 +69,6 @@ export const BUNDLERS = {
     writeFileSync(join(outDir, 'index.html'), page.replace('"./main.js"', '"./assets/main.js"'));
   },
 
-
   // The app as a client component of a Next.js app (tests/bundlers/next), exported as a static site.
   async next(appDir, outDir) {
     const project = join(appDir, '..', 'next-app');
@@ -64,7 +77,11 @@ export const BUNDLERS = {
     cpSync(join(appDir, 'node_modules'), join(project, 'node_modules'), { recursive: true });
     copyFileSync(join(appDir, 'main.js'), join(project, 'app', 'main.js'));
     const next = createRequire(import.meta.url).resolve('next/dist/bin/next');
-    execFileSync(process.execPath, [next, 'build'], { cwd: project, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: 'pipe' });
+    execFileSync(process.execPath, [next, 'build'], {
+      cwd: project,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      stdio: 'pipe',
+    });
     rmSync(outDir, { recursive: true, force: true });
     cpSync(join(project, 'out'), outDir, { recursive: true });
   },

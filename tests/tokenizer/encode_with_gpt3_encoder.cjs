@@ -11,18 +11,20 @@ const { encode } = require(path.join(__dirname, '..', '..', 'node_modules', 'gpt
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) {
-    console.error('usage: node encode_with_gpt3_encoder.cjs INPUT_TEXT OUTPUT_JSON');
-    process.exit(2);
+  console.error('usage: node encode_with_gpt3_encoder.cjs INPUT_TEXT OUTPUT_JSON');
+  process.exit(2);
 }
 const text = fs.readFileSync(input, 'utf8');
 const unsafe = text.search(/\s\n|\n\s|^\n|\n$/);
 if (unsafe >= 0) {
-    console.error(`${input}: the newline near character ${unsafe} touches whitespace or an end; ` +
-                  'line-by-line encoding would differ from encoding the whole text');
-    process.exit(1);
+  console.error(
+    `${input}: the newline near character ${unsafe} touches whitespace or an end; ` +
+      'line-by-line encoding would differ from encoding the whole text',
+  );
+  process.exit(1);
 }
 const ids = [];
 for (const line of text.split(/(?<=\n)/)) {
-    for (const id of encode(line)) ids.push(id);
+  for (const id of encode(line)) ids.push(id);
 }
 fs.writeFileSync(output, JSON.stringify(ids));

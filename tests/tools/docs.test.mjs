@@ -12,7 +12,12 @@ import { root } from '../browser/harness.mjs';
 // The worked example of adding an op names the shader it would add.
 const EXAMPLES = new Set(['shaders/add.frag']);
 const TOP = ['src', 'tests', 'web', 'shaders', 'docs', 'cmake', 'weights-tools', '.ci'];
-const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 // `a/b/c.ext`, `a/b/`, `a/b/*.ext` within backticks, starting at a top-level folder of the repository.
 function pathsIn(text) {
@@ -30,24 +35,42 @@ function exists(path) {
   if (!path.includes('*')) return existsSync(join(root, path));
   const slash = path.lastIndexOf('/');
   const dir = join(root, path.slice(0, slash));
-  const pattern = new RegExp(`^${path.slice(slash + 1).replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`);
+  const pattern = new RegExp(
+    `^${path
+      .slice(slash + 1)
+      .replace(/[.]/g, '\\.')
+      .replace(/\*/g, '.*')}$`,
+  );
   return existsSync(dir) && readdirSync(dir).some((f) => pattern.test(f));
 }
 
 test('every repository path the docs name exists', () => {
   const missing = [];
-  for (const doc of docs) for (const path of pathsIn(readFileSync(join(root, doc), 'utf8'))) if (!exists(path) && !EXAMPLES.has(path)) missing.push(`${doc}: ${path}`);
+  for (const doc of docs)
+    for (const path of pathsIn(readFileSync(join(root, doc), 'utf8')))
+      if (!exists(path) && !EXAMPLES.has(path)) missing.push(`${doc}: ${path}`);
   assert.deepEqual(missing, []);
 });
 
 test("docs/architecture.md's file map has a row for every folder of src/, and no other", () => {
   const text = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
   const table = text.slice(text.indexOf('| folder | job |')).split('\n').slice(2);
-  const rows = table.slice(0, table.findIndex((line) => !line.startsWith('|'))).map((line) => line.match(/^\| `([^`]+)` \|/)[1]);
+  const rows = table
+    .slice(
+      0,
+      table.findIndex((line) => !line.startsWith('|')),
+    )
+    .map((line) => line.match(/^\| `([^`]+)` \|/)[1]);
   const folders = (dir) => readdirSync(join(root, dir)).filter((f) => statSync(join(root, dir, f)).isDirectory());
-  const src = folders('src').flatMap((f) => (f === 'platform' ? folders('src/platform').map((p) => `platform/${p}`) : [f]));
+  const src = folders('src').flatMap((f) =>
+    f === 'platform' ? folders('src/platform').map((p) => `platform/${p}`) : [f],
+  );
   for (const folder of src) assert.ok(rows.includes(folder), `the file map has a row for src/${folder}`);
-  for (const row of rows) assert.ok(existsSync(join(root, 'src', row)) || existsSync(join(root, row)), `${row} (a row of the file map) exists`);
+  for (const row of rows)
+    assert.ok(
+      existsSync(join(root, 'src', row)) || existsSync(join(root, row)),
+      `${row} (a row of the file map) exists`,
+    );
 });
 
 // The repository's source files (tracked or not, outside build output and node_modules), read once.
@@ -56,12 +79,17 @@ const SOURCE_EXT = /\.(h|cpp|js|mjs|ts|frag|vert|glsl|cmake|sh|py|json|html|css)
 function sourceFiles(dir = '') {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = dir ? `${dir}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') || /^(corpus|fixtures)$/.test(entry.name) ? [] : sourceFiles(path);
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || entry.name.startsWith('.') || /^(corpus|fixtures)$/.test(entry.name)
+        ? []
+        : sourceFiles(path);
     return SOURCE_EXT.test(entry.name) ? [path] : [];
   });
 }
 const sources = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir));
-const sourceText = new Map(sources.filter((f) => /\.(h|cpp|js|mjs|ts)$/.test(f)).map((f) => [f, readFileSync(join(root, f), 'utf8')]));
+const sourceText = new Map(
+  sources.filter((f) => /\.(h|cpp|js|mjs|ts)$/.test(f)).map((f) => [f, readFileSync(join(root, f), 'utf8')]),
+);
 
 // `Class::member` within backticks (C++ names, as the docs write them: a type, then a member).
 function membersIn(text) {
@@ -96,7 +124,9 @@ function memberExists(name) {
 
 test('every `Class::member` the docs name is in the code', () => {
   const missing = [];
-  for (const doc of docs) for (const name of membersIn(readFileSync(join(root, doc), 'utf8'))) if (!memberExists(name)) missing.push(`${doc}: ${name}`);
+  for (const doc of docs)
+    for (const name of membersIn(readFileSync(join(root, doc), 'utf8')))
+      if (!memberExists(name)) missing.push(`${doc}: ${name}`);
   assert.deepEqual(missing, []);
 });
 
@@ -110,17 +140,25 @@ test('every source file the docs name by itself (`gpt2-engine.js`, `matmul.frag`
     for (const [, span] of readFileSync(join(root, doc), 'utf8').matchAll(/`([^`\n]+)`/g)) {
       for (const word of span.split(/[\s,()]+/)) {
         const name = word.replace(/[.:;]+$/, '');
-        if (!name.includes('/') && /^[\w.-]+\.(h|cpp|js|mjs|frag|vert|glsl|cmake|sh|py)$/.test(name) && !names.has(name) && !EXAMPLES.has(`shaders/${name}`)) missing.push(`${doc}: ${name}`);
+        if (
+          !name.includes('/') &&
+          /^[\w.-]+\.(h|cpp|js|mjs|frag|vert|glsl|cmake|sh|py)$/.test(name) &&
+          !names.has(name) &&
+          !EXAMPLES.has(`shaders/${name}`)
+        )
+          missing.push(`${doc}: ${name}`);
       }
     }
   }
   assert.deepEqual(missing, []);
 });
 
-test('every method of the module (the methods table, GPT2\'s own) is declared in gpt2.d.ts and described in docs/api.md', async () => {
+test("every method of the module (the methods table, GPT2's own) is declared in gpt2.d.ts and described in docs/api.md", async () => {
   const { METHODS } = await import(pathToFileURL(join(root, 'web/module/gpt2-methods.js')).href);
   const module = readFileSync(join(root, 'web/module/gpt2.js'), 'utf8');
-  const own = [...module.matchAll(/^ {2}(?:static )?(?:async )?\*?(\w+)\(/gm)].map((m) => m[1]).filter((name) => !name.startsWith('_') && name !== 'constructor');
+  const own = [...module.matchAll(/^ {2}(?:static )?(?:async )?\*?(\w+)\(/gm)]
+    .map((m) => m[1])
+    .filter((name) => !name.startsWith('_') && name !== 'constructor');
   const dts = readFileSync(join(root, 'web/module/gpt2.d.ts'), 'utf8');
   const api = readFileSync(join(root, 'docs/api.md'), 'utf8');
   const missing = [];
@@ -128,6 +166,9 @@ test('every method of the module (the methods table, GPT2\'s own) is declared in
     if (!new RegExp(`^\\s+(?:static )?${name}\\(`, 'm').test(dts)) missing.push(`gpt2.d.ts: ${name}`);
     if (!new RegExp(`\`[^\`\\n]*\\b(?:model|GPT2)\\.${name}\\(`).test(api)) missing.push(`docs/api.md: ${name}`);
   }
-  assert.ok(own.includes('load') && own.includes('generate') && Object.keys(METHODS).includes('logits'), `methods found: ${own}`);
+  assert.ok(
+    own.includes('load') && own.includes('generate') && Object.keys(METHODS).includes('logits'),
+    `methods found: ${own}`,
+  );
   assert.deepEqual(missing, []);
 });

@@ -2,11 +2,22 @@
 // own classes, with the same message and detail: what makes `instanceof` answer alike in both modes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BusyError, ContextLostError, DisposedError, WebGL2UnavailableError, fromRemote, toRemote } from '../../web/module/gpt2-errors.js';
+import {
+  BusyError,
+  ContextLostError,
+  DisposedError,
+  WebGL2UnavailableError,
+  fromRemote,
+  toRemote,
+} from '../../web/module/gpt2-errors.js';
 
 test('every typed error survives toRemote, a structured clone and fromRemote as its own class', () => {
-  const errors = [new ContextLostError(), new DisposedError(), new BusyError(),
-    new WebGL2UnavailableError({ code: -1, browserSaid: 'no GPU here' })];
+  const errors = [
+    new ContextLostError(),
+    new DisposedError(),
+    new BusyError(),
+    new WebGL2UnavailableError({ code: -1, browserSaid: 'no GPU here' }),
+  ];
   for (const error of errors) {
     const back = fromRemote(structuredClone(toRemote(error)));
     assert.ok(back instanceof error.constructor, `${error.name} came back as ${back.constructor.name}`);

@@ -47,12 +47,19 @@ test('downloads, checks and packs gpt2 from a hub-shaped server', async () => {
   assert.equal(summary.n_layer, 2);
   // The packed file runs and gives the fixture's logits.
   const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8')).prompts.p1;
-  const { stdout: logitsJson } = await run(join(root, 'build/native/gpt2'), ['logits', '--model', summary.packed, '--ids', reference.ids.join(','), '--weights', 'fp32'],
-    { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const { stdout: logitsJson } = await run(
+    join(root, 'build/native/gpt2'),
+    ['logits', '--model', summary.packed, '--ids', reference.ids.join(','), '--weights', 'fp32'],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
   const logits = JSON.parse(logitsJson).logits;
   const diff = Math.max(...logits.map((v, i) => Math.abs(v - reference.last_logits[i])));
   assert.ok(diff <= 1e-3, `max |dlogit| ${diff}`);
-  const { stdout: ids } = await run(join(root, 'build/native/gpt2'), ['tokenize', '--model', summary.packed, '--text', reference.text], { encoding: 'utf8' });
+  const { stdout: ids } = await run(
+    join(root, 'build/native/gpt2'),
+    ['tokenize', '--model', summary.packed, '--text', reference.text],
+    { encoding: 'utf8' },
+  );
   assert.deepEqual(JSON.parse(ids).ids, reference.ids, 'the packed file carries the tokenizer');
 });
 
@@ -60,7 +67,10 @@ test('a corrupted download is refused by its SHA-256', async () => {
   corrupt = true;
   try {
     const out = mkdtempSync(join(tmpdir(), 'fetch-gpt2-'));
-    await assert.rejects(fetchGpt2('gpt2', '--base-url', base, '--out', out), /model\.safetensors: SHA-256 [0-9a-f]{64} does not match the hub's/);
+    await assert.rejects(
+      fetchGpt2('gpt2', '--base-url', base, '--out', out),
+      /model\.safetensors: SHA-256 [0-9a-f]{64} does not match the hub's/,
+    );
   } finally {
     corrupt = false;
   }
@@ -68,6 +78,8 @@ test('a corrupted download is refused by its SHA-256', async () => {
 
 test('unknown models and missing files fail clearly', async () => {
   await assert.rejects(fetchGpt2('gpt3', '--base-url', base), /unknown model "gpt3"/);
-  await assert.rejects(fetchGpt2('gpt2-medium', '--base-url', base, '--out', mkdtempSync(join(tmpdir(), 'f-'))),
-    /gpt2-medium\/resolve\/main\/config\.json: HTTP 404/);
+  await assert.rejects(
+    fetchGpt2('gpt2-medium', '--base-url', base, '--out', mkdtempSync(join(tmpdir(), 'f-'))),
+    /gpt2-medium\/resolve\/main\/config\.json: HTTP 404/,
+  );
 });

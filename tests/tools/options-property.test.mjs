@@ -15,19 +15,27 @@ const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
 const { resolveOptions } = await import(pathToFileURL(join(siteDir, 'gpt2-option-check.js')).href);
 const groups = { load: '', tuning: 'tuning.', generate: '' };
 const options = Object.entries(groups).flatMap(([group, prefix]) =>
-  Object.entries(schema[group]).map(([name, spec]) => ({ group, prefix, name, spec })));
+  Object.entries(schema[group]).map(([name, spec]) => ({ group, prefix, name, spec })),
+);
 
 // What each type allows, written from options.json's "type" and "min", not from the checker.
 function allowed(spec, value) {
   const atLeastMin = (v) => spec.min === undefined || v >= spec.min;
   switch (spec.type) {
-    case 'enum': return spec.values.includes(value);
-    case 'integer': return typeof value === 'number' && Number.isInteger(value) && atLeastMin(value);
-    case 'number': return typeof value === 'number' && Number.isFinite(value) && atLeastMin(value);
-    case 'boolean': return value === true || value === false;
-    case 'string': return typeof value === 'string' && value.length > 0;
-    case 'strings': return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
-    default: throw new Error(`options.json: a type this test does not know: ${spec.type}`);
+    case 'enum':
+      return spec.values.includes(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) && atLeastMin(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && atLeastMin(value);
+    case 'boolean':
+      return value === true || value === false;
+    case 'string':
+      return typeof value === 'string' && value.length > 0;
+    case 'strings':
+      return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
+    default:
+      throw new Error(`options.json: a type this test does not know: ${spec.type}`);
   }
 }
 
@@ -35,13 +43,20 @@ function allowed(spec, value) {
 function validValues(spec) {
   const min = spec.min ?? -1e9;
   switch (spec.type) {
-    case 'enum': return fc.constantFrom(...spec.values);
-    case 'integer': return fc.integer({ min: Math.ceil(min), max: Math.ceil(min) + 1e6 });
-    case 'number': return fc.double({ min, max: min + 1e6, noNaN: true, noDefaultInfinity: true });
-    case 'boolean': return fc.boolean();
-    case 'string': return fc.string({ minLength: 1 });
-    case 'strings': return fc.oneof(fc.string(), fc.array(fc.string()));
-    default: throw new Error(spec.type);
+    case 'enum':
+      return fc.constantFrom(...spec.values);
+    case 'integer':
+      return fc.integer({ min: Math.ceil(min), max: Math.ceil(min) + 1e6 });
+    case 'number':
+      return fc.double({ min, max: min + 1e6, noNaN: true, noDefaultInfinity: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'string':
+      return fc.string({ minLength: 1 });
+    case 'strings':
+      return fc.oneof(fc.string(), fc.array(fc.string()));
+    default:
+      throw new Error(spec.type);
   }
 }
 
@@ -50,40 +65,72 @@ function validValues(spec) {
 const cyclic = {};
 cyclic.self = cyclic;
 const anyValue = fc.oneof(
-  fc.anything({ withBigInt: true, withBoxedValues: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true }),
+  fc.anything({
+    withBigInt: true,
+    withBoxedValues: true,
+    withMap: true,
+    withSet: true,
+    withTypedArray: true,
+    withSparseArray: true,
+  }),
   fc.constantFrom(10n, cyclic, () => 1, Symbol('s'), { toString: {} }, Object.create(null)),
   fc.constantFrom(NaN, Infinity, -Infinity, -0, 0.5, -1, 2 ** 53, '', '1', 'fp64', [], [1], {}, true, false),
-  fc.double(), fc.integer(), fc.string(), fc.array(fc.oneof(fc.string(), fc.integer())),
+  fc.double(),
+  fc.integer(),
+  fc.string(),
+  fc.array(fc.oneof(fc.string(), fc.integer())),
 );
 
 for (const { group, prefix, name, spec } of options) {
   test(`${prefix}${name}: any value is refused with an error naming it, or is one the spec allows`, () => {
-    fc.assert(fc.property(anyValue, (value) => {
-      let out;
-      try {
-        out = resolveOptions(group, { [name]: value }, { prefix });
-      } catch (error) {
-        assert.ok(error.message.startsWith(`${prefix}${name} must be `), error.message);
-        assert.ok(!allowed(spec, value) || value === null || value === undefined, `an allowed value was refused: ${error.message}`);
-        return;
-      }
-      if (value === null || value === undefined) assert.deepEqual(out[name], spec.default);
-      else assert.ok(allowed(spec, value), `accepted a ${typeof value} for ${spec.type}: ${String(out[name]?.constructor?.name)}`);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(anyValue, (value) => {
+        let out;
+        try {
+          out = resolveOptions(group, { [name]: value }, { prefix });
+        } catch (error) {
+          assert.ok(error.message.startsWith(`${prefix}${name} must be `), error.message);
+          assert.ok(
+            !allowed(spec, value) || value === null || value === undefined,
+            `an allowed value was refused: ${error.message}`,
+          );
+          return;
+        }
+        if (value === null || value === undefined) assert.deepEqual(out[name], spec.default);
+        else
+          assert.ok(
+            allowed(spec, value),
+            `accepted a ${typeof value} for ${spec.type}: ${String(out[name]?.constructor?.name)}`,
+          );
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test(`${prefix}${name}: every value the spec allows passes unchanged`, () => {
-    fc.assert(fc.property(validValues(spec), (value) => {
-      const out = resolveOptions(group, { [name]: value }, { prefix })[name];
-      assert.deepEqual(out, spec.type === 'strings' && typeof value === 'string' ? [value] : value);
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(validValues(spec), (value) => {
+        const out = resolveOptions(group, { [name]: value }, { prefix })[name];
+        assert.deepEqual(out, spec.type === 'strings' && typeof value === 'string' ? [value] : value);
+      }),
+      { numRuns: 100 },
+    );
   });
 }
 
 test('an option name the schema does not have is refused, naming it', () => {
   for (const group of Object.keys(groups)) {
-    fc.assert(fc.property(fc.string({ minLength: 1 }).filter((n) => !(n in schema[group]) && n !== '__proto__'), (name) => {
-      assert.throws(() => resolveOptions(group, { [name]: 1 }), (error) => error.message.startsWith(`${group}: unknown option ${name};`));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1 }).filter((n) => !(n in schema[group]) && n !== '__proto__'),
+        (name) => {
+          assert.throws(
+            () => resolveOptions(group, { [name]: 1 }),
+            (error) => error.message.startsWith(`${group}: unknown option ${name};`),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
   }
 });

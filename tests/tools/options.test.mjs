@@ -10,7 +10,8 @@ import { root } from '../browser/harness.mjs';
 const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
 // The web module's groups; nativeTuning is the C++ API's and the CLI's only.
 const groups = ['load', 'tuning', 'generate'];
-const optionsOf = (names) => names.flatMap((group) => Object.entries(schema[group]).map(([name, spec]) => ({ group, name, spec })));
+const optionsOf = (names) =>
+  names.flatMap((group) => Object.entries(schema[group]).map(([name, spec]) => ({ group, name, spec })));
 const options = optionsOf(groups);
 const allOptions = optionsOf([...groups, 'nativeTuning']);
 
@@ -29,7 +30,8 @@ test('every option in gpt2.d.ts has the @default of options.json, and unset ones
     assert.ok(member, `${interfaces[group]}.${name} is declared with a doc comment`);
     const stated = member[1].match(/@default (.+)/)?.[1].trim();
     assert.equal(stated, written(spec.default), `${interfaces[group]}.${name}`);
-    if (spec.type === 'enum') for (const v of spec.values) assert.match(dts, new RegExp(`${name}\\?: [^;]*'${v}'`), `${name} lists '${v}'`);
+    if (spec.type === 'enum')
+      for (const v of spec.values) assert.match(dts, new RegExp(`${name}\\?: [^;]*'${v}'`), `${name} lists '${v}'`);
   }
 });
 
@@ -52,7 +54,7 @@ test('gpt2 help states each CLI flag with the default of options.json', () => {
     const line = help.split('\n').find((l) => l.trim().startsWith(`${spec.cli} (default:`));
     assert.ok(line, `gpt2 help lists ${spec.cli}`);
     const onOff = spec.type === 'boolean' && spec.default !== null ? (spec.default ? 'on' : 'off') : undefined;
-    const expected = spec.default === null || spec.type === 'strings' ? 'unset' : onOff ?? String(spec.default);
+    const expected = spec.default === null || spec.type === 'strings' ? 'unset' : (onOff ?? String(spec.default));
     assert.match(line, new RegExp(`\\(default: ${expected}\\)`), line);
   }
 });
@@ -61,17 +63,33 @@ test('the C++ API and the CLI use the defaults of options.json', () => {
   const header = readFileSync(join(root, 'build/native/generated/option_defaults.h'), 'utf8');
   for (const { name, spec } of allOptions) {
     if (spec.default === null || spec.type === 'strings' || spec.web) continue;
-    const value = spec.type === 'enum' ? `"${spec.default}"` : spec.type === 'number' ? `float(${spec.default})` : String(spec.default);
+    const value =
+      spec.type === 'enum'
+        ? `"${spec.default}"`
+        : spec.type === 'number'
+          ? `float(${spec.default})`
+          : String(spec.default);
     assert.match(header, new RegExp(`constexpr [a-z* ]+ ${name} = ${value.replace(/[()]/g, '\\$&')};`), name);
   }
   // The CLI's weights default is the schema's: fp16 weights give logits off fp32's by more than
   // rounding noise on the fixture, so the two runs differ unless --weights is the default.
   const model = join(root, 'tests/fixtures/gpt2-tiny');
-  const logits = (...flags) => JSON.parse(execFileSync(join(root, 'build/native/gpt2'), ['logits', '--model', model, '--ids', '15496,11', ...flags],
-    { encoding: 'utf8', maxBuffer: 64 << 20 })).logits;
+  const logits = (...flags) =>
+    JSON.parse(
+      execFileSync(join(root, 'build/native/gpt2'), ['logits', '--model', model, '--ids', '15496,11', ...flags], {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      }),
+    ).logits;
   const plain = logits();
   assert.deepEqual(plain, logits('--weights', schema.load.weights.default));
-  assert.notDeepEqual(plain, logits('--weights', schema.load.weights.values.find((v) => v !== schema.load.weights.default)));
+  assert.notDeepEqual(
+    plain,
+    logits(
+      '--weights',
+      schema.load.weights.values.find((v) => v !== schema.load.weights.default),
+    ),
+  );
 });
 
 test('every knob of ModelOptions is an option of options.json, and the CLI takes each', () => {

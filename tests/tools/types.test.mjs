@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { root } from '../browser/harness.mjs';
 
 test('tsc --noEmit accepts the typed usage and the embedding example against gpt2.d.ts', () => {
-  const r = spawnSync(join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(root, 'tests/types/tsconfig.json')], { encoding: 'utf8' });
+  const r = spawnSync(
+    join(root, 'node_modules/.bin/tsc'),
+    ['--noEmit', '-p', join(root, 'tests/types/tsconfig.json')],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
 });

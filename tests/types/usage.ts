@@ -1,6 +1,17 @@
 // Typed use of gpt2.d.ts, checked by `tsc --noEmit` (tests/tools/types.test.mjs): every call a
 // user makes compiles, and the mistakes marked @ts-expect-error do not.
-import GPT2Default, { BusyError, ContextLostError, DisposedError, GPT2, type Attention, type GenerateOptions, type Lens, type LoadOptions, type ModelStats, type Perplexity } from '../../web/module/gpt2.js';
+import GPT2Default, {
+  BusyError,
+  ContextLostError,
+  DisposedError,
+  GPT2,
+  type Attention,
+  type GenerateOptions,
+  type Lens,
+  type LoadOptions,
+  type ModelStats,
+  type Perplexity,
+} from '../../web/module/gpt2.js';
 
 export async function typedUse(output: HTMLElement): Promise<void> {
   const controller = new AbortController();
@@ -10,13 +21,24 @@ export async function typedUse(output: HTMLElement): Promise<void> {
     worker: false,
     canvas: new OffscreenCanvas(1, 1),
     tuning: { halfPairs: true, splitTexels: 8 },
-    onProgress: ({ loaded, total }) => { output.textContent = `${loaded} / ${total}`; },
+    onProgress: ({ loaded, total }) => {
+      output.textContent = `${loaded} / ${total}`;
+    },
     signal: controller.signal,
   };
   const model: GPT2 = await GPT2.load(new URL('https://example.com/gpt2/'), options);
-  const fromHub: GPT2 = await GPT2.load('openai-community/gpt2', { hubUrl: 'https://hub.example.com', revision: 'v1', maxGpuBytes: 1.5e9 });
-  const planned: number = await GPT2.gpuBytes({ n_embd: 768, n_layer: 12, n_head: 12, n_positions: 1024, vocab_size: 50257 }, { weights: 'int8' });
-  const plans: number[] = await GPT2.gpuBytes([{ n_embd: 768, n_layer: 12, n_head: 12 }], { tuning: { maxColorBits: 512 } });
+  const fromHub: GPT2 = await GPT2.load('openai-community/gpt2', {
+    hubUrl: 'https://hub.example.com',
+    revision: 'v1',
+    maxGpuBytes: 1.5e9,
+  });
+  const planned: number = await GPT2.gpuBytes(
+    { n_embd: 768, n_layer: 12, n_head: 12, n_positions: 1024, vocab_size: 50257 },
+    { weights: 'int8' },
+  );
+  const plans: number[] = await GPT2.gpuBytes([{ n_embd: 768, n_layer: 12, n_head: 12 }], {
+    tuning: { maxColorBits: 512 },
+  });
   void planned;
   void plans;
   await fromHub.dispose();
@@ -24,7 +46,18 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   void same;
   const ids: number[] = await model.tokenize('Hello', { allowSpecial: false });
   const text: string = await model.decode(ids);
-  const settings: GenerateOptions = { maxNewTokens: 8, temperature: 0.8, topK: 40, topP: 0.95, repetitionPenalty: 1.1, seed: 1, stop: ['\n'], stopAtEndOfText: true, slideWindow: false, signal: controller.signal };
+  const settings: GenerateOptions = {
+    maxNewTokens: 8,
+    temperature: 0.8,
+    topK: 40,
+    topP: 0.95,
+    repetitionPenalty: 1.1,
+    seed: 1,
+    stop: ['\n'],
+    stopAtEndOfText: true,
+    slideWindow: false,
+    signal: controller.signal,
+  };
   for await (const token of model.generate(text, settings)) output.textContent += `${token.id}:${token.text}`;
   for await (const { id } of model.generate(Int32Array.from(ids))) void id;
   const logits: Float32Array = await model.logits(ids);
@@ -34,7 +67,9 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const renderer: string = stats.renderer;
   const result: Record<string, unknown> = await model.benchmark({ promptTokens: 32, newTokens: 16, profile: true });
   const lost: boolean = model.contextLost;
-  const where: string = model.mode.worker ? 'a Worker' : `this thread, on an ${model.mode.canvas}: ${model.mode.reason}`;
+  const where: string = model.mode.worker
+    ? 'a Worker'
+    : `this thread, on an ${model.mode.canvas}: ${model.mode.reason}`;
   void where;
   if (lost) await model.restore({ onProgress: () => {}, signal: controller.signal });
   await model.simulateContextLoss();
@@ -51,12 +86,15 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   void [logits, heads, renderer, result, live, layers, scored, nll, quantized, firstId, states, await model.lens(ids)];
   await model.dispose();
   // What a page does with each failure it can act on.
-  const next: string = await model.logits(ids).then(() => 'ok', (error: unknown) => {
-    if (error instanceof ContextLostError) return `restore: ${error.message}`;
-    if (error instanceof DisposedError) return 'load the model again';
-    if (error instanceof BusyError) return 'abort the generation first';
-    return String(error);
-  });
+  const next: string = await model.logits(ids).then(
+    () => 'ok',
+    (error: unknown) => {
+      if (error instanceof ContextLostError) return `restore: ${error.message}`;
+      if (error instanceof DisposedError) return 'load the model again';
+      if (error instanceof BusyError) return 'abort the generation first';
+      return String(error);
+    },
+  );
   const name: 'ContextLostError' = new ContextLostError().name;
   void [next, name];
 

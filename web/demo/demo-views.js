@@ -19,8 +19,8 @@ export class LensGrid {
     this._table = table;
     this._decode = decode;
     this._describe = describe;
-    this._cells = [];  // per column: { ids, probs } of every layer (layer * topK + rank)
-    this._first = 0;   // the position of the first column
+    this._cells = []; // per column: { ids, probs } of every layer (layer * topK + rank)
+    this._first = 0; // the position of the first column
     table.addEventListener('mouseover', (event) => this._hover(event.target.closest('td')));
     table.addEventListener('focusin', (event) => this._hover(event.target.closest('td')));
   }
@@ -67,7 +67,9 @@ export class LensGrid {
     header.scope = 'col';
     header.textContent = visible(inputText);
     this._table.rows[0].append(header);
-    const texts = await Promise.all(Array.from({ length: this._layers }, (_, l) => this._decode(lens.ids[l * this._topK])));
+    const texts = await Promise.all(
+      Array.from({ length: this._layers }, (_, l) => this._decode(lens.ids[l * this._topK])),
+    );
     for (let i = 0; i < this._layers; i += 1) {
       const layer = this._layers - 1 - i;
       const td = document.createElement('td');
@@ -83,25 +85,28 @@ export class LensGrid {
 
   async _hover(td) {
     if (!td?.dataset.layer) return;
-    const layer = Number(td.dataset.layer), position = Number(td.dataset.position);
+    const layer = Number(td.dataset.layer),
+      position = Number(td.dataset.position);
     const lens = this._cells[position - this._first];
-    const ranks = await Promise.all(Array.from({ length: this._topK }, async (_, r) => {
-      const at = layer * this._topK + r;
-      return `${JSON.stringify(await this._decode(lens.ids[at]))} ${lens.probs[at].toFixed(3)}`;
-    }));
+    const ranks = await Promise.all(
+      Array.from({ length: this._topK }, async (_, r) => {
+        const at = layer * this._topK + r;
+        return `${JSON.stringify(await this._decode(lens.ids[at]))} ${lens.probs[at].toFixed(3)}`;
+      }),
+    );
     this._describe(`Layer ${layer}, position ${position}: ${ranks.join(', ')}`);
   }
 }
 
 export class AttentionMap {
-  static MIN_CELL = 4;     // px: below this the map scrolls instead of shrinking
-  static LABEL_CELL = 10;  // px: cells at least this large get token labels on both axes
+  static MIN_CELL = 4; // px: below this the map scrolls instead of shrinking
+  static LABEL_CELL = 10; // px: cells at least this large get token labels on both axes
 
   constructor(canvas, describe) {
     this._canvas = canvas;
     this._describe = describe;
-    this._rows = [];    // per query position: heads x (position + 1) probabilities
-    this._labels = [];  // per position: the token's text
+    this._rows = []; // per query position: heads x (position + 1) probabilities
+    this._labels = []; // per position: the token's text
     canvas.addEventListener('mousemove', (event) => this._hover(event));
   }
 
@@ -168,12 +173,12 @@ export class AttentionMap {
     this._labels.forEach((label, i) => {
       const text = short(visible(label));
       ctx.textAlign = 'right';
-      ctx.fillText(text, margin - 4, margin + (i + 0.5) * cell);  // queries, down the left
+      ctx.fillText(text, margin - 4, margin + (i + 0.5) * cell); // queries, down the left
       ctx.save();
       ctx.translate(margin + (i + 0.5) * cell, margin - 4);
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'left';
-      ctx.fillText(text, 0, 0);  // keys, along the top
+      ctx.fillText(text, 0, 0); // keys, along the top
       ctx.restore();
     });
   }
@@ -187,6 +192,8 @@ export class AttentionMap {
     const T = this._rows.length;
     if (q < 0 || k < 0 || q >= T || k >= T) return;
     const p = k <= q ? this._rows[q][this._head * (q + 1) + k] : 0;
-    this._describe(`query ${q} ${JSON.stringify(this._labels[q])} → key ${k} ${JSON.stringify(this._labels[k])}: ${p.toFixed(4)}`);
+    this._describe(
+      `query ${q} ${JSON.stringify(this._labels[q])} → key ${k} ${JSON.stringify(this._labels[k])}: ${p.toFixed(4)}`,
+    );
   }
 }

@@ -11,20 +11,51 @@ import { DEMO_LENS_TOP_K, DEMO_SAMPLING } from './demo-settings.js';
 // the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors)
 // and the shapes of their config.json, from which the module plans their GPU memory before any
 // download (the bundled model's config is read from the page's own copy).
-const official = (n_embd, n_layer, n_head) => ({ model_type: 'gpt2', vocab_size: 50257, n_positions: 1024, n_embd, n_layer, n_head });
+const official = (n_embd, n_layer, n_head) => ({
+  model_type: 'gpt2',
+  vocab_size: 50257,
+  n_positions: 1024,
+  n_embd,
+  n_layer,
+  n_head,
+});
 const MODELS = [
   { value: 'bundled', source: 'models/default/', label: 'Bundled demo model (7.7M parameters)', bytes: 15.4e6 },
-  { value: 'openai-community/gpt2', source: 'openai-community/gpt2', label: 'GPT-2 124M (hub)', bytes: 548e6, config: official(768, 12, 12) },
-  { value: 'openai-community/gpt2-medium', source: 'openai-community/gpt2-medium', label: 'GPT-2 355M (hub)', bytes: 1.52e9, config: official(1024, 24, 16) },
-  { value: 'openai-community/gpt2-large', source: 'openai-community/gpt2-large', label: 'GPT-2 774M (hub)', bytes: 3.25e9, config: official(1280, 36, 20) },
-  { value: 'openai-community/gpt2-xl', source: 'openai-community/gpt2-xl', label: 'GPT-2 1.5B (hub)', bytes: 6.43e9, config: official(1600, 48, 25) },
+  {
+    value: 'openai-community/gpt2',
+    source: 'openai-community/gpt2',
+    label: 'GPT-2 124M (hub)',
+    bytes: 548e6,
+    config: official(768, 12, 12),
+  },
+  {
+    value: 'openai-community/gpt2-medium',
+    source: 'openai-community/gpt2-medium',
+    label: 'GPT-2 355M (hub)',
+    bytes: 1.52e9,
+    config: official(1024, 24, 16),
+  },
+  {
+    value: 'openai-community/gpt2-large',
+    source: 'openai-community/gpt2-large',
+    label: 'GPT-2 774M (hub)',
+    bytes: 3.25e9,
+    config: official(1280, 36, 20),
+  },
+  {
+    value: 'openai-community/gpt2-xl',
+    source: 'openai-community/gpt2-xl',
+    label: 'GPT-2 1.5B (hub)',
+    bytes: 6.43e9,
+    config: official(1600, 48, 25),
+  },
 ];
 // A tab on iOS is killed near this much memory (WebKit bug 268816).
 const PHONE_TAB_BYTES = 1.5e9;
 const HUB = 'https://huggingface.co';
 const $ = (id) => document.getElementById(id);
 
-const LENS_TOP_K = DEMO_LENS_TOP_K;  // alternatives the live lens keeps per layer and position
+const LENS_TOP_K = DEMO_LENS_TOP_K; // alternatives the live lens keeps per layer and position
 $('temperature').value = String(DEMO_SAMPLING.temperature);
 $('top-k').value = String(DEMO_SAMPLING.topK);
 $('top-p').value = String(DEMO_SAMPLING.topP);
@@ -32,11 +63,15 @@ $('repetition-penalty').value = String(DEMO_SAMPLING.repetitionPenalty);
 
 let model = null;
 let controller = null;
-let sequence = [];  // ids of the last prompt + generation
-const tokenTexts = new Map();  // id -> text, per model
-const lensGrid = new LensGrid($('lens-grid'), tokenText, (text) => { $('lens-info').textContent = text; });
-const attentionMap = new AttentionMap($('heatmap'), (text) => { $('heatmap-tooltip').textContent = text; });
-let tokenInfo = [];  // per generated token: { id, ids, probs } of the model's own top-k where it was chosen
+let sequence = []; // ids of the last prompt + generation
+const tokenTexts = new Map(); // id -> text, per model
+const lensGrid = new LensGrid($('lens-grid'), tokenText, (text) => {
+  $('lens-info').textContent = text;
+});
+const attentionMap = new AttentionMap($('heatmap'), (text) => {
+  $('heatmap-tooltip').textContent = text;
+});
+let tokenInfo = []; // per generated token: { id, ids, probs } of the model's own top-k where it was chosen
 let drawPending = false;
 
 async function tokenText(id) {
@@ -71,14 +106,20 @@ function megabytes(bytes) {
 }
 
 // GPU bytes of each picker entry with the chosen weights, planned by the module for this browser.
-const planned = new Map();  // weights -> [bytes per MODELS entry]
+const planned = new Map(); // weights -> [bytes per MODELS entry]
 // Where the browser cannot plan (no WebGL2), the entries go without the figure: the load then
 // shows the browser's reason.
 async function plannedBytes(weights) {
   if (!planned.has(weights)) {
     try {
       MODELS[0].config ??= await (await fetch(new URL('config.json', new URL(MODELS[0].source, location.href)))).json();
-      planned.set(weights, await GPT2.gpuBytes(MODELS.map((m) => m.config), { weights }));
+      planned.set(
+        weights,
+        await GPT2.gpuBytes(
+          MODELS.map((m) => m.config),
+          { weights },
+        ),
+      );
     } catch (error) {
       console.warn(`the models' GPU memory could not be planned: ${error.message}`);
       return MODELS.map(() => null);
@@ -96,10 +137,17 @@ async function fillPicker() {
   const cached = new Set((await GPT2.cachedModels()).map((m) => m.source));
   const gpu = await plannedBytes($('weights').value);
   select.replaceChildren(
-    ...MODELS.map((m, i) => new Option(`${m.label}, ${megabytes(m.bytes)} download` +
-      `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
-      `${gpu[i] > PHONE_TAB_BYTES ? ' (more than a phone\'s tab survives)' : ''}${cached.has(cacheKey(m)) ? ', cached' : ''}`, m.value)),
-    new Option('A URL…', 'url'));
+    ...MODELS.map(
+      (m, i) =>
+        new Option(
+          `${m.label}, ${megabytes(m.bytes)} download` +
+            `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
+            `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}${cached.has(cacheKey(m)) ? ', cached' : ''}`,
+          m.value,
+        ),
+    ),
+    new Option('A URL…', 'url'),
+  );
   select.value = chosen;
 }
 
@@ -111,7 +159,9 @@ function modelSource() {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`"${text}" is not a URL; give the http(s) address of a Hugging Face GPT-2 folder or of a GGUF file`);
+    throw new Error(
+      `"${text}" is not a URL; give the http(s) address of a Hugging Face GPT-2 folder or of a GGUF file`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http(s) model URLs are allowed');
   return url.href;
@@ -138,7 +188,8 @@ async function loadModel(event) {
       onProgress: ({ loaded, total }) => {
         progressBar.max = total;
         progressBar.value = loaded;
-        $('model-status').textContent = `Loading ${source}: ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
+        $('model-status').textContent =
+          `Loading ${source}: ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
       },
     });
     const c = model.config;
@@ -184,9 +235,13 @@ async function showCaptured(captured, token) {
     await lensGrid.add(c.position, c.lens, input);
     attentionMap.setRow(c.position, c.attention, input);
   }
-  const own = (model.config.n_layer - 1) * LENS_TOP_K;  // the last layer's lens is the model's prediction
+  const own = (model.config.n_layer - 1) * LENS_TOP_K; // the last layer's lens is the model's prediction
   const lens = captured[captured.length - 1].lens;
-  tokenInfo.push({ id: token.id, ids: lens.ids.slice(own, own + LENS_TOP_K), probs: lens.probs.slice(own, own + LENS_TOP_K) });
+  tokenInfo.push({
+    id: token.id,
+    ids: lens.ids.slice(own, own + LENS_TOP_K),
+    probs: lens.probs.slice(own, own + LENS_TOP_K),
+  });
   if (!drawPending) {
     drawPending = true;
     requestAnimationFrame(() => {
@@ -208,8 +263,13 @@ async function describeToken(span) {
   if (!info) return;
   const rank = info.ids.indexOf(info.id);
   const chosen = JSON.stringify(await tokenText(info.id));
-  const p = rank >= 0 ? `p = ${info.probs[rank].toFixed(3)}` : `p < ${info.probs[LENS_TOP_K - 1].toFixed(3)} (not in the top ${LENS_TOP_K})`;
-  const alternatives = await Promise.all(Array.from(info.ids, async (id, r) => `${JSON.stringify(await tokenText(id))} ${info.probs[r].toFixed(3)}`));
+  const p =
+    rank >= 0
+      ? `p = ${info.probs[rank].toFixed(3)}`
+      : `p < ${info.probs[LENS_TOP_K - 1].toFixed(3)} (not in the top ${LENS_TOP_K})`;
+  const alternatives = await Promise.all(
+    Array.from(info.ids, async (id, r) => `${JSON.stringify(await tokenText(id))} ${info.probs[r].toFixed(3)}`),
+  );
   $('token-info').textContent = `${chosen}: ${p}. Top ${LENS_TOP_K}: ${alternatives.join(', ')}`;
 }
 
@@ -272,7 +332,8 @@ async function showAttention() {
   const labels = await Promise.all(sequence.slice(-attention.tokens).map(tokenText));
   attentionMap.setAll(attention, labels);
   attentionMap.draw(Number($('head').value));
-  $('heatmap-tooltip').textContent = `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
+  $('heatmap-tooltip').textContent =
+    `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
 }
 
 $('weights').addEventListener('change', () => fillPicker().catch((error) => showError(error, 'load-error')));

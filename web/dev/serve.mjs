@@ -6,9 +6,16 @@ import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.txt': 'text/plain; charset=utf-8',
-  '.ts': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.png': 'image/png',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.txt': 'text/plain; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
 };
 
 // '/a/' from 'a', '/a' or 'a/'.
@@ -56,8 +63,11 @@ export function serve(root, port = 8080, host = '127.0.0.1', { cors = false, hea
     }
     const { file, size } = found;
     res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': size, 'Cache-Control': 'no-cache',
-      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}), ...headers,
+      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': size,
+      'Cache-Control': 'no-cache',
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      ...headers,
     });
     if (req.method === 'HEAD') res.end();
     else createReadStream(file).pipe(res);

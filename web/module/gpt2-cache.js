@@ -22,7 +22,7 @@ export class ModelFiles {
     this.signal = signal;
     this.warn = warn;
     this.store = null;
-    this.cachedUrls = new Set();  // files this load read from the cache
+    this.cachedUrls = new Set(); // files this load read from the cache
     this.writes = [];
   }
 
@@ -30,7 +30,9 @@ export class ModelFiles {
     if (!this.enabled) return;
     const storage = cacheStorage();
     if (!storage) {
-      this.warn('the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching');
+      this.warn(
+        'the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching',
+      );
       return;
     }
     try {
@@ -63,17 +65,25 @@ export class ModelFiles {
     const response = await fetchResponse(url, this.signal, { optional, onRetry: this.warn });
     if (!response) return null;
     const bytes = new Uint8Array(await response.arrayBuffer());
-    if (this.store) this.writes.push(this.put(url, new Response(bytes, { headers: this.entryHeaders(bytes.length, response) })));
+    if (this.store)
+      this.writes.push(this.put(url, new Response(bytes, { headers: this.entryHeaders(bytes.length, response) })));
     return new TextDecoder().decode(bytes);
   }
 
   entryHeaders(size, response) {
-    return { 'Content-Type': response.headers.get('Content-Type') ?? 'application/octet-stream', 'Content-Length': String(size), [SIZE_HEADER]: String(size) };
+    return {
+      'Content-Type': response.headers.get('Content-Type') ?? 'application/octet-stream',
+      'Content-Length': String(size),
+      [SIZE_HEADER]: String(size),
+    };
   }
 
   put(url, entry) {
     return this.store.put(url, entry).catch((error) => {
-      if (error?.name === 'QuotaExceededError') this.warn("the browser's storage quota is full: the model's files were not cached; the model loads without caching");
+      if (error?.name === 'QuotaExceededError')
+        this.warn(
+          "the browser's storage quota is full: the model's files were not cached; the model loads without caching",
+        );
       else if (!this.signal?.aborted) this.warn(`${url} was not cached (${error?.message ?? error})`);
     });
   }
@@ -111,7 +121,8 @@ export async function cachedModels() {
   const models = new Map();
   for (const request of await store.keys()) {
     const url = new URL(request.url);
-    const packed = !url.pathname.endsWith('.json') && !url.pathname.endsWith('.txt') && !url.pathname.endsWith('.safetensors');
+    const packed =
+      !url.pathname.endsWith('.json') && !url.pathname.endsWith('.txt') && !url.pathname.endsWith('.safetensors');
     const source = packed ? url.href : new URL('./', url).href;
     const response = await store.match(request);
     models.set(source, (models.get(source) ?? 0) + Number(response.headers.get(SIZE_HEADER) ?? 0));

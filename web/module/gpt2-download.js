@@ -30,7 +30,10 @@ function wait(ms, signal) {
 // BACKOFF_MS doubled each time.
 function backoff(attempt, response) {
   const asked = response?.headers.get('Retry-After');
-  const ms = asked !== null && asked !== undefined && Number(asked) >= 0 ? Number(asked) * 1000 : BACKOFF_MS * 2 ** (attempt - 1);
+  const ms =
+    asked !== null && asked !== undefined && Number(asked) >= 0
+      ? Number(asked) * 1000
+      : BACKOFF_MS * 2 ** (attempt - 1);
   return Math.min(ms, MAX_WAIT_MS);
 }
 
@@ -77,16 +80,21 @@ function resumable(url, first, signal, onRetry) {
   const version = first.headers.get('ETag') ?? first.headers.get('Last-Modified');
   let reader = first.body.getReader();
   let received = 0;
-  let skip = 0;  // bytes of a whole-file answer that were already received
+  let skip = 0; // bytes of a whole-file answer that were already received
   let retries = 0;
-  let cancelled = false;  // the reader wants no more: what the body still holds is not a break
+  let cancelled = false; // the reader wants no more: what the body still holds is not a break
 
   async function resume(reason) {
     if (signal?.aborted) throw abortError(signal);
-    if (retries === RETRIES) throw new Error(`${url}: the download broke at byte ${received} of ${size} (${reason}) and did not resume after ${RETRIES} retries`);
+    if (retries === RETRIES)
+      throw new Error(
+        `${url}: the download broke at byte ${received} of ${size} (${reason}) and did not resume after ${RETRIES} retries`,
+      );
     retries += 1;
     const ms = backoff(retries);
-    onRetry?.(`${url}: the download broke at byte ${received} of ${size} (${reason}); resuming in ${(ms / 1000).toFixed(1)} s (retry ${retries} of ${RETRIES})`);
+    onRetry?.(
+      `${url}: the download broke at byte ${received} of ${size} (${reason}); resuming in ${(ms / 1000).toFixed(1)} s (retry ${retries} of ${RETRIES})`,
+    );
     await wait(ms, signal);
     const next = await request(url, signal, { Range: `bytes=${received}-` }, onRetry);
     const nextVersion = next.headers.get('ETag') ?? next.headers.get('Last-Modified');

@@ -57,7 +57,7 @@ export class Engine {
     this._model = model;
     this._pause = model.softwareRenderer() ? sleep : yieldToEventLoop;
     this._surface = surface;
-    this._running = null;  // { signal, done: Promise } of the generation under way
+    this._running = null; // { signal, done: Promise } of the generation under way
     this._queue = Promise.resolve();
     this.config = config;
   }
@@ -111,7 +111,12 @@ export class Engine {
   async *generate(prompt, options, signal) {
     this._refuseWhileGenerating();
     let finished;
-    const running = { signal, done: new Promise((resolve) => { finished = resolve; }) };
+    const running = {
+      signal,
+      done: new Promise((resolve) => {
+        finished = resolve;
+      }),
+    };
     const before = this._queue;
     this._running = running;
     this._queue = running.done;
@@ -133,7 +138,9 @@ export class Engine {
           active = false;
           return;
         }
-        yield step.captured ? { id: step.id, text: step.text, captured: step.captured } : { id: step.id, text: step.text };
+        yield step.captured
+          ? { id: step.id, text: step.text, captured: step.captured }
+          : { id: step.id, text: step.text };
       }
     } finally {
       if (active && this._model && !this.contextLost) this._model.cancelGeneration();

@@ -33,9 +33,11 @@ export class BusyError extends Error {
  */
 export class WebGL2UnavailableError extends Error {
   constructor({ code, browserSaid = '' } = {}) {
-    super(`WebGL2 is not available (the browser gave no WebGL2 context on the engine's canvas, error ${code}); ` +
-      "turn on WebGL2 and hardware acceleration in the browser's settings, or try another browser" +
-      (browserSaid ? `. The browser said: "${browserSaid}"` : ''));
+    super(
+      `WebGL2 is not available (the browser gave no WebGL2 context on the engine's canvas, error ${code}); ` +
+        "turn on WebGL2 and hardware acceleration in the browser's settings, or try another browser" +
+        (browserSaid ? `. The browser said: "${browserSaid}"` : ''),
+    );
     this.name = 'WebGL2UnavailableError';
     this.detail = { code, browserSaid };
   }

@@ -51,10 +51,19 @@ async function loadFiles(M, target, source, options, files, progress, signal) {
       const response = await files.response(source);
       progress.expect(source, response);
       // A GGUF or packed file: one file with the config, the tokenizer and the weights.
-      await reading(source, () => streamModelFile(M, source, response, progress, {
-        openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, source)),
-        openPacked: (ptr, length, fileSize) => made(M.openPacked(target, ptr, length, fileSize, native, source)),
-      }, signal));
+      await reading(source, () =>
+        streamModelFile(
+          M,
+          source,
+          response,
+          progress,
+          {
+            openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, source)),
+            openPacked: (ptr, length, fileSize) => made(M.openPacked(target, ptr, length, fileSize, native, source)),
+          },
+          signal,
+        ),
+      );
     } else {
       tokenizer = await loadFolder(M, target, source, native, files, progress, signal, { reading, made });
     }
@@ -109,7 +118,7 @@ class ByteStream {
     this.url = url;
     this.reader = response.body.getReader();
     this.onBytes = onBytes;
-    this.position = 0;  // file offset of this.chunk[this.offset]
+    this.position = 0; // file offset of this.chunk[this.offset]
     this.chunk = new Uint8Array(0);
     this.offset = 0;
   }
@@ -117,7 +126,9 @@ class ByteStream {
   async nextChunk(needed) {
     const { done, value } = await this.reader.read();
     if (done) {
-      throw new Error(`${this.url}: the file ends after ${this.position} bytes but ${needed} are needed (truncated download?)`);
+      throw new Error(
+        `${this.url}: the file ends after ${this.position} bytes but ${needed} are needed (truncated download?)`,
+      );
     }
     this.chunk = value;
     this.offset = 0;
@@ -189,7 +200,8 @@ class Progress {
   report(extra = {}) {
     const total = [...this.sizes.values()].reduce((a, b) => a + b, 0);
     const plan = this.gpuBytes === undefined ? {} : { gpuBytes: this.gpuBytes };
-    if (total > 0 || extra.warning) this.onProgress?.({ loaded: Math.min(this.loaded, total), total, fromCache: this.fromCache, ...plan, ...extra });
+    if (total > 0 || extra.warning)
+      this.onProgress?.({ loaded: Math.min(this.loaded, total), total, fromCache: this.fromCache, ...plan, ...extra });
   }
   warn(text) {
     if (this.warnings.has(text)) return;
@@ -220,7 +232,8 @@ function streamSafetensors(M, url, response, progress, open, signal) {
 // safetensors file (`openPacked`), each opened as its streamer says.
 function streamModelFile(M, url, response, progress, { openGguf, openPacked }, signal) {
   return streamFile(M, url, response, progress, signal, (prefix) =>
-    isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, openPacked));
+    isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, openPacked),
+  );
 }
 
 function isGguf(prefix) {
@@ -231,7 +244,8 @@ function isGguf(prefix) {
 function beginSafetensors(M, url, progress, open) {
   return async (stream, prefix) => {
     const headerLength = Number(new DataView(prefix.buffer).getBigUint64(0, true));
-    if (headerLength > 100 * 1024 * 1024) throw new Error(`${url}: header length ${headerLength} is implausible; not a safetensors file`);
+    if (headerLength > 100 * 1024 * 1024)
+      throw new Error(`${url}: header length ${headerLength} is implausible; not a safetensors file`);
     const header = new Uint8Array(8 + headerLength);
     header.set(prefix);
     await stream.read(headerLength, (bytes, at) => header.set(bytes, 8 + at));
@@ -270,7 +284,10 @@ async function streamFile(M, url, response, progress, signal, begin) {
     const prefix = new Uint8Array(8);
     await stream.read(8, (bytes, at) => prefix.set(bytes, at));
     const { model, tensors, header } = await begin(prefix)(stream, prefix);
-    progress.knowEnd(url, tensors.reduce((end, t) => Math.max(end, t.end), header.length));
+    progress.knowEnd(
+      url,
+      tensors.reduce((end, t) => Math.max(end, t.end), header.length),
+    );
     for (const tensor of tensors) {
       if (signal?.aborted) throw abortError(signal);
       const size = tensor.end - tensor.begin;

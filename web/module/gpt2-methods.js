@@ -32,7 +32,9 @@ export const METHODS = {
   perplexity: {
     args: (text, { window } = {}) => {
       if (window !== undefined && (!Number.isInteger(window) || window < 2))
-        throw new TypeError(`perplexity: window must be an integer of at least 2 (or left out for the model's context), got ${window}`);
+        throw new TypeError(
+          `perplexity: window must be an integer of at least 2 (or left out for the model's context), got ${window}`,
+        );
       return [textOrIds(text), window ?? 0];
     },
   },
@@ -73,7 +75,9 @@ export const METHODS = {
    * `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a run of their own (GPU
    * timer queries where the context has them, else waiting per pass).
    */
-  benchmark: { args: ({ promptTokens = 32, newTokens = 16, profile = false } = {}) => [{ promptTokens, newTokens, profile }] },
+  benchmark: {
+    args: ({ promptTokens = 32, newTokens = 16, profile = false } = {}) => [{ promptTokens, newTokens, profile }],
+  },
 
   /** Loses the WebGL context as a browser under memory pressure would, to test a recovery path. */
   simulateContextLoss: { args: () => [] },

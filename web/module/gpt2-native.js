@@ -12,8 +12,10 @@ export function nativeModule(wasmUrl) {
   const locate = wasmUrl ? { locateFile: (file, folder) => (file.endsWith('.wasm') ? wasmUrl : folder + file) } : {};
   modulePromise ??= createGpt2Module({ ContextLostError, WebGL2UnavailableError, ...locate }).catch((error) => {
     modulePromise = null;
-    throw new Error(`gpt2-wasm.wasm (${wasmUrl ?? 'beside gpt2-wasm.js'}) could not be loaded: ${error?.message ?? error}; ` +
-      'where a bundler did not copy it there, pass its URL as the wasmUrl option (docs/api.md, "Bundlers")');
+    throw new Error(
+      `gpt2-wasm.wasm (${wasmUrl ?? 'beside gpt2-wasm.js'}) could not be loaded: ${error?.message ?? error}; ` +
+        'where a bundler did not copy it there, pass its URL as the wasmUrl option (docs/api.md, "Bundlers")',
+    );
   });
   return modulePromise;
 }

@@ -5,13 +5,20 @@ import schema from './gpt2-options.js';
 
 function describe(spec) {
   switch (spec.type) {
-    case 'enum': return spec.values.map((v) => `'${v}'`).join(' or ');
-    case 'integer': return spec.min === undefined ? 'an integer' : `an integer >= ${spec.min}`;
-    case 'number': return spec.min === undefined ? 'a number' : `a number >= ${spec.min}`;
-    case 'boolean': return 'true or false';
-    case 'string': return 'a string';
-    case 'strings': return 'a string or an array of strings';
-    default: throw new Error(`options.json: unknown type ${spec.type}`);
+    case 'enum':
+      return spec.values.map((v) => `'${v}'`).join(' or ');
+    case 'integer':
+      return spec.min === undefined ? 'an integer' : `an integer >= ${spec.min}`;
+    case 'number':
+      return spec.min === undefined ? 'a number' : `a number >= ${spec.min}`;
+    case 'boolean':
+      return 'true or false';
+    case 'string':
+      return 'a string';
+    case 'strings':
+      return 'a string or an array of strings';
+    default:
+      throw new Error(`options.json: unknown type ${spec.type}`);
   }
 }
 
@@ -27,13 +34,20 @@ function shown(value) {
 
 function valid(spec, value) {
   switch (spec.type) {
-    case 'enum': return spec.values.includes(value);
-    case 'integer': return Number.isInteger(value) && (spec.min === undefined || value >= spec.min);
-    case 'number': return typeof value === 'number' && Number.isFinite(value) && (spec.min === undefined || value >= spec.min);
-    case 'boolean': return typeof value === 'boolean';
-    case 'string': return typeof value === 'string' && value !== '';
-    case 'strings': return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
-    default: return false;
+    case 'enum':
+      return spec.values.includes(value);
+    case 'integer':
+      return Number.isInteger(value) && (spec.min === undefined || value >= spec.min);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && (spec.min === undefined || value >= spec.min);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string':
+      return typeof value === 'string' && value !== '';
+    case 'strings':
+      return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
+    default:
+      return false;
   }
 }
 
@@ -49,7 +63,8 @@ export function resolveOptions(group, given = {}, { prefix = '', passThrough = [
       continue;
     }
     const spec = specs[name];
-    if (!spec) throw new Error(`${group}: unknown option ${name}; known: ${[...Object.keys(specs), ...passThrough].join(', ')}`);
+    if (!spec)
+      throw new Error(`${group}: unknown option ${name}; known: ${[...Object.keys(specs), ...passThrough].join(', ')}`);
     if (value === undefined || value === null) continue;
     if (!valid(spec, value)) throw new Error(`${prefix}${name} must be ${describe(spec)}, got ${shown(value)}`);
     out[name] = spec.type === 'strings' && typeof value === 'string' ? [value] : value;

@@ -20,7 +20,9 @@ function brief(text, limit = 300) {
 // tells why it failed (a CSP violation, a 404), which a worker's error event does not.
 function spawnWorker(url) {
   try {
-    return url ? new Worker(url, { type: 'module' }) : new Worker(new URL('./gpt2-worker.js', import.meta.url), { type: 'module' });
+    return url
+      ? new Worker(url, { type: 'module' })
+      : new Worker(new URL('./gpt2-worker.js', import.meta.url), { type: 'module' });
   } catch (error) {
     if (error?.name !== 'SecurityError') throw error;
   }
@@ -64,7 +66,8 @@ class WorkerHost {
     this.isReady = false;
     // What the page's CSP blocks while the worker starts (a same-origin script under worker-src).
     this.violations = [];
-    const noteViolation = (e) => this.violations.push(`Content-Security-Policy ${e.effectiveDirective} blocked ${e.blockedURI || 'the worker'}`);
+    const noteViolation = (e) =>
+      this.violations.push(`Content-Security-Policy ${e.effectiveDirective} blocked ${e.blockedURI || 'the worker'}`);
     globalThis.addEventListener?.('securitypolicyviolation', noteViolation);
     this.stopWatching = () => globalThis.removeEventListener?.('securitypolicyviolation', noteViolation);
     try {
@@ -158,8 +161,10 @@ export class RemoteEngine {
   // or { ok: false, started: false, reason } (the script did not run), asked once per worker.
   static probe(workerUrl) {
     const host = WorkerHost.for(workerUrl);
-    host.probed ??= host.request('probe').then((answer) => ({ ...answer, started: true }),
-      (error) => ({ ok: false, started: false, reason: error.message }));
+    host.probed ??= host.request('probe').then(
+      (answer) => ({ ...answer, started: true }),
+      (error) => ({ ok: false, started: false, reason: error.message }),
+    );
     return host.probed;
   }
 
@@ -218,14 +223,26 @@ export class RemoteEngine {
     if (this._model === null) throw new DisposedError();
     const tokens = [];
     let wake = null;
-    let outcome = null;  // { error } or { done: true }
+    let outcome = null; // { error } or { done: true }
     const notify = () => wake?.();
     const { call, promise } = this._host.start('generate', {
       model: this._model,
       args: [typeof prompt === 'string' ? prompt : Array.from(prompt), options],
-      onEvent: (token) => { tokens.push(token); notify(); },
+      onEvent: (token) => {
+        tokens.push(token);
+        notify();
+      },
     });
-    promise.then(() => { outcome = { done: true }; notify(); }, (error) => { outcome = { error }; notify(); });
+    promise.then(
+      () => {
+        outcome = { done: true };
+        notify();
+      },
+      (error) => {
+        outcome = { error };
+        notify();
+      },
+    );
     signal?.addEventListener('abort', notify);
     try {
       for (;;) {
@@ -239,7 +256,9 @@ export class RemoteEngine {
           throw outcome.error;
         }
         if (outcome?.done) return;
-        await new Promise((resolve) => { wake = resolve; });
+        await new Promise((resolve) => {
+          wake = resolve;
+        });
         wake = null;
       }
     } finally {
@@ -257,6 +276,10 @@ export class RemoteEngine {
 }
 
 // The engine's request/response methods, each a request to the worker with the same arguments.
-defineMethods(RemoteEngine.prototype, (name) => function (...args) {
-  return this._request(name, args);
-});
+defineMethods(
+  RemoteEngine.prototype,
+  (name) =>
+    function (...args) {
+      return this._request(name, args);
+    },
+);

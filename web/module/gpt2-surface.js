@@ -13,7 +13,8 @@ let offscreenWebgl2 = null;
 // OffscreenCanvas's own failure is the load's error.
 function ownCanvas() {
   if (typeof document === 'undefined') {
-    if (typeof OffscreenCanvas === 'undefined') throw new Error('this thread has no page and no OffscreenCanvas to render on; pass { canvas }');
+    if (typeof OffscreenCanvas === 'undefined')
+      throw new Error('this thread has no page and no OffscreenCanvas to render on; pass { canvas }');
     return new OffscreenCanvas(1, 1);
   }
   offscreenWebgl2 ??= probeOffscreenCanvas().ok;
@@ -41,7 +42,9 @@ export class Surface {
     // A context the browser refuses comes with its reason in this event (Firefox: "AllowWebgl2:false
     // restricts context creation on this system"), not in the failed getContext call.
     this.refusal = '';
-    this.onRefused = (event) => { this.refusal = (event.statusMessage ?? '').replace(/\s+/g, ' ').trim(); };
+    this.onRefused = (event) => {
+      this.refusal = (event.statusMessage ?? '').replace(/\s+/g, ' ').trim();
+    };
     this.canvas.addEventListener('webglcontextcreationerror', this.onRefused);
   }
   // The error of a failed load, with the browser's own reason when it refused the context.

@@ -8,7 +8,9 @@
 export function probeWebgl2(canvas) {
   const kind = canvas.constructor?.name ?? 'canvas';
   let said = '';
-  const listen = (event) => { said = (event.statusMessage ?? '').replace(/\s+/g, ' ').trim(); };
+  const listen = (event) => {
+    said = (event.statusMessage ?? '').replace(/\s+/g, ' ').trim();
+  };
   canvas.addEventListener?.('webglcontextcreationerror', listen);
   let gl = null;
   try {
@@ -22,7 +24,8 @@ export function probeWebgl2(canvas) {
   if (!gl) return { ok: false, reason: `this browser gives an ${kind} no WebGL2 context${browserSaid}` };
   const floatTargets = gl.getExtension('EXT_color_buffer_float') !== null;
   gl.getExtension('WEBGL_lose_context')?.loseContext();
-  if (!floatTargets) return { ok: false, reason: `WebGL2 on an ${kind} lacks EXT_color_buffer_float (float render targets)` };
+  if (!floatTargets)
+    return { ok: false, reason: `WebGL2 on an ${kind} lacks EXT_color_buffer_float (float render targets)` };
   return { ok: true };
 }
 

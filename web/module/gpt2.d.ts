@@ -303,7 +303,10 @@ export declare class GPT2 {
   readonly mode: Readonly<RunMode>;
   tokenize(text: string, options?: { allowSpecial?: boolean }): Promise<number[]>;
   decode(ids: ArrayLike<number>): Promise<string>;
-  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GeneratedToken, void, undefined>;
+  generate(
+    prompt: string | ArrayLike<number>,
+    options?: GenerateOptions,
+  ): AsyncGenerator<GeneratedToken, void, undefined>;
   /** Last-position logits after running `ids` as a new sequence. */
   logits(ids: ArrayLike<number>): Promise<Float32Array>;
   /** Attention probabilities of `layer` over the current sequence. */
@@ -330,7 +333,11 @@ export declare class GPT2 {
    * (ms of each pass over the prompt), from a run of their own, timed by GPU timer queries where the context
    * has them, else by waiting per pass (`profile_source`).
    */
-  benchmark(options?: { promptTokens?: number; newTokens?: number; profile?: boolean }): Promise<Record<string, unknown>>;
+  benchmark(options?: {
+    promptTokens?: number;
+    newTokens?: number;
+    profile?: boolean;
+  }): Promise<Record<string, unknown>>;
   /** True after the browser dropped this model's WebGL context. */
   readonly contextLost: boolean;
   /** Loses the WebGL context as a browser under memory pressure would (to test a recovery path). */

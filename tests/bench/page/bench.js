@@ -18,7 +18,11 @@ const { DEMO_SAMPLING, DEMO_LENS_TOP_K } = await import('/demo-settings.js');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 // lensPositions (query): the live lens's prompt positions, where not the module's default.
-const LIVE_VIEWS = { lensTopK: DEMO_LENS_TOP_K, attentionLayer: 0, ...(query.get('lensPositions') ? { lensPositions: Number(query.get('lensPositions')) } : {}) };
+const LIVE_VIEWS = {
+  lensTopK: DEMO_LENS_TOP_K,
+  attentionLayer: 0,
+  ...(query.get('lensPositions') ? { lensPositions: Number(query.get('lensPositions')) } : {}),
+};
 // What users run beside greedy: the demo's defaults, the demo's former defaults (no repetition
 // penalty), and temperature or a repetition penalty alone.
 export const SAMPLING = {
@@ -30,7 +34,12 @@ export const SAMPLING = {
 };
 
 async function measure(model, prompt, newTokens, live = false, sampling = 'greedy') {
-  const options = { maxNewTokens: newTokens, stopAtEndOfText: false, ...SAMPLING[sampling], ...(live ? LIVE_VIEWS : {}) };
+  const options = {
+    maxNewTokens: newTokens,
+    stopAtEndOfText: false,
+    ...SAMPLING[sampling],
+    ...(live ? LIVE_VIEWS : {}),
+  };
   const start = performance.now();
   const times = [];
   let drawsAtFirst = 0;
@@ -41,11 +50,29 @@ async function measure(model, prompt, newTokens, live = false, sampling = 'greed
   }
   const draws = (await model.stats()).passDraws - drawsAtFirst;
   const gaps = times.slice(1).map((t, i) => t - times[i]);
-  return { prefill_ms: times[0] - start, decode_ms_per_token: median(gaps), passes_per_token: draws / (times.length - 1) };
+  return {
+    prefill_ms: times[0] - start,
+    decode_ms_per_token: median(gaps),
+    passes_per_token: draws / (times.length - 1),
+  };
 }
 
-export async function runBench({ model: source, weights = 'fp16', prompts = [32, 256], tokens = 16, rounds = 3, live = [false], sampling = ['greedy'], workers = [true, false], profile = false, tuning = {}, report = () => {} }) {
-  for (const name of sampling) if (!SAMPLING[name]) throw new Error(`sampling: no configuration "${name}" (known: ${Object.keys(SAMPLING).join(', ')})`);
+export async function runBench({
+  model: source,
+  weights = 'fp16',
+  prompts = [32, 256],
+  tokens = 16,
+  rounds = 3,
+  live = [false],
+  sampling = ['greedy'],
+  workers = [true, false],
+  profile = false,
+  tuning = {},
+  report = () => {},
+}) {
+  for (const name of sampling)
+    if (!SAMPLING[name])
+      throw new Error(`sampling: no configuration "${name}" (known: ${Object.keys(SAMPLING).join(', ')})`);
   const models = {};
   const rows = [];
   for (const worker of workers) {
@@ -53,34 +80,57 @@ export async function runBench({ model: source, weights = 'fp16', prompts = [32,
     models[worker] = await GPT2.load(source, { weights, worker, tuning });
     rows.push({ kind: 'load', worker, load_ms: performance.now() - start });
   }
-  const stats = await models[workers[0]].stats();  // a Promise since worker mode; a plain object before
+  const stats = await models[workers[0]].stats(); // a Promise since worker mode; a plain object before
   const vocab = models[workers[0]].config.vocab_size;
   for (const P of prompts) {
     const prompt = Array.from({ length: P }, (_, i) => (i * 7919 + 13) % vocab);
-    for (const views of live) {  // warm-up: every program has run once
+    for (const views of live) {
+      // warm-up: every program has run once
       for (const name of sampling) for (const worker of workers) await measure(models[worker], prompt, 2, views, name);
     }
     for (let round = 0; round < rounds; round += 1) {
       for (const worker of workers) {
         for (const views of live) {
           for (const name of sampling) {
-            const row = { kind: 'generate', worker, live: views, sampling: name, prompt_tokens: P, new_tokens: tokens, round,
-              module: query.get('module') ?? '/gpt2.js', tuning, ...(await measure(models[worker], prompt, tokens, views, name)) };
+            const row = {
+              kind: 'generate',
+              worker,
+              live: views,
+              sampling: name,
+              prompt_tokens: P,
+              new_tokens: tokens,
+              round,
+              module: query.get('module') ?? '/gpt2.js',
+              tuning,
+              ...(await measure(models[worker], prompt, tokens, views, name)),
+            };
             rows.push(row);
             await report(row);
           }
         }
       }
     }
-    for (const worker of (profile ? workers : [])) {
-      const row = { kind: 'benchmark', worker, ...(await models[worker].benchmark({ promptTokens: P, newTokens: tokens, profile: true })) };
+    for (const worker of profile ? workers : []) {
+      const row = {
+        kind: 'benchmark',
+        worker,
+        ...(await models[worker].benchmark({ promptTokens: P, newTokens: tokens, profile: true })),
+      };
       rows.push(row);
       await report(row);
     }
   }
   for (const model of Object.values(models)) await model.dispose();
-  return { renderer: stats.renderer, color_bits: stats.colorBits, weights, model: source, module: query.get('module') ?? '/gpt2.js', tuning,
-    user_agent: navigator.userAgent, rows };
+  return {
+    renderer: stats.renderer,
+    color_bits: stats.colorBits,
+    weights,
+    model: source,
+    module: query.get('module') ?? '/gpt2.js',
+    tuning,
+    user_agent: navigator.userAgent,
+    rows,
+  };
 }
 
 if (query.get('post') === '1') {

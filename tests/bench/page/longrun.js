@@ -12,8 +12,16 @@ const post = (stage, body) => fetch(`/result?stage=${stage}`, { method: 'POST', 
 async function sample(run, worker, at, model) {
   globalThis.gc?.();
   const stats = model ? await model.stats() : null;
-  const row = { run, worker, at, glObjects: await GPT2.liveGlObjects(), jsHeapBytes: performance.memory?.usedJSHeapSize ?? null,
-    gpuBytes: stats?.gpuBytes ?? null, wasmHeapBytes: stats?.wasmHeapBytes ?? null, renderer: stats?.renderer ?? null };
+  const row = {
+    run,
+    worker,
+    at,
+    glObjects: await GPT2.liveGlObjects(),
+    jsHeapBytes: performance.memory?.usedJSHeapSize ?? null,
+    gpuBytes: stats?.gpuBytes ?? null,
+    wasmHeapBytes: stats?.wasmHeapBytes ?? null,
+    renderer: stats?.renderer ?? null,
+  };
   await post('row', row);
   return row;
 }
@@ -23,13 +31,24 @@ async function slidingWindow(source, worker, tokens) {
   await sample('tokens', worker, 0, model);
   const start = performance.now();
   let count = 0;
-  for await (const token of model.generate([1, 2, 3], { maxNewTokens: tokens, temperature: 1, seed: 3, stopAtEndOfText: false })) {
+  for await (const token of model.generate([1, 2, 3], {
+    maxNewTokens: tokens,
+    temperature: 1,
+    seed: 3,
+    stopAtEndOfText: false,
+  })) {
     void token;
     count += 1;
     if (count === tokens / 2) await sample('tokens', worker, count, model);
   }
   const end = await sample('tokens', worker, count, model);
-  await post('row', { run: 'tokens', worker, generated: count, ms_per_token: (performance.now() - start) / count, context: model.config.n_positions });
+  await post('row', {
+    run: 'tokens',
+    worker,
+    generated: count,
+    ms_per_token: (performance.now() - start) / count,
+    context: model.config.n_positions,
+  });
   await model.dispose();
   return end;
 }
@@ -55,7 +74,12 @@ async function contextLoss(source, worker) {
   const ids = [1, 2, 3];
   let error = null;
   try {
-    for await (const token of model.generate(ids, { maxNewTokens: 40, temperature: 1, seed: 5, stopAtEndOfText: false })) {
+    for await (const token of model.generate(ids, {
+      maxNewTokens: 40,
+      temperature: 1,
+      seed: 5,
+      stopAtEndOfText: false,
+    })) {
       ids.push(token.id);
       if (ids.length === 13) {
         if (worker) await model.simulateContextLoss();
@@ -65,11 +89,22 @@ async function contextLoss(source, worker) {
   } catch (e) {
     error = e;
   }
-  await post('row', { run: 'context loss', worker, rejectedWith: error?.name ?? null, contextLostError: error instanceof ContextLostError, tokensBefore: ids.length - 3 });
+  await post('row', {
+    run: 'context loss',
+    worker,
+    rejectedWith: error?.name ?? null,
+    contextLostError: error instanceof ContextLostError,
+    tokensBefore: ids.length - 3,
+  });
   await model.restore();
   await sample('context loss', worker, 'restored', model);
   let more = 0;
-  for await (const token of model.generate(ids, { maxNewTokens: 40, temperature: 1, seed: 5, stopAtEndOfText: false })) {
+  for await (const token of model.generate(ids, {
+    maxNewTokens: 40,
+    temperature: 1,
+    seed: 5,
+    stopAtEndOfText: false,
+  })) {
     void token;
     more += 1;
   }

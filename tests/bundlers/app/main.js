@@ -8,10 +8,15 @@ async function run() {
   const files = Object.fromEntries(['workerUrl', 'wasmUrl'].filter((k) => query.has(k)).map((k) => [k, query.get(k)]));
   const warnings = [];
   const model = await GPT2.load(query.get('model'), {
-    weights: 'fp32', ...files, onProgress: ({ warning }) => warning && warnings.push(warning),
+    weights: 'fp32',
+    ...files,
+    onProgress: ({ warning }) => warning && warnings.push(warning),
   });
   const ids = [];
-  for await (const token of model.generate(JSON.parse(query.get('prompt')), { maxNewTokens: 3, stopAtEndOfText: false })) {
+  for await (const token of model.generate(JSON.parse(query.get('prompt')), {
+    maxNewTokens: 3,
+    stopAtEndOfText: false,
+  })) {
     ids.push(token.id);
     document.getElementById('out').textContent += token.text;
   }
@@ -19,4 +24,11 @@ async function run() {
   return { ids, mode: { ...model.mode }, warnings };
 }
 
-run().then((result) => { window.result = result; }, (error) => { window.result = { error: String(error?.message ?? error) }; });
+run().then(
+  (result) => {
+    window.result = result;
+  },
+  (error) => {
+    window.result = { error: String(error?.message ?? error) };
+  },
+);
