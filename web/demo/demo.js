@@ -142,7 +142,8 @@ async function fillPicker() {
         new Option(
           `${m.label}, ${megabytes(m.bytes)} download` +
             `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
-            `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}${cached.has(cacheKey(m)) ? ', cached' : ''}`,
+            `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}` +
+            `${cached.has(cacheKey(m)) ? ', cached' : ''}`,
           m.value,
         ),
     ),

@@ -31,7 +31,8 @@ export class ModelFiles {
     const storage = cacheStorage();
     if (!storage) {
       this.warn(
-        'the Cache API is not available here (it needs a secure context: https or localhost); the model loads without caching',
+        'the Cache API is not available here (it needs a secure context: https or localhost); ' +
+          'the model loads without caching',
       );
       return;
     }

@@ -88,12 +88,14 @@ function resumable(url, first, signal, onRetry) {
     if (signal?.aborted) throw abortError(signal);
     if (retries === RETRIES)
       throw new Error(
-        `${url}: the download broke at byte ${received} of ${size} (${reason}) and did not resume after ${RETRIES} retries`,
+        `${url}: the download broke at byte ${received} of ${size} (${reason}) ` +
+          `and did not resume after ${RETRIES} retries`,
       );
     retries += 1;
     const ms = backoff(retries);
     onRetry?.(
-      `${url}: the download broke at byte ${received} of ${size} (${reason}); resuming in ${(ms / 1000).toFixed(1)} s (retry ${retries} of ${RETRIES})`,
+      `${url}: the download broke at byte ${received} of ${size} (${reason}); ` +
+        `resuming in ${(ms / 1000).toFixed(1)} s (retry ${retries} of ${RETRIES})`,
     );
     await wait(ms, signal);
     const next = await request(url, signal, { Range: `bytes=${received}-` }, onRetry);

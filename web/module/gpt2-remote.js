@@ -29,7 +29,8 @@ function spawnWorker(url) {
   const target = url ?? new URL(WORKER_FILE, import.meta.url).href;
   const source = `const early = [], blocked = [];
 self.onmessage = (event) => early.push(event);
-self.addEventListener('securitypolicyviolation', (e) => blocked.push(\`Content-Security-Policy \${e.effectiveDirective} blocked \${e.blockedURI}\`));
+self.addEventListener('securitypolicyviolation',
+  (e) => blocked.push(\`Content-Security-Policy \${e.effectiveDirective} blocked \${e.blockedURI}\`));
 import(${JSON.stringify(target)}).then(() => { for (const event of early) self.onmessage(event); },
   (error) => postMessage({ startError: [...blocked, error?.message ?? String(error)].join('; ') }));`;
   return new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });

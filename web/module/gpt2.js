@@ -72,7 +72,8 @@ function loadOptions(options) {
   resolved.phone = isPhone();
   if (resolved.worker && resolved.canvas) {
     throw new Error(
-      'canvas: the engine renders on its own OffscreenCanvas in worker mode; leave worker unset or pass worker: false to render on this canvas',
+      'canvas: the engine renders on its own OffscreenCanvas in worker mode; ' +
+        'leave worker unset or pass worker: false to render on this canvas',
     );
   }
   return resolved;
