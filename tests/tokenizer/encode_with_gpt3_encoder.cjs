@@ -5,8 +5,8 @@
 // text is encoded line by line. That gives the same ids as one call only if every "\n" lies between
 // two non-space characters: there GPT-2's pattern always ends a piece after the "\n", whatever follows.
 'use strict';
-const fs = require('fs');
-const path = require('path');
+const fs = require('node:fs');
+const path = require('node:path');
 const { encode } = require(path.join(__dirname, '..', '..', 'node_modules', 'gpt-3-encoder'));
 
 const [input, output] = process.argv.slice(2);

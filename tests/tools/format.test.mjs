@@ -27,10 +27,14 @@ test('the C++ sources are formatted as .clang-format says', () => {
 // Biome formats and lints every tracked JS and TypeScript file (biome.json; git's ignore file keeps
 // out node_modules and the builds). `npx biome check --write .` fixes what it can.
 test('the JS and TypeScript sources are formatted and linted as biome.json says', () => {
-  const run = spawnSync(join(root, 'node_modules/.bin/biome'), ['ci', '--colors=off', '--max-diagnostics=20', '.'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    join(root, 'node_modules/.bin/biome'),
+    ['ci', '--colors=off', '--error-on-warnings', '--max-diagnostics=20', '.'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   assert.ok(!run.error, `biome did not run (${run.error?.message}); npm ci installs it`);
   const checked = Number(/Checked (\d+) files?/.exec(run.stdout + run.stderr)?.[1]);
   assert.ok(checked > 60, `biome checked ${checked} files`);
