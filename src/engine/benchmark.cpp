@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "gl/pass.h"
-#include "model/next_token.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -85,8 +84,9 @@ void Benchmark::finishGeneration() {
 void Benchmark::runSteps() {
     BenchmarkResult& r = result_;
     Gpt2Model& model = engine_.model();
+    NextToken& nextToken = engine_.readouts().next();
     engine_.prefill(prompt_);
-    int next = model.next().topCandidates(1).front().id;
+    int next = nextToken.topCandidates(1).front().id;
     std::vector<double> steps, submits;
     const long long drawsBefore = passDraws();
     const auto readBefore = model.readbackBytes();
@@ -94,7 +94,7 @@ void Benchmark::runSteps() {
         const auto start = std::chrono::steady_clock::now();
         engine_.step(next);
         submits.push_back(millisecondsSince(start));
-        next = model.next().topCandidates(1).front().id;
+        next = nextToken.topCandidates(1).front().id;
         steps.push_back(millisecondsSince(start));
     }
     if (r.newTokens == 1) r.decodeMsPerToken = r.decodeMsFirst = r.decodeMsLast = steps.front();
@@ -104,7 +104,7 @@ void Benchmark::runSteps() {
     r.decodeLatencyMs = steps[steps.size() / 2];
     std::sort(submits.begin(), submits.end());
     r.decodeSubmitMs = submits[submits.size() / 2];
-    r.gpuBytes = model.gpuBytes();
+    r.gpuBytes = engine_.gpuBytes();
     r.renderer = model.capabilities().renderer;
     r.colorBits = model.capabilities().colorBits;
     r.renderTargets = model.capabilities().renderTargets;
@@ -116,11 +116,11 @@ void Benchmark::runSteps() {
     takePassProfile();
     setPassProfiling(mode, "prompt");
     engine_.prefill(prompt_);
-    next = model.next().topCandidates(1).front().id;
+    next = nextToken.topCandidates(1).front().id;
     setPassProfiling(mode, "decode");
     for (int i = 0; i < r.newTokens; ++i) {
         engine_.step(next);
-        next = model.next().topCandidates(1).front().id;
+        next = nextToken.topCandidates(1).front().id;
     }
     setPassProfiling(PassProfiling::Off);
     r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";

@@ -4,9 +4,6 @@
 
 #include "format/checkpoint.h"
 #include "format/packed_model.h"
-#include "model/next_token.h"
-#include "model/readouts/attention_readout.h"
-#include "model/readouts/hidden_states.h"
 #include "model/gguf_weight_file.h"
 #include "model/weight_file.h"
 #include "util/error.h"
@@ -14,7 +11,31 @@
 
 namespace gpt2 {
 
-Engine::Engine(std::unique_ptr<Gpt2Model> model) : model_(std::move(model)) { model_->finishPrograms(); }
+Engine::Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
+    makeModel(config, options, blocks);
+}
+
+void Engine::makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
+    try {
+        model_ = std::make_unique<Gpt2Model>(
+            config, options, blocks, [&](const ReadoutSite& site) { readouts_ = std::make_unique<Readouts>(site); });
+    } catch (...) {
+        readouts_.reset();  // declared for a model that was refused
+        throw;
+    }
+}
+
+std::int64_t Engine::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
+                                     const BlockFormats& blocks) {
+    std::unique_ptr<Readouts> readouts;
+    return Gpt2Model::plannedGpuBytes(config, options, blocks,
+                                      [&](const ReadoutSite& site) { readouts = std::make_unique<Readouts>(site); });
+}
+
+void Engine::finishLoad(const std::string& label) {
+    model_->weights().checkComplete(label);
+    model_->finishPrograms();
+}
 
 Tokenizer ggufTokenizer(const GgufHeader& header) {
     const std::string& model = header.text("tokenizer.ggml.model");
@@ -30,11 +51,10 @@ Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
         // A GGUF file: config, tokenizer and (often quantized) weights in one file.
         const GgufFile file(modelPath);
         const GgufWeightFile weights(file.header());
-        model_ = std::make_unique<Gpt2Model>(weights.config(), options, weights.blocks());
+        makeModel(weights.config(), options, weights.blocks());
         for (const GgufTensor* tensor : weights.wanted())
             weights.upload(model_->weights(), *tensor, file.read(*tensor).data());
-        model_->weights().checkComplete(modelPath);
-        model_->finishPrograms();
+        finishLoad(modelPath);
         setTokenizer(ggufTokenizer(file.header()));
         return;
     }
@@ -42,20 +62,18 @@ Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
         // A packed model file: config, tokenizer and texel streams in one file.
         const SafetensorsFile file(modelPath);
         const PackedMetadata meta = parsePackedMetadata(file.header());
-        model_ = std::make_unique<Gpt2Model>(meta.config, options);
+        makeModel(meta.config, options);
         WeightFile weights(file.header(), model_->weights());
         for (const TensorInfo* info : weights.wanted()) weights.upload(*info, file.readRaw(*info).data());
         weights.finish();
-        model_->weights().checkComplete(modelPath);
-        model_->finishPrograms();
+        finishLoad(modelPath);
         if (!meta.vocabJson.empty()) setTokenizer(Tokenizer::fromJsonAndMerges(meta.vocabJson, meta.mergesText));
         return;
     }
     const HuggingFaceCheckpoint checkpoint(modelPath);
-    model_ = std::make_unique<Gpt2Model>(checkpoint.config(), options);
+    makeModel(checkpoint.config(), options);
     model_->weights().uploadAll(checkpoint);
-    model_->weights().checkComplete(modelPath);
-    model_->finishPrograms();
+    finishLoad(modelPath);
     const std::string vocab = joinPath(modelPath, "vocab.json"), merges = joinPath(modelPath, "merges.txt");
     if (fileExists(vocab) && fileExists(merges)) setTokenizer(Tokenizer::fromFiles(vocab, merges));
 }
@@ -118,7 +136,8 @@ void Engine::stepFromChosenToken() {
     const int pos = int(tokens_.size()) + speculative_;
     if (tokens_.empty()) fail("stepFromChosenToken: call prefill with a prompt first");
     if (pos >= config().contextLength) fail("stepFromChosenToken: position ", pos, " is past the model's context");
-    model_->forwardChosenToken(pos);
+    readouts_->next().writeChosenId(pos);
+    model_->forwardWrittenToken(pos);
     ++speculative_;
 }
 
@@ -134,29 +153,29 @@ std::vector<float> Engine::logits() {
         speculative_ = 0;
         model_->forward({tokens_.back()}, int(tokens_.size()) - 1);
     }
-    return model_->next().logits();
+    return readouts_->next().logits();
 }
 
 PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
     endSequence();
-    return scorePerplexity(*model_, ids, window);
+    return scorePerplexity(readouts_->tokenLogProbs(), config().contextLength, ids, window);
 }
 
 std::vector<std::vector<LensCell>> Engine::lens(const std::vector<int>& ids, int k) {
     startSequence(ids, "lens");
-    auto cells = model_->live().lens(ids, k);
+    auto cells = offlineLens(*model_, readouts_->live(), ids, k);
     tokens_ = ids;
     return cells;
 }
 
 std::vector<float> Engine::hiddenStates(const std::vector<int>& ids, int layer) {
     startSequence(ids, "hiddenStates");
-    return model_->hiddenStates().run(ids, layer);
+    return readouts_->hiddenStates().run(ids, layer);
 }
 
 std::vector<float> Engine::attention(int layer) {
     if (tokens_.empty()) fail("attention: no sequence yet; call prefill first");
-    return model_->attention().run(tokens_, layer);
+    return readouts_->attention().run(tokens_, layer);
 }
 
 bool Engine::append(int id, bool slideWindow) {
@@ -192,7 +211,7 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
     : engine_(engine),
       options_(options),
-      capture_(engine.model().live(), options.capture),
+      capture_(engine.readouts().live(), options.capture),
       sampler_(options.sampling),
       stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
@@ -231,18 +250,18 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         speculate();
         return std::nullopt;
     }
-    if (!wait && !model.next().readReady()) return std::nullopt;
+    if (!wait && !engine_.readouts().next().readReady()) return std::nullopt;
     --reading_;
     // Reads arrive in order: this one is of draw ids_.size().
     const int draw = int(ids_.size());
     if (readingLogits_) {
         readingLogits_ = false;
         std::vector<TokenLogit> all;
-        const std::vector<float> logits = model.next().takeLogits();
+        const std::vector<float> logits = engine_.readouts().next().takeLogits();
         for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
         return emit(sampler_.pick(std::move(all), engine_.tokens(), draw));
     }
-    const int id = model.next().takeToken();
+    const int id = engine_.readouts().next().takeToken();
     if (id < 0) {
         // Top-p alone whose mass the GPU's candidates did not reach: no step ran ahead of it.
         request(true);
@@ -252,7 +271,7 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
 }
 
 void Generation::request(bool logits) {
-    NextToken& next = engine_.model().next();
+    NextToken& next = engine_.readouts().next();
     if (logits)
         next.requestLogits();
     else
@@ -274,7 +293,7 @@ std::optional<GeneratedToken> Generation::emit(int id) {
     const int endOfText = engine_.hasTokenizer() ? engine_.tokenizer().endOfTextId() : 50256;
     auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
     // This token goes at the end of the committed sequence; a step run ahead of it captured later.
-    std::vector<CapturedPosition> captured = engine_.model().live().take(int(engine_.tokens().size()));
+    std::vector<CapturedPosition> captured = engine_.readouts().live().take(int(engine_.tokens().size()));
     if (options_.stopAtEndOfText && id == endOfText) {
         done_ = true;
         reason_ = StopReason::EndOfText;
@@ -311,15 +330,15 @@ bool LogitsRun::poll() {
     if (prefilling_) {
         if (!model.chunkDone() || !engine_.prefillStep()) return false;
         prefilling_ = false;
-        model.next().requestLogits();
+        engine_.readouts().next().requestLogits();
         return false;
     }
-    return model.next().readReady();
+    return engine_.readouts().next().readReady();
 }
 
 std::vector<float> LogitsRun::take() {
     if (prefilling_) fail("LogitsRun::take: the prompt is still being run; poll() until it returns true");
-    return engine_.model().next().takeLogits();
+    return engine_.readouts().next().takeLogits();
 }
 
 GenerateResult Engine::generate(const std::vector<int>& prompt, const GenerateOptions& options,

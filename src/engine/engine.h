@@ -12,7 +12,7 @@
 #include "format/gguf.h"
 #include "model/gpt2_model.h"
 #include "model/ops/sampler.h"
-#include "model/readouts/live_capture.h"
+#include "model/readouts/readouts.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gpt2 {
@@ -134,11 +134,21 @@ public:
     // vocab.json and merges.txt are read when present (otherwise call setTokenizer). Needs a
     // current GL context.
     Engine(const std::string& modelPath, const ModelOptions& options);
-    // A model whose weights are already uploaded (the web module streams them in).
-    explicit Engine(std::unique_ptr<Gpt2Model> model);
+    // A model whose weights the caller uploads (model().weights(); the web module streams them in),
+    // then finishLoad(`label`, what errors name) checks them and the shader programs.
+    Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
+    void finishLoad(const std::string& label);
+    // The GPU bytes such an engine's model and readouts would take on the current context, planned
+    // without allocating or compiling anything: what a page shows before choosing a model.
+    static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
+                                        const BlockFormats& blocks = {});
 
     const ModelConfig& config() const { return model_->config(); }
     Gpt2Model& model() { return *model_; }
+    // The next-token choice and the readouts, owned beside the model.
+    Readouts& readouts() { return *readouts_; }
+    // Bytes of every texture of the model and its readouts.
+    std::int64_t gpuBytes() const { return model_->gpuBytes() + readouts_->gpuBytes(); }
     const std::vector<int>& tokens() const { return tokens_; }
 
     void setTokenizer(Tokenizer tokenizer);
@@ -166,7 +176,7 @@ public:
     // The perplexity of `ids` in windows of `window` tokens (0: the context; engine/perplexity.h).
     // It runs over the KV cache, so the current sequence ends: the next call starts a new one.
     PerplexityResult perplexity(const std::vector<int>& ids, int window = 0);
-    // The logit lens of `ids` (LiveCapture::lens): [layer][position] top-k ids and probabilities. `ids`
+    // The logit lens of `ids` (offlineLens): [layer][position] top-k ids and probabilities. `ids`
     // becomes the sequence, as after prefill(ids).
     std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k);
     // The residual stream after block `layer` for `ids`: T x n_embd. The current sequence ends.
@@ -191,7 +201,11 @@ private:
     void startSequence(const std::vector<int>& ids, const char* what);
     void endSequence();
 
+    void makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
+
+    // The readouts hold the model's view: destroyed before it.
     std::unique_ptr<Gpt2Model> model_;
+    std::unique_ptr<Readouts> readouts_;
     std::optional<Tokenizer> tokenizer_;
     std::vector<int> tokens_;
     std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it

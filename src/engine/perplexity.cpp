@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/readouts/token_log_probs.h"
 #include "util/error.h"
 
 namespace gpt2 {
 
-PerplexityResult scorePerplexity(Gpt2Model& model, const std::vector<int>& ids, int window) {
-    const int context = model.config().contextLength;
+PerplexityResult scorePerplexity(TokenLogProbs& logProbs, int context, const std::vector<int>& ids, int window) {
     if (window == 0) window = context;
     if (window < 2 || window > context)
         fail("perplexity: window must be in [2, ", context, "] (the model's context), got ", window);
@@ -18,8 +16,7 @@ PerplexityResult scorePerplexity(Gpt2Model& model, const std::vector<int>& ids, 
     PerplexityResult r;
     for (std::size_t start = 0; start + 1 < ids.size(); start += std::size_t(window)) {
         const std::size_t end = std::min(ids.size(), start + std::size_t(window));
-        for (float logProb :
-             model.tokenLogProbs().run({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
+        for (float logProb : logProbs.run({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
             sum -= logProb;
         r.tokens += std::int64_t(end - start) - 1;
     }

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/gpt2_model.h"
+#include "model/readouts/token_log_probs.h"
 
 namespace gpt2 {
 
@@ -15,8 +15,8 @@ struct PerplexityResult {
     double perplexity = 0;    // exp(nll)
 };
 
-// `window` 0: the model's context (n_positions). Fails on fewer than 2 tokens, or a window outside
-// [2, n_positions].
-PerplexityResult scorePerplexity(Gpt2Model& model, const std::vector<int>& ids, int window = 0);
+// `window` 0: `context`, the model's (n_positions). Fails on fewer than 2 tokens, or a window outside
+// [2, context].
+PerplexityResult scorePerplexity(TokenLogProbs& logProbs, int context, const std::vector<int>& ids, int window = 0);
 
 }  // namespace gpt2

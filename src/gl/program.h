@@ -61,7 +61,7 @@ class ProgramCache {
 public:
     static constexpr const char* kFullscreenVertex = "fullscreen.vert";
     // Planning: get() compiles nothing and hands out one unbuilt program, for a model that is declared
-    // to count its textures and never runs (Gpt2Model::plannedGpuBytes).
+    // to count its textures and never runs (Engine::plannedGpuBytes).
     enum class Mode { Building, Planning };
     explicit ProgramCache(Mode mode = Mode::Building) : mode_(mode) {}
     // `defines` is a block of "#define X Y\n" lines; each (shaders, defines) compiles once.

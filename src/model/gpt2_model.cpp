@@ -4,12 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "model/next_token.h"
 #include "model/ops/pointwise.h"
-#include "model/readouts/attention_readout.h"
-#include "model/readouts/hidden_states.h"
-#include "model/readouts/live_capture.h"
-#include "model/readouts/token_log_probs.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -48,14 +43,6 @@ std::string megabytes(std::int64_t bytes) {
     return grouped + "." + std::to_string(tenths % 10) + " MB";
 }
 
-// Ranks a first-level top-k fragment writes: as many render targets as a draw may write, in a power of
-// two up to 8 (rows interleave over it, and the block lists' rows are a multiple).
-int topkRanksPerFragment(const Tuning& tuning) {
-    int ranks = 1;
-    while (ranks < 8 && tuning.oneDrawWrites(2 * ranks)) ranks *= 2;
-    return ranks;
-}
-
 float attentionScale(const ModelConfig& c, int layer) {
     const float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
     return c.scaleAttentionByInverseLayer ? scale / float(layer + 1) : scale;
@@ -74,8 +61,9 @@ struct Gpt2Model::Block {
     }
 };
 
-Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks)
-    : Gpt2Model(config, options, ProgramCache::Mode::Building, blocks) {
+Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks,
+                     const DeclareReadouts& declareReadouts)
+    : Gpt2Model(config, options, ProgramCache::Mode::Building, blocks, declareReadouts) {
     // Every texture is declared and none is allocated yet: a phone's tab dies while allocating more
     // than it survives, so a cap refuses before.
     if (options.maxGpuBytes > 0 && double(gpuBytes()) > options.maxGpuBytes)
@@ -88,26 +76,26 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, con
 }
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode mode,
-                     const BlockFormats& blocks)
+                     const BlockFormats& blocks, const DeclareReadouts& declareReadouts)
     : config_(config),
       tuning_(tuningFor(options, config)),
       programs_(mode),
       weights_(config, tuning_.weights, tuning_.caps.limits, Texture::Allocation::Later, blocks),
       activations_(tuning_) {
     weights_.quantizeWith(programs_);
-    declareGraph();
+    declareGraph(declareReadouts);
 }
 
 std::int64_t Gpt2Model::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
-                                        const BlockFormats& blocks) {
-    return Gpt2Model(config, options, ProgramCache::Mode::Planning, blocks).gpuBytes();
+                                        const BlockFormats& blocks, const DeclareReadouts& declareReadouts) {
+    return Gpt2Model(config, options, ProgramCache::Mode::Planning, blocks, declareReadouts).gpuBytes();
 }
 
 Gpt2Model::~Gpt2Model() = default;
 
 // The graph, as picoGPT writes the math. Shapes: P positions, C = n_embd, Cq = Q/K/V columns (heads
 // padded to whole texels), F = the MLP's inner width, V = the vocabulary.
-void Gpt2Model::declareGraph() {
+void Gpt2Model::declareGraph(const DeclareReadouts& declareReadouts) {
     const ModelConfig& c = config_;
     const EngineDims d = engineDims(c);
     const int P = c.contextLength, Cq = d.headsTexels * 4;
@@ -184,38 +172,14 @@ void Gpt2Model::declareGraph() {
                           .oneRowOnly = true};
     lmHead_ = std::make_unique<Linear>(plan.linear(head));
 
-    declareReadouts(plan, head, logits);
+    // The next token and the readouts, beside the forward (readouts/readouts.h).
+    if (declareReadouts)
+        declareReadouts(
+            {.model = *this, .activations = activations_, .plan = plan, .head = head, .ids = *ids_, .logits = logits});
     plan.finish();
 }
 
-// The next token and the readouts, beside the forward. They share the rows the output head scores
-// (interleaved, so that the head computes whole row groups) and the top-k block lists.
-void Gpt2Model::declareReadouts(LinearPlanner& plan, const LinearDecl& head, Texture& logits) {
-    const ModelConfig& c = config_;
-    const EngineDims d = engineDims(c);
-    Activations& t = activations_;
-    Texture& scored = t.addInterleaved("scored logits", std::max(TokenLogProbs::kRows, Lens::batchRows(tuning_, c)),
-                                       d.vocabRows, tuning_.rowsPerFragment);  // [rows, V]
-    const int ranks = topkRanksPerFragment(tuning_), blockColumns = topkBlockColumns(scored.layout().texelsPerRow);
-    const ReadoutDecl readouts{
-        .model = *this,
-        .activations = t,
-        .plan = plan,
-        .head = head,
-        .ids = *ids_,
-        .topk = {.blocks = t.addInterleaved("top-k blocks", TopkScratch::kBlockRows, blockColumns, ranks),
-                 .heads = t.addInterleaved("top-k block heads", TopkScratch::kBlockRows, blockColumns, ranks),
-                 .seen = t.add("seen tokens", 1, d.vocabRows),  // [1, V]
-                 .ranksPerFragment = ranks},
-        .scored = scored};
-    next_ = std::make_unique<NextToken>(readouts, logits);
-    attention_ = std::make_unique<AttentionReadout>(readouts);
-    tokenLogProbs_ = std::make_unique<TokenLogProbs>(readouts);
-    hiddenStates_ = std::make_unique<HiddenStates>(readouts);
-    live_ = std::make_unique<LiveCapture>(readouts);
-}
-
-std::int64_t Gpt2Model::gpuBytes() const { return weights_.bytes() + activations_.bytes() + live_->gpuBytes(); }
+std::int64_t Gpt2Model::gpuBytes() const { return weights_.bytes() + activations_.bytes(); }
 
 // One transformer block for positions [pos0, pos0 + count).
 void Gpt2Model::runLayer(int layer, int pos0, int count) {
@@ -285,7 +249,7 @@ void Gpt2Model::checkPositions(std::size_t count, int pos0) {
 
 void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
     checkPositions(ids.size(), pos0);
-    next_->rewritingFrom(pos0);
+    if (listener_) listener_->rewritingFrom(pos0);
     std::vector<float> values(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= config_.vocabSize)
@@ -299,15 +263,14 @@ void Gpt2Model::uploadIds(const std::vector<int>& ids, int pos0) {
 void Gpt2Model::beginForward(const std::vector<int>& ids, int pos0) {
     chunkNext_ = chunkEnd_ = 0;
     chunkFences_.clear();
-    next_->dropReads();
+    if (listener_) listener_->runStarting();
     uploadIds(ids, pos0);
     startChunks(pos0, pos0 + int(ids.size()));
 }
 
-void Gpt2Model::forwardChosenToken(int pos) {
+void Gpt2Model::forwardWrittenToken(int pos) {
     checkPositions(1, pos);
-    next_->writeChosenId(pos);
-    next_->rewritingFrom(pos);
+    if (listener_) listener_->rewritingFrom(pos);
     startChunks(pos, pos + 1);
     runChunk();
 }
@@ -322,7 +285,7 @@ void Gpt2Model::runSequence(const std::vector<int>& ids, int blocks,
                             const std::function<void(int start, int n)>& after) {
     chunkNext_ = chunkEnd_ = 0;  // a forward in progress cannot go on over the rewritten id rows
     chunkFences_.clear();
-    next_->dropReads();
+    if (listener_) listener_->runStarting();
     uploadIds(ids, 0);
     const int count = int(ids.size());
     for (int start = 0; start < count; start += tuning_.prefillChunk) {

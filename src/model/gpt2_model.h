@@ -5,9 +5,9 @@
 // residual stream, Q, K/V caches, ... belongs to token position p, so prefill (many rows) and decode
 // (one row) are the same passes over different row ranges.
 //
-// The class runs the forward: the graph, its chunk loop and the choice of the next token
-// (next_token.h). The readouts (readouts/: attention, token log-probabilities, hidden states, the
-// logit lens and live capture) are declared beside the graph, read its textures and run its chunk loop.
+// The class runs the forward: the graph and its chunk loop. The next-token choice and the readouts
+// (next_token.h, readouts/) are declared with the graph, at the ReadoutSite its constructor
+// hands whoever owns the model (Readouts, in the Engine), and see it only as a ForwardView.
 #include <deque>
 #include <functional>
 #include <memory>
@@ -16,40 +16,31 @@
 #include "gl/capabilities.h"
 #include "gl/pass.h"
 #include "model/activations.h"
+#include "model/forward_view.h"
 #include "model/linear.h"
 #include "model/model_weights.h"
 #include "model/ops/attention.h"
 #include "model/readback.h"
+#include "model/readouts/readout_decl.h"
 #include "model/tuning.h"
 
 namespace gpt2 {
 
-class NextToken;
-class AttentionReadout;
-class TokenLogProbs;
-class HiddenStates;
-class LiveCapture;
+// Declares the readouts of a model while the model declares its graph, so that its GPU bytes count
+// theirs before anything is allocated.
+using DeclareReadouts = std::function<void(const ReadoutSite&)>;
 
-// A readout that runs inside the forward's chunks (live capture): told which positions run next,
-// after each block, and once each chunk has run.
-class ChunkObserver {
+class Gpt2Model : public ForwardView {
 public:
-    virtual ~ChunkObserver() = default;
-    // Positions [pos0, end) are about to run (again: what was observed of them is stale).
-    virtual void startRun(int pos0, int end) = 0;
-    virtual void afterLayer(int layer, int pos0, int count) = 0;
-    virtual void afterChunk(int pos0, int count) = 0;
-};
-
-class Gpt2Model {
-public:
-    // Declares every texture and pass, then allocates the textures (refused above
-    // options.maxGpuBytes); weights arrive through weights(), those named in `blocks` as blocks.
-    Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
+    // Declares every texture and pass, the readouts' through `declareReadouts` (none when empty),
+    // then allocates the textures (refused above options.maxGpuBytes); weights arrive through
+    // weights(), those named in `blocks` as blocks.
+    Gpt2Model(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {},
+              const DeclareReadouts& declareReadouts = {});
     // The bytes of the textures such a model would take on the current context (its limits and
     // tuning), declared but neither allocated nor compiled: what a page shows before choosing a model.
     static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
-                                        const BlockFormats& blocks = {});
+                                        const BlockFormats& blocks, const DeclareReadouts& declareReadouts);
     ~Gpt2Model();
 
     ModelWeights& weights() { return weights_; }
@@ -59,13 +50,13 @@ public:
     bool programsLinked() const { return programs_.linked(tuning_.caps.parallelShaderCompile); }
     void finishPrograms() { programs_.finish(); }
 
-    const ModelConfig& config() const { return config_; }
-    const Tuning& tuning() const { return tuning_; }
+    const ModelConfig& config() const override { return config_; }
+    const Tuning& tuning() const override { return tuning_; }
     const GlCapabilities& capabilities() const { return tuning_.caps; }
 
     // Runs tokens `ids` at positions [pos0, pos0 + ids.size()). Cache rows < pos0 must hold the
     // earlier tokens of the same sequence.
-    void forward(const std::vector<int>& ids, int pos0);
+    void forward(const std::vector<int>& ids, int pos0) override;
     // The same a chunk at a time, for callers that must stay responsive: beginForward checks and
     // uploads the ids; each runChunk() issues the next chunk of at most prefillChunk tokens and
     // returns true once the last one (with the last position's logits) is issued. chunkDone() says
@@ -74,50 +65,40 @@ public:
     void beginForward(const std::vector<int>& ids, int pos0);
     bool runChunk();
     bool chunkDone() const;
-    // Runs position `pos` with the token the last request of next() chose as its token, without
-    // reading it back first: decoding keeps the GPU busy while the readback travels.
-    void forwardChosenToken(int pos);
+    // Runs position `pos` over the token id already written into its ids row on the GPU
+    // (NextToken::writeChosenId), without reading it back first: decoding keeps the GPU busy while
+    // the readback travels.
+    void forwardWrittenToken(int pos);
     // The position whose logits the logits texture holds; -1 when none does.
-    int lastPosition() const { return lastPosition_; }
-
-    // The next token: the logits, the best candidates or a sampled id, read without waiting.
-    NextToken& next() { return *next_; }
-    // The readouts (readouts/).
-    AttentionReadout& attention() { return *attention_; }
-    TokenLogProbs& tokenLogProbs() { return *tokenLogProbs_; }
-    HiddenStates& hiddenStates() { return *hiddenStates_; }
-    LiveCapture& live() { return *live_; }
+    int lastPosition() const override { return lastPosition_; }
 
     // Bytes read back from the GPU so far: every read, the next tokens' and the readouts'.
     std::int64_t readbackBytes() const { return readback_.bytes(); }
-    // Bytes of every texture this model owns: the weights and every declared activation.
+    // Bytes of every texture this model owns: the weights and every declared activation (the
+    // readouts' included).
     std::int64_t gpuBytes() const;
-
-    // What the readouts use of the forward.
-    ProgramCache& programs() { return programs_; }
-    Readback& readback() { return readback_; }
-    Texture& residual() { return *residual_; }
-    const AttentionScratch& attentionScratch() const { return attentionScratch_; }
-    const AttentionShape& attentionShape() const { return shape_; }
-    // Uploads `ids` as a new sequence from position 0 that the readout runs itself (no forward
-    // continues over it), a chunk at a time: each chunk through the first `blocks` blocks, then
-    // `after(start, n)`. endSequence(): the logits texture holds no position's logits.
-    void runSequence(const std::vector<int>& ids, int blocks, const std::function<void(int start, int n)>& after);
-    void endSequence();
-    // Layer `layer`'s Q/K/V and attention scores of positions [pos0, pos0 + count), left in the
-    // attention scratch.
-    void runAttentionScores(int layer, int pos0, int count);
-    // The observer of every chunk from now on (null: none).
-    void observeChunks(ChunkObserver* observer) { observer_ = observer; }
 
 private:
     struct Block;  // the ops of one transformer block, declared with the graph (gpt2_model.cpp)
     // Declares the textures and passes and allocates none of the textures; with Planning programs it
     // compiles nothing either (plannedGpuBytes).
     Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode programs,
-              const BlockFormats& blocks = {});
-    void declareGraph();
-    void declareReadouts(LinearPlanner& plan, const LinearDecl& head, Texture& logits);
+              const BlockFormats& blocks, const DeclareReadouts& declareReadouts);
+    void declareGraph(const DeclareReadouts& declareReadouts);
+
+    // What the readouts use of the forward (ForwardView).
+    ProgramCache& programs() override { return programs_; }
+    Readback& readback() override { return readback_; }
+    Texture& residual() override { return *residual_; }
+    const AttentionScratch& attentionScratch() const override { return attentionScratch_; }
+    const AttentionShape& attentionShape() const override { return shape_; }
+    void runSequence(const std::vector<int>& ids, int blocks,
+                     const std::function<void(int start, int n)>& after) override;
+    void endSequence() override;
+    void runAttentionScores(int layer, int pos0, int count) override;
+    void observeChunks(ChunkObserver* observer) override { observer_ = observer; }
+    void listen(SequenceListener* listener) override { listener_ = listener; }
+
     void checkPositions(std::size_t count, int pos0);
     void uploadIds(const std::vector<int>& ids, int pos0);
     // Positions [pos0, end) are next to run, chunk by chunk.
@@ -139,12 +120,8 @@ private:
     std::unique_ptr<Pass> embed_;
     std::vector<Block> blocks_;
     std::unique_ptr<Linear> lmHead_;
-    std::unique_ptr<NextToken> next_;
-    std::unique_ptr<AttentionReadout> attention_;
-    std::unique_ptr<TokenLogProbs> tokenLogProbs_;
-    std::unique_ptr<HiddenStates> hiddenStates_;
-    std::unique_ptr<LiveCapture> live_;
     ChunkObserver* observer_ = nullptr;
+    SequenceListener* listener_ = nullptr;
     std::deque<GlFence> chunkFences_;   // of the last chunks issued (at most chunksInFlight), oldest first
     int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
     int lastPosition_ = -1;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "model/gpt2_model.h"
 #include "model/ops/pointwise.h"
 #include "util/error.h"
 
@@ -11,18 +10,20 @@ namespace gpt2 {
 // seen = the sequence's tokens (the repetition penalty); the next token = a draw of the sampling
 // asked for, from the logits as penalised (ops/sampler.h): candidates for searches of one
 // candidate, else chosen; ids[next] = its id.
-NextToken::NextToken(const ReadoutDecl& d, Texture& logits)
+NextToken::NextToken(const ReadoutDecl& d)
     : model_(d.model),
-      logits_(logits),
+      logits_(d.logits),
       candidates_(d.activations.add("top-k candidates", kMaxTopk, 4)),  // [k, (logit, id)]
       chosen_(d.activations.add("chosen token", 1, 4)),                 // [1, (key, id)]
-      sampler_(std::make_unique<SamplerOp>(d.model.programs(), logits, d.ids, d.topk.seen,
+      sampler_(std::make_unique<SamplerOp>(d.model.programs(), d.logits, d.ids, d.topk.seen,
                                            d.activations.add("seen tokens scratch", 1, d.topk.seen.layout().cols),
                                            d.topk.blocks, d.topk.heads, candidates_, chosen_,
                                            d.model.config().vocabSize, d.topk.ranksPerFragment)),
       candidateToken_(chosenTokenPass(d.model.programs(), d.ids, candidates_)),
       chosenToken_(chosenTokenPass(d.model.programs(), d.ids, chosen_)),
-      reads_(d.model.readback()) {}
+      reads_(d.model.readback()) {
+    model_.listen(this);
+}
 
 NextToken::~NextToken() = default;
 
@@ -82,7 +83,7 @@ std::vector<NextToken::Candidate> NextToken::takeCandidates() {
 }
 
 void NextToken::writeChosenId(int pos) {
-    if (!lastTokenPass_) fail("forwardChosenToken: no token has been requested");
+    if (!lastTokenPass_) fail("writeChosenId: no token has been requested");
     lastTokenPass_->run(pos, pos + 1);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The next token of a forward: the last position's logits, its best candidates, or a token sampled on
 // the GPU (ops/sampler.h), each read without waiting. The chosen id can also feed the next position
-// without leaving the GPU (Gpt2Model::forwardChosenToken).
+// without leaving the GPU (writeChosenId, then Gpt2Model::forwardWrittenToken).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -12,11 +12,12 @@
 
 namespace gpt2 {
 
-class NextToken {
+class NextToken : public SequenceListener {
 public:
-    // `logits`: the output head's row of the last position.
-    NextToken(const ReadoutDecl& decl, Texture& logits);
-    ~NextToken();
+    explicit NextToken(const ReadoutDecl& decl);
+    ~NextToken() override;
+    NextToken(const NextToken&) = delete;
+    NextToken& operator=(const NextToken&) = delete;
 
     // Logits of the last position forwarded: vocab_size floats.
     std::vector<float> logits();
@@ -47,11 +48,12 @@ public:
     // Writes the id of the token last requested into the ids row of position `pos`.
     void writeChosenId(int pos);
     // Positions from `pos0` on are about to be rewritten: the repetition penalty forgets their tokens.
-    void rewritingFrom(int pos0) { seenThrough_ = std::min(seenThrough_, pos0 - 1); }
-    void dropReads() { reads_.dropAll(); }
+    void rewritingFrom(int pos0) override { seenThrough_ = std::min(seenThrough_, pos0 - 1); }
+    // A run that voids the reads in flight (a new sequence, a readout's own run) drops them.
+    void runStarting() override { reads_.dropAll(); }
 
 private:
-    Gpt2Model& model_;
+    ForwardView& model_;
     Texture& logits_;
     Texture& candidates_;
     Texture& chosen_;

@@ -111,7 +111,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         EXPECT_EQ(r.readbackBytesPerToken, 16) << "a greedy step reads back one texel";
         EXPECT_GT(r.decodeMsPerToken, 0);
         EXPECT_GE(r.prefillMs, 0);
-        EXPECT_EQ(r.gpuBytes, engine.model().gpuBytes());
+        EXPECT_EQ(r.gpuBytes, engine.gpuBytes());
         // The row says what the policy chose within: the colour bits a pass may write, as probed.
         const auto row = nlohmann::json::parse(benchmarkJson(r));
         EXPECT_EQ(row.at("color_bits").get<int>(), engine.model().capabilities().colorBits);

@@ -46,7 +46,7 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
         engine_->prefill(prompt.ids);
         const auto logits = engine_->logits();
         const auto expected = testing::topK(logits, 64);  // ties: partial_sort keeps no order, compare values too
-        const auto got = engine_->model().next().topCandidates(64);
+        const auto got = engine_->readouts().next().topCandidates(64);
         ASSERT_EQ(got.size(), 64u);
         for (std::size_t i = 0; i < got.size(); ++i) {
             EXPECT_EQ(got[i].logit, logits[std::size_t(got[i].id)]) << prompt.key << " rank " << i;
@@ -56,7 +56,7 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
                             (got[i - 1].logit == got[i].logit && got[i - 1].id < got[i].id));
             }
         }
-        EXPECT_EQ(engine_->model().next().topCandidates(1).front().id, testing::topK(logits, 1)[0]);
+        EXPECT_EQ(engine_->readouts().next().topCandidates(1).front().id, testing::topK(logits, 1)[0]);
     }
 }
 
@@ -228,8 +228,8 @@ TEST_F(GenerationTest, TemperatureAloneReproducesItsSeed) {
     std::vector<int> stepped;
     engine_->prefill(prompt);
     for (int draw = 0; draw < o.maxNewTokens; ++draw) {
-        engine_->model().next().requestToken(TokenSampling{0.8f, 0, 1.0f, 1.2f, 11}, draw);
-        stepped.push_back(engine_->model().next().takeToken());
+        engine_->readouts().next().requestToken(TokenSampling{0.8f, 0, 1.0f, 1.2f, 11}, draw);
+        stepped.push_back(engine_->readouts().next().takeToken());
         engine_->step(stepped.back());
     }
     EXPECT_EQ(stepped, first);

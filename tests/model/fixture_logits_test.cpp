@@ -172,10 +172,10 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
     const bool half = GetParam().options.weights == TexelFormat::Float16,
                halfInputs = GetParam().options.halfPromptInputs == 1;
     // gpt2-variant's last layer attends sharply: with fp16 prompt inputs its probabilities differ from
-    // the rounded CPU reference's by 1.9e-4 (llvmpipe), over kAttentionTolerance; the rounding model
-    // below does not say every value such a pass rounds. Its logits, top-5 and greedy are still checked.
-    if (halfInputs && GetParam().fixture == kVariant)
-        GTEST_SKIP() << "gpt2-variant with fp16 prompt inputs: attention not modelled to 1e-4";
+    // the rounded CPU reference's by 1.9e-4 (llvmpipe), since the rounding model below does not say
+    // every value such a pass rounds; the bound there is one fp16 ulp of a probability in [0.5, 1),
+    // 4.9e-4.
+    const float bound = halfInputs && GetParam().fixture == kVariant ? 4.9e-4f : kAttentionTolerance;
     // What this variant rounds: its weights; with fp16 prompt inputs the LayerNorm outputs, the
     // activated MLP rows where c_fc is split, and the queries where scores tile several per fragment.
     reference::HalfRounding rounding;
@@ -192,7 +192,7 @@ TEST_P(FixtureTest, AttentionProbabilitiesMatchHuggingFace) {
                  : std::vector<float>(prompt.attention.begin() + std::ptrdiff_t(layer * perLayer),
                                       prompt.attention.begin() + std::ptrdiff_t((layer + 1) * perLayer));
         const float diff = maxAbsDiff(engine_->attention(layer), expected);
-        EXPECT_LE(diff, kAttentionTolerance) << "layer " << layer;
+        EXPECT_LE(diff, bound) << "layer " << layer;
         std::cout << "[ measured ] " << GetParam() << " layer " << layer << " max |dprob| = " << diff << "\n";
     }
     // Readback recomputes the prefix; the logits after it are unchanged.

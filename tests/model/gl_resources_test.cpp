@@ -45,7 +45,7 @@ TEST(GlResources, GpuBytesAreCountedBeforeAllocatingAndACapRefusesUpFront) {
     std::int64_t planned = 0;
     {
         Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float16});
-        planned = engine.model().gpuBytes();
+        planned = engine.gpuBytes();
         EXPECT_EQ(liveTextureBytes() - bytes, planned);
     }
     ModelOptions capped{TexelFormat::Float16};
@@ -64,7 +64,7 @@ TEST(GlResources, GpuBytesAreCountedBeforeAllocatingAndACapRefusesUpFront) {
     EXPECT_EQ(liveGlObjects(), objects);
     capped.maxGpuBytes = double(planned);
     Engine engine(testing::tinyModelDir(), capped);
-    EXPECT_EQ(engine.model().gpuBytes(), planned);
+    EXPECT_EQ(engine.gpuBytes(), planned);
 }
 
 // What a page shows before it loads anything: the bytes a model would take, planned without
@@ -77,11 +77,11 @@ TEST(GlResources, PlannedGpuBytesEqualALoadedModelsWithoutAllocatingAnything) {
             const int objects = liveGlObjects();
             const std::int64_t bytes = liveTextureBytes();
             ModelOptions options{weights, maxTextureSize};
-            const std::int64_t planned = Gpt2Model::plannedGpuBytes(config, options);
+            const std::int64_t planned = Engine::plannedGpuBytes(config, options);
             EXPECT_EQ(liveTextureBytes(), bytes);
             EXPECT_EQ(liveGlObjects(), objects);
             Engine engine(testing::tinyModelDir(), options);
-            EXPECT_EQ(planned, engine.model().gpuBytes()) << int(weights) << ", max texture " << maxTextureSize;
+            EXPECT_EQ(planned, engine.gpuBytes()) << int(weights) << ", max texture " << maxTextureSize;
             EXPECT_EQ(liveTextureBytes() - bytes, planned);
         }
     }
@@ -96,8 +96,7 @@ TEST(GlResources, ModelsReleaseEveryObject) {
         engine.generateGreedy({464, 318}, 4);
         engine.attention(1);
         EXPECT_GT(liveGlObjects(), before + 50);
-        EXPECT_EQ(engine.model().gpuBytes(), liveTextureBytes() - bytesBefore)
-            << "the model counts every texture it holds";
+        EXPECT_EQ(engine.gpuBytes(), liveTextureBytes() - bytesBefore) << "the model counts every texture it holds";
     }
     EXPECT_EQ(liveGlObjects(), before);
     EXPECT_EQ(liveTextureBytes(), bytesBefore);

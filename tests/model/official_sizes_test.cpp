@@ -18,8 +18,7 @@ namespace fs = std::filesystem;
 
 void expectGenerates(const std::string& model) {
     Engine engine(model, ModelOptions{TexelFormat::Float16, 0});
-    EXPECT_EQ(Gpt2Model::plannedGpuBytes(engine.config(), ModelOptions{TexelFormat::Float16, 0}),
-              engine.model().gpuBytes())
+    EXPECT_EQ(Engine::plannedGpuBytes(engine.config(), ModelOptions{TexelFormat::Float16, 0}), engine.gpuBytes())
         << "what a page is told before loading is what the model takes";
     GenerateOptions options;
     options.maxNewTokens = 3;
@@ -65,7 +64,7 @@ TEST(OfficialSizes, PlannedGpuBytesOfEverySizeAndFormat) {
         std::int64_t fp32 = 0, fp16 = 0, int8 = 0;
         for (auto [format, bytes] : {std::pair{TexelFormat::Float32, &fp32}, std::pair{TexelFormat::Float16, &fp16},
                                      std::pair{TexelFormat::Int8Quads, &int8}})
-            *bytes = Gpt2Model::plannedGpuBytes(officialConfig(size), ModelOptions{format, 0});
+            *bytes = Engine::plannedGpuBytes(officialConfig(size), ModelOptions{format, 0});
         std::cout << "[ measured ] " << size << " planned GPU bytes: fp32 " << fp32 << ", fp16 " << fp16 << ", int8 "
                   << int8 << "\n";
         EXPECT_GT(fp32, fp16);
@@ -79,9 +78,9 @@ TEST(OfficialSizes, PlannedGpuBytesOfEverySizeAndFormat) {
 TEST(OfficialSizes, Gpt2SmallAt4BitsWithAnFp16CacheFitsIn200MB) {
     testing::ensureGlContext();
     ModelOptions options{TexelFormat::Int4Quads, 0};
-    const std::int64_t fp32Cache = Gpt2Model::plannedGpuBytes(officialConfig("124M"), options);
+    const std::int64_t fp32Cache = Engine::plannedGpuBytes(officialConfig("124M"), options);
     options.kvCache = TexelFormat::Float16;
-    const std::int64_t fp16Cache = Gpt2Model::plannedGpuBytes(officialConfig("124M"), options);
+    const std::int64_t fp16Cache = Engine::plannedGpuBytes(officialConfig("124M"), options);
     std::cout << "[ measured ] 124M int4 planned GPU bytes: fp32 K/V " << fp32Cache << ", fp16 K/V " << fp16Cache
               << "\n";
     EXPECT_LE(fp16Cache, 200'000'000);

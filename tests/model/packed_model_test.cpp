@@ -63,7 +63,7 @@ protected:
         Engine folder(hfFolder(), options(format));
         Engine packed(file, options(format));
         Engine widened(file, options(TexelFormat::Float32));
-        EXPECT_EQ(packed.model().gpuBytes(), folder.model().gpuBytes());
+        EXPECT_EQ(packed.gpuBytes(), folder.gpuBytes());
         std::vector<std::vector<float>> out;
         for (const auto& prompt : testing::tinyPrompts()) {
             folder.prefill(prompt.ids);

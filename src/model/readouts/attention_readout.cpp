@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "model/gpt2_model.h"
 #include "model/ops/attention.h"
 #include "util/error.h"
 

@@ -14,7 +14,7 @@ public:
     std::vector<float> run(const std::vector<int>& ids, int layer);
 
 private:
-    Gpt2Model& model_;
+    ForwardView& model_;
 };
 
 }  // namespace gpt2

@@ -1,6 +1,5 @@
 #include "model/readouts/hidden_states.h"
 
-#include "model/gpt2_model.h"
 #include "util/error.h"
 
 namespace gpt2 {

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/gpt2_model.h"
 #include "model/ops/pointwise.h"
+#include "util/error.h"
+#include "model/readouts/live_capture.h"
 
 namespace gpt2 {
 
@@ -70,6 +71,29 @@ LensCell Lens::cell(const std::vector<float>& read, int cells, int k, int cell) 
         out.ids.push_back(int(c[1]));
         out.probs.push_back(std::exp(c[0] - c[2]));
     }
+    return out;
+}
+
+std::vector<std::vector<LensCell>> offlineLens(ForwardView& model, LiveCapture& live, const std::vector<int>& ids,
+                                               int k) {
+    if (k == 0) k = Lens::kDefaultTopK;
+    const int layers = model.config().layers, maxK = std::min(kMaxTopk, model.config().vocabSize);
+    if (k < 1 || k > maxK) fail("lens: top-k must be in [1, ", maxK, "], got ", k);
+    // The lens is a forward that captures it; the live views' own capture resumes afterwards.
+    const Capture resumed = live.capture();
+    live.set({k, -1});
+    std::vector<CapturedPosition> positions;
+    try {
+        model.forward(ids, 0);
+        positions = live.take(int(ids.size()));
+    } catch (...) {
+        live.set(resumed);
+        throw;
+    }
+    live.set(resumed);
+    std::vector<std::vector<LensCell>> out{std::size_t(layers)};
+    for (CapturedPosition& p : positions)
+        for (int l = 0; l < layers; ++l) out[std::size_t(l)].push_back(std::move(p.lens[std::size_t(l)]));
     return out;
 }
 

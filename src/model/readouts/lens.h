@@ -17,6 +17,16 @@ struct LensCell {
     std::vector<float> probs;
 };
 
+class LiveCapture;
+
+// The logit lens of `ids` run through `model` from position 0 as a new sequence, captured as the
+// live views capture it (`live`, whose own capture resumes afterwards) and ending as a forward does
+// (the last position's logits ready): for each block l and position t, the k most likely next
+// tokens of softmax(lm_head(ln_f(the residual stream after block l))), best first; the last block's
+// is the model's own distribution. Result: [layer][position]. k = 0: Lens::kDefaultTopK.
+std::vector<std::vector<LensCell>> offlineLens(ForwardView& model, LiveCapture& live, const std::vector<int>& ids,
+                                               int k);
+
 class Lens {
 public:
     static constexpr int kDefaultTopK = 5;
@@ -35,7 +45,7 @@ public:
     static LensCell cell(const std::vector<float>& read, int cells, int k, int cell);
 
 private:
-    Gpt2Model& model_;
+    ForwardView& model_;
     int batchRows_;
     Texture& residuals_;   // [layers * chunk, C]: row l * count + p is position p after block l
     Texture& candidates_;  // [k, layers * chunk (logit, id, lse)]

@@ -53,28 +53,6 @@ std::vector<CapturedPosition> LiveCapture::take(int end) {
     return out;
 }
 
-std::vector<std::vector<LensCell>> LiveCapture::lens(const std::vector<int>& ids, int k) {
-    if (k == 0) k = Lens::kDefaultTopK;
-    const int layers = model_.config().layers, maxK = std::min(kMaxTopk, model_.config().vocabSize);
-    if (k < 1 || k > maxK) fail("lens: top-k must be in [1, ", maxK, "], got ", k);
-    // The lens is a forward that captures it; the live views' own capture resumes afterwards.
-    const Capture live = capture_;
-    set({k, -1});
-    std::vector<CapturedPosition> positions;
-    try {
-        model_.forward(ids, 0);
-        positions = take(int(ids.size()));
-    } catch (...) {
-        set(live);
-        throw;
-    }
-    set(live);
-    std::vector<std::vector<LensCell>> out{std::size_t(layers)};
-    for (CapturedPosition& p : positions)
-        for (int l = 0; l < layers; ++l) out[std::size_t(l)].push_back(std::move(p.lens[std::size_t(l)]));
-    return out;
-}
-
 void LiveCapture::startRun(int pos0, int end) {
     dropReadsFrom(pos0);
     captured_.erase(captured_.lower_bound(pos0), captured_.end());

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "gl/async_read.h"
-#include "model/gpt2_model.h"
 #include "model/ops/attention.h"
 #include "model/readouts/lens.h"
 
@@ -32,6 +31,8 @@ class LiveCapture : public ChunkObserver {
 public:
     explicit LiveCapture(const ReadoutDecl& decl);
     ~LiveCapture() override;
+    LiveCapture(const LiveCapture&) = delete;
+    LiveCapture& operator=(const LiveCapture&) = delete;
 
     // Captures from the next forward on.
     void set(const Capture& capture);
@@ -42,11 +43,6 @@ public:
     // The positions captured before `end`, in order; they are handed out once. A forward from
     // position p drops what was captured at p and later (those positions run again).
     std::vector<CapturedPosition> take(int end);
-    // The logit lens of `ids` run from position 0 as a new sequence, ending as a forward does (the
-    // last position's logits ready): for each block l and position t, the k most likely next tokens
-    // of softmax(lm_head(ln_f(the residual stream after block l))), best first; the last block's is
-    // the model's own distribution. Result: [layer][position]. k = 0: Lens::kDefaultTopK.
-    std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k);
     // Bytes of the texture of captured attention, while attention is captured.
     std::int64_t gpuBytes() const { return probs_ ? probs_->bytes() : 0; }
 
@@ -71,7 +67,7 @@ private:
     // Drops the reads in flight of positions from `pos0` on (finishing one that straddles it).
     void dropReadsFrom(int pos0);
 
-    Gpt2Model& model_;
+    ForwardView& model_;
     Lens lens_;
     Capture capture_;
     std::map<int, CapturedPosition> captured_;

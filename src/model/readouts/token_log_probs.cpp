@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "model/gpt2_model.h"
 #include "model/ops/pointwise.h"
 #include "model/ops/topk.h"
 #include "util/error.h"

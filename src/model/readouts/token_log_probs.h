@@ -19,7 +19,7 @@ public:
     std::vector<float> run(const std::vector<int>& ids);
 
 private:
-    Gpt2Model& model_;
+    ForwardView& model_;
     Linear head_;
     Texture &logProbs_, &logSumExp_;
     LogSumExpOp logSumExpOp_;

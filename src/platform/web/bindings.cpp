@@ -111,7 +111,7 @@ public:
     WebModel(const std::string& canvasTarget, const ModelConfig& config, const val& options,
              const BlockFormats& blocks = {})
         : context_(std::make_unique<WebGlContext>(canvasTarget)) {
-        loading_ = std::make_unique<Gpt2Model>(config, modelOptionsFromJs(options), blocks);
+        engine_ = std::make_unique<Engine>(config, modelOptionsFromJs(options), blocks);
     }
     // A model for a GGUF file (openGguf): its tensors stream in through uploadTensor, its tokenizer
     // comes with the header.
@@ -130,7 +130,6 @@ public:
         file_.reset();
         gguf_.reset();
         engine_.reset();
-        loading_.reset();
     }
 
     // Starts streaming one safetensors file whose header (8-byte length + JSON) is at heap
@@ -157,7 +156,7 @@ public:
             const GgufTensor* t = gguf_->header().tensor(name);
             if (!t || std::uint64_t(size) != t->end - t->begin)
                 fail(gguf_->header().label, ": tensor ", name, " got ", size, " bytes");
-            return gguf_->upload(loading_->weights(), *t, reinterpret_cast<const std::uint8_t*>(bytes));
+            return gguf_->upload(loadingWeights(), *t, reinterpret_cast<const std::uint8_t*>(bytes));
         }
         if (!file_) fail("no file is being loaded");
         const TensorInfo& info = file_->header().tensor(name);
@@ -179,9 +178,9 @@ public:
     // file's, or none). Returns the config as Hugging Face names it.
     val finishLoad(const std::string& vocabJson, const std::string& mergesText, const std::string& label) {
         current();
-        if (!loading_) fail("the model has finished loading");
-        loading_->weights().checkComplete(label);
-        engine_ = std::make_unique<Engine>(std::move(loading_));
+        loadingWeights();
+        engine_->finishLoad(label);
+        loaded_ = true;
         if (!vocabJson.empty())
             engine_->setTokenizer(Tokenizer::fromJsonAndMerges(vocabJson, mergesText));
         else if (fileTokenizer_)
@@ -192,11 +191,11 @@ public:
 
     bool programsLinked() {
         current();
-        return (engine_ ? engine_->model() : *loading_).programsLinked();
+        return engine_->model().programsLinked();
     }
 
     // Bytes of the model's textures, known once it is made, before any weight arrives.
-    double gpuBytes() { return double((engine_ ? engine_->model() : *loading_).gpuBytes()); }
+    double gpuBytes() { return double(engine_->gpuBytes()); }
 
     void setPackedTokenizer(const std::string& vocab, const std::string& merges) {
         if (!vocab.empty()) fileTokenizer_.emplace(Tokenizer::fromJsonAndMerges(vocab, merges));
@@ -285,7 +284,7 @@ public:
     }
 
     // The logit lens of `input` (text or token ids), which becomes the sequence:
-    // {layers, tokens, topK, ids, probs}, ids and probs [layer][position][rank] (LiveCapture::lens).
+    // {layers, tokens, topK, ids, probs}, ids and probs [layer][position][rank] (offlineLens).
     val lens(val input, int k) {
         Engine& e = engine();
         const auto cells = e.lens(idsOf(input), k);
@@ -326,7 +325,7 @@ public:
     val stats() {
         Gpt2Model& m = engine().model();
         val out = val::object();
-        out.set("gpuBytes", double(m.gpuBytes()));
+        out.set("gpuBytes", double(engine().gpuBytes()));
         out.set("readbackBytes", double(m.readbackBytes()));
         out.set("passDraws", double(passDraws()));
         out.set("renderer", m.capabilities().renderer);
@@ -358,8 +357,7 @@ public:
 
 private:
     val wantedTensors(SafetensorsHeader header) {
-        if (!loading_) fail("the model has finished loading");
-        file_ = std::make_unique<WeightFile>(std::move(header), loading_->weights());
+        file_ = std::make_unique<WeightFile>(std::move(header), loadingWeights());
         val list = val::array();
         const std::uint64_t base = file_->header().dataOffset;
         for (const TensorInfo* info : file_->wanted())
@@ -383,8 +381,13 @@ private:
 
     Engine& engine() {
         current();
-        if (!engine_) fail("the model is still loading");
+        if (!loaded_) fail("the model is still loading");
         return *engine_;
+    }
+
+    ModelWeights& loadingWeights() {
+        if (loaded_) fail("the model has finished loading");
+        return engine_->model().weights();
     }
 
     // A call's input: text (encoded with the model's tokenizer) or token ids.
@@ -399,8 +402,8 @@ private:
     }
 
     std::unique_ptr<WebGlContext> context_;
-    std::unique_ptr<Gpt2Model> loading_;
-    std::unique_ptr<Engine> engine_;
+    std::unique_ptr<Engine> engine_;  // loading until finishLoad
+    bool loaded_ = false;
     std::unique_ptr<WeightFile> file_;        // the safetensors file being streamed in
     std::unique_ptr<GgufWeightFile> gguf_;    // or the GGUF file
     std::unique_ptr<Benchmark> benchmark_;    // the last startBench's, until takeBench
@@ -420,7 +423,7 @@ WebModel* createModel(const std::string& canvasTarget, const std::string& config
 double plannedGpuBytes(const std::string& canvasTarget, const std::string& configJson, const val& options) {
     return guarded([&] {
         const WebGlContext context(canvasTarget);
-        return double(Gpt2Model::plannedGpuBytes(parseModelConfig(configJson, "config"), modelOptionsFromJs(options)));
+        return double(Engine::plannedGpuBytes(parseModelConfig(configJson, "config"), modelOptionsFromJs(options)));
     });
 }
 
