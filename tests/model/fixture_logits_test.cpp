@@ -68,6 +68,29 @@ Variant variant(TexelFormat weights, int maxTextureSize, const std::function<voi
     return {o};
 }
 
+// The GPU policies the variants run (tuning.h): split-K, whole embedding rows per line and the Q/K/V
+// projection in one pass; with it, the one-row matmuls summing their LayerNorm's row moments, the
+// prompt matmuls tiled over 8 rows per fragment, or fp16 prompt inputs.
+void gpuPolicy(ModelOptions& o) {
+    o.splitTexels = 3;
+    o.pagedRows = 0;
+    o.passPerOutput = 0;
+}
+void gpuRowMoments(ModelOptions& o) {
+    gpuPolicy(o);
+    o.rowMomentsInVertex = 1;
+}
+void gpuTiledPrompt(ModelOptions& o) {
+    gpuPolicy(o);
+    o.rowsPerFragment = 8;
+    o.promptSplitTexels = 5;
+}
+void gpuHalfPromptInputs(ModelOptions& o) {
+    gpuPolicy(o);
+    o.halfPromptInputs = 1;
+}
+void noHalfPairs(ModelOptions& o) { o.halfPairs = 0; }
+
 Variant onVariantFixture(Variant v) {
     v.fixture = kVariant;
     return v;
@@ -203,8 +226,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, FixtureTest,
     ::testing::Values(variant(TexelFormat::Float32, 0), variant(TexelFormat::Float32, 256),
                       variant(TexelFormat::Float16, 0), variant(TexelFormat::Float16, 256),
-                      variant(TexelFormat::Float16, 0, [](ModelOptions& o) { o.halfPairs = 0; }),
-                      variant(TexelFormat::Float16, 256, [](ModelOptions& o) { o.halfPairs = 0; }),
+                      variant(TexelFormat::Float16, 0, noHalfPairs), variant(TexelFormat::Float16, 256, noHalfPairs),
                       variant(TexelFormat::Float32, 0, [](ModelOptions& o) { o.splitTexels = 3; }),
                       variant(TexelFormat::Float16, 0, [](ModelOptions& o) { o.splitTexels = 3; }),
                       // Prompt matmuls untiled (one row per fragment).
@@ -212,21 +234,10 @@ INSTANTIATE_TEST_SUITE_P(
                       variant(TexelFormat::Float16, 256, [](ModelOptions& o) { o.rowsPerFragment = 1; }),
                       // As on GPUs: split-K and whole embedding rows per line (7 pages),
                       // the Q/K/V projection in one pass.
-                      variant(TexelFormat::Float32, 256,
-                              [](ModelOptions& o) {
-                                  o.splitTexels = 3;
-                                  o.pagedRows = 0;
-                                  o.passPerOutput = 0;
-                              }),
+                      variant(TexelFormat::Float32, 256, gpuPolicy),
                       // As on GPUs in browsers: the one-row matmuls sum their
                       // LayerNorm's row moments themselves.
-                      variant(TexelFormat::Float32, 256,
-                              [](ModelOptions& o) {
-                                  o.splitTexels = 3;
-                                  o.pagedRows = 0;
-                                  o.passPerOutput = 0;
-                                  o.rowMomentsInVertex = 1;
-                              }),
+                      variant(TexelFormat::Float32, 256, gpuRowMoments),
                       variant(TexelFormat::Float16, 0,
                               [](ModelOptions& o) {
                                   o.splitTexels = 3;
@@ -244,14 +255,7 @@ INSTANTIATE_TEST_SUITE_P(
                       // As on GPUs: prompt matmuls tiled over 8 (Q/K/V: 2) rows per
                       // fragment, split-K, the MLP activation in a pass of its own, the
                       // untiled Q/K/V in one pass.
-                      variant(TexelFormat::Float32, 0,
-                              [](ModelOptions& o) {
-                                  o.splitTexels = 3;
-                                  o.pagedRows = 0;
-                                  o.rowsPerFragment = 8;
-                                  o.promptSplitTexels = 5;
-                                  o.passPerOutput = 0;
-                              }),
+                      variant(TexelFormat::Float32, 0, gpuTiledPrompt),
                       variant(TexelFormat::Float16, 256,
                               [](ModelOptions& o) {
                                   o.splitTexels = 3;
@@ -270,13 +274,7 @@ INSTANTIATE_TEST_SUITE_P(
                       // fp16 prompt inputs as on GPUs (split-K, fused Q/K/V), with
                       // row pairs and RGBA16F weights; and without split-K, where
                       // the lm_head reads the rounded rows too.
-                      variant(TexelFormat::Float16, 256,
-                              [](ModelOptions& o) {
-                                  o.splitTexels = 3;
-                                  o.pagedRows = 0;
-                                  o.passPerOutput = 0;
-                                  o.halfPromptInputs = 1;
-                              }),
+                      variant(TexelFormat::Float16, 256, gpuHalfPromptInputs),
                       variant(TexelFormat::Float16, 0,
                               [](ModelOptions& o) {
                                   o.splitTexels = 3;
@@ -338,30 +336,10 @@ INSTANTIATE_TEST_SUITE_P(HuggingFaceVariant, FixtureTest,
                          ::testing::Values(onVariantFixture(variant(TexelFormat::Float32, 0)),
                                            onVariantFixture(variant(TexelFormat::Float32, 256)),
                                            onVariantFixture(variant(TexelFormat::Float16, 0)),
-                                           onVariantFixture(variant(TexelFormat::Float16, 256,
-                                                                    [](ModelOptions& o) { o.halfPairs = 0; })),
-                                           onVariantFixture(variant(TexelFormat::Float32, 256,
-                                                                    [](ModelOptions& o) {
-                                                                        o.splitTexels = 3;
-                                                                        o.pagedRows = 0;
-                                                                        o.passPerOutput = 0;
-                                                                        o.rowMomentsInVertex = 1;
-                                                                    })),
-                                           onVariantFixture(variant(TexelFormat::Float32, 0,
-                                                                    [](ModelOptions& o) {
-                                                                        o.splitTexels = 3;
-                                                                        o.pagedRows = 0;
-                                                                        o.rowsPerFragment = 8;
-                                                                        o.promptSplitTexels = 5;
-                                                                        o.passPerOutput = 0;
-                                                                    })),
-                                           onVariantFixture(variant(TexelFormat::Float16, 256,
-                                                                    [](ModelOptions& o) {
-                                                                        o.splitTexels = 3;
-                                                                        o.pagedRows = 0;
-                                                                        o.passPerOutput = 0;
-                                                                        o.halfPromptInputs = 1;
-                                                                    }))),
+                                           onVariantFixture(variant(TexelFormat::Float16, 256, noHalfPairs)),
+                                           onVariantFixture(variant(TexelFormat::Float32, 256, gpuRowMoments)),
+                                           onVariantFixture(variant(TexelFormat::Float32, 0, gpuTiledPrompt)),
+                                           onVariantFixture(variant(TexelFormat::Float16, 256, gpuHalfPromptInputs))),
                          [](const auto& info) {
                              std::ostringstream name;
                              name << info.param;
