@@ -72,17 +72,22 @@ for (const worker of [true, false]) {
         const logits = await model.logits(ids);
         const text = await model.decode(ids);
         await model.dispose();
+        const resolved = GPT2.resolveSource('openai-community/gpt2-tiny', { hubUrl, revision: 'v1.0' });
+        const cached = (await GPT2.cachedModels()).map((m) => m.source);
         const missing = await GPT2.load('openai-community/gpt2-none', { hubUrl, worker }).then(
           () => 'loaded',
           (e) => e.message,
         );
-        return { logits: Array.from(logits), text, missing };
+        return { logits: Array.from(logits), text, missing, resolved, cached };
       },
       { hubUrl: origin(hub), ids: p1.ids, worker },
     );
     const diff = Math.max(...p1.last_logits.map((v, i) => Math.abs(v - r.logits[i])));
-    assert.ok(diff <= 1e-3, `max |dlogit| ${diff}`);
+    assert.ok(diff <= 1e-4, `max |dlogit| ${diff}`);
     assert.equal(r.text, p1.text);
+    // The URL resolveSource gives is the one the load fetched and cached the model under.
+    assert.equal(r.resolved, `${origin(hub)}/openai-community/gpt2-tiny/resolve/v1.0/`);
+    assert.ok(r.cached.includes(r.resolved), `${r.resolved} in ${r.cached}`);
     assert.ok(requests.includes('hub /openai-community/gpt2-tiny/resolve/v1.0/model.safetensors'), requests.join('\n'));
     assert.ok(requests.includes('cdn /blobs/model.safetensors'), 'the redirect was followed to the other port');
     assert.match(r.missing, /openai-community\/gpt2-none\/resolve\/main\/config\.json: HTTP 404/);

@@ -52,7 +52,6 @@ const MODELS = [
 ];
 // A tab on iOS is killed near this much memory (WebKit bug 268816).
 const PHONE_TAB_BYTES = 1.5e9;
-const HUB = 'https://huggingface.co';
 const $ = (id) => document.getElementById(id);
 
 const LENS_TOP_K = DEMO_LENS_TOP_K; // alternatives the live lens keeps per layer and position
@@ -94,11 +93,6 @@ function setBusy(busy) {
   $('show-attention').disabled = busy || !model || sequence.length === 0;
   $('live-views').disabled = busy;
   $('layer').disabled = busy;
-}
-
-// The URL the module caches a picker entry's files under.
-function cacheKey(entry) {
-  return entry.value === 'bundled' ? new URL(entry.source, location.href).href : `${HUB}/${entry.source}/resolve/main/`;
 }
 
 function megabytes(bytes) {
@@ -143,7 +137,7 @@ async function fillPicker() {
           `${m.label}, ${megabytes(m.bytes)} download` +
             `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
             `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}` +
-            `${cached.has(cacheKey(m)) ? ', cached' : ''}`,
+            `${cached.has(GPT2.resolveSource(m.source)) ? ', cached' : ''}`,
           m.value,
         ),
     ),

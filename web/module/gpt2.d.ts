@@ -295,6 +295,11 @@ export declare class GPT2 {
   static clearCache(): Promise<void>;
   /** The models this origin keeps in the browser's cache. */
   static cachedModels(): Promise<{ source: string; bytes: number }[]>;
+  /**
+   * The URL a load of `source` with `options` (hubUrl, revision) fetches: a hub id becomes its
+   * resolve URL, a folder ends in '/'. cachedModels() lists a cached model under it.
+   */
+  static resolveSource(source: string | URL, options?: Pick<LoadOptions, 'hubUrl' | 'revision'>): string;
   /** Live WebGL objects of all models of this page, in both modes (a leak check). */
   static liveGlObjects(): Promise<number>;
 

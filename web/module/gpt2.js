@@ -148,6 +148,15 @@ export class GPT2 {
     await clearCache();
   }
 
+  /**
+   * The URL a load of `source` with `options` (hubUrl, revision) fetches: a hub id becomes its
+   * resolve URL, a folder ends in '/'. cachedModels() lists a cached model under it.
+   */
+  static resolveSource(source, options = {}) {
+    const { hubUrl, revision } = loadOptions(options);
+    return modelUrl(source, { hubUrl, revision });
+  }
+
   /** The models this origin keeps in the browser's cache: { source, bytes } each. */
   static async cachedModels() {
     return cachedModels();
