@@ -69,6 +69,19 @@ function rangeStart(response, from, size) {
   return Number(response.headers.get('Content-Length')) === size - from ? from : null;
 }
 
+// The bytes at the start of `next`, the answer to a Range request from byte `received` of a `size`-byte
+// file of `version`, that were already received: none for the rest of the same file (206), all
+// `received` for the whole file again (200). Any other answer means the file changed.
+function alreadyReceived(url, next, { received, size, version }) {
+  const nextVersion = next.headers.get('ETag') ?? next.headers.get('Last-Modified');
+  const sameFile = !version || !nextVersion || nextVersion === version;
+  if (next.status === 206 && sameFile && rangeStart(next, received, size) === received) return 0;
+  if (next.status === 200 && sameFile && Number(next.headers.get('Content-Length')) === size) return received;
+  next.body?.cancel().catch(() => {});
+  const why = next.status === 200 ? 'its size or version changed' : `HTTP ${next.status} to a Range request`;
+  throw new Error(`${url}: the file changed on the server while it downloaded (${why}); load the model again`);
+}
+
 // `first`'s body, resumed where it breaks. Its length must be known and its bytes the file's own (no
 // Content-Encoding: a Range counts encoded bytes). A server that ignores Range sends the whole file
 // again, whose bytes already received are dropped; one whose file changed (another size, ETag or
@@ -99,17 +112,7 @@ function resumable(url, first, signal, onRetry) {
     );
     await wait(ms, signal);
     const next = await request(url, signal, { Range: `bytes=${received}-` }, onRetry);
-    const nextVersion = next.headers.get('ETag') ?? next.headers.get('Last-Modified');
-    const sameFile = !version || !nextVersion || nextVersion === version;
-    if (next.status === 206 && sameFile && rangeStart(next, received, size) === received) {
-      skip = 0;
-    } else if (next.status === 200 && sameFile && Number(next.headers.get('Content-Length')) === size) {
-      skip = received;
-    } else {
-      next.body?.cancel().catch(() => {});
-      const why = next.status === 200 ? 'its size or version changed' : `HTTP ${next.status} to a Range request`;
-      throw new Error(`${url}: the file changed on the server while it downloaded (${why}); load the model again`);
-    }
+    skip = alreadyReceived(url, next, { received, size, version });
     reader = next.body.getReader();
   }
 
