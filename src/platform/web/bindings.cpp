@@ -125,8 +125,7 @@ public:
         // GL names are per context: the deletes must go to this model's context even when it is
         // lost (where they do nothing), never to another model's context that happens to be current.
         emscripten_webgl_make_context_current(context_->handle());
-        logits_.reset();
-        generation_.reset();
+        endRuns();
         file_.reset();
         gguf_.reset();
         engine_.reset();
@@ -215,8 +214,7 @@ public:
     void beginGeneration(const val& ids, const val& o) {
         Engine& e = engine();
         const GenerateOptions options = generateOptionsFromJs(o);
-        logits_.reset();
-        generation_.reset();
+        endRuns();
         generation_ = std::make_unique<Generation>(e, idsFrom(ids), options);
     }
 
@@ -251,8 +249,7 @@ public:
     // Runs `ids` as a new sequence; pollLogits() until true, then takeLogits(): the last position's.
     void beginLogits(const val& ids) {
         Engine& e = engine();
-        generation_.reset();
-        logits_.reset();
+        endRuns();
         logits_ = std::make_unique<LogitsRun>(e, idsFrom(ids));
     }
 
@@ -339,11 +336,18 @@ public:
     // The benchmark of `gpt2 bench`, polled as a generation is: benchReady() advances it without
     // waiting and says when it has finished; takeBench() then gives its JSON line as an object.
     void startBench(int promptTokens, int newTokens, bool profile) {
-        benchmark_ = std::make_unique<Benchmark>(engine(), promptTokens, newTokens, profile);
+        Engine& e = engine();
+        endRuns();
+        benchmark_ = std::make_unique<Benchmark>(e, promptTokens, newTokens, profile);
     }
     bool benchReady() {
         if (!benchmark_) fail("no benchmark was started");
-        return benchmark_->poll();
+        try {
+            return benchmark_->poll();
+        } catch (...) {
+            benchmark_.reset();
+            throw;
+        }
     }
     val takeBench() {
         if (!benchmark_ || !benchmark_->poll()) fail("the benchmark has not finished");
@@ -377,6 +381,13 @@ private:
     void current() {
         checkStillThere();
         context_->makeCurrent();
+    }
+
+    // Ends the polled runs (a generation, a logits run, a benchmark): one runs at a time.
+    void endRuns() {
+        logits_.reset();
+        generation_.reset();
+        benchmark_.reset();
     }
 
     Engine& engine() {
