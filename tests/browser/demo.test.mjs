@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, root, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
+import { artifactsDir, root, startSite, testModelsDir, tinyModelDir, waitForDemoModel } from './harness.mjs';
 
 let site;
 
@@ -19,20 +19,9 @@ before(async () => {
 });
 after(() => site?.close());
 
-async function waitForModel(page) {
-  await page.waitForFunction(
-    () =>
-      /^Loaded/.test(document.getElementById('model-status').textContent) ||
-      !document.getElementById('load-error').hidden,
-    null,
-    { timeout: 60000 },
-  );
-  assert.equal(await page.locator('#load-error').isHidden(), true, await page.locator('#load-error').textContent());
-}
-
 test('the demo page streams text with tokens/s and draws an attention heatmap', async () => {
   const page = await site.page('');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   await page.fill('#prompt', 'The jury said that');
   await page.fill('#max-new-tokens', '24');
   await page.fill('#seed', '7');
@@ -65,7 +54,7 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
 test('live views: the logit lens and attention follow generation, and a generated token shows its probability', async () => {
   const page = await site.page('');
   await page.setViewportSize({ width: 1100, height: 1400 });
-  await waitForModel(page);
+  await waitForDemoModel(page);
   assert.equal(await page.locator('#live-views').isChecked(), true, 'live views are on by default');
   await page.fill('#prompt', 'The jury said that');
   await page.fill('#max-new-tokens', '12');
@@ -135,7 +124,7 @@ test('live views of a long context scroll instead of shrinking cells', async () 
   const newTokens = 24;
   const page = await site.page('');
   await page.setViewportSize({ width: 600, height: 900 });
-  await waitForModel(page);
+  await waitForDemoModel(page);
   await page.fill('#prompt', 'The jury said that the election was conducted. '.repeat(16));
   await page.fill('#max-new-tokens', String(newTokens));
   await page.click('#generate');
@@ -171,7 +160,7 @@ test('live views of a long context scroll instead of shrinking cells', async () 
 
 test('the demo loads a model with int8 weights, in less GPU memory than fp16, and generates', async () => {
   const page = await site.page('');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   const megabytes = async () =>
     Number((await page.locator('#model-status').textContent()).match(/([\d.]+) MB of textures/)[1]);
   const fp16 = await megabytes();
@@ -180,7 +169,7 @@ test('the demo loads a model with int8 weights, in less GPU memory than fp16, an
     document.getElementById('model-status').textContent = '';
   });
   await page.click('#load');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   const int8 = await megabytes();
   assert.ok(int8 < 0.75 * fp16, `int8 ${int8} MB against fp16 ${fp16} MB`);
   await page.fill('#prompt', 'The jury said that');
@@ -197,7 +186,7 @@ test('the demo loads a model with int8 weights, in less GPU memory than fp16, an
 
 test('generated text goes into the page as text, never as HTML', async () => {
   const page = await site.page('');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   await page.fill('#prompt', '<img src=x onerror="window.pwned=1"><b>bold</b>');
   await page.fill('#max-new-tokens', '2');
   await page.click('#generate');
@@ -212,7 +201,7 @@ test('generated text goes into the page as text, never as HTML', async () => {
 test('the demo works from the keyboard on a phone-width screen', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(site.url);
-  await waitForModel(page);
+  await waitForDemoModel(page);
   assert.ok(
     await page.evaluate(() => document.documentElement.scrollWidth <= 375),
     'no horizontal scrolling at 375 px',
@@ -249,7 +238,7 @@ async function loadError(page, url) {
 
 test('bad model sources show a clear error on the page', async () => {
   const page = await site.page('');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   assert.match(
     await loadError(page, 'http://127.0.0.1:9/gpt2/'),
     /127\.0\.0\.1:9\/gpt2\/config\.json: could not be fetched/,
@@ -296,7 +285,7 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
 // the status as "N MB of textures"), in each weight format; the hub sizes are planned alike.
 test("the model picker shows each model's GPU memory per weight format, as the loaded model takes it", async () => {
   const page = await site.page('');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   const figures = {};
   for (const weights of ['fp16', 'fp32', 'int8', 'int4']) {
     const before = await page.locator('#model-source option').first().textContent();
@@ -342,7 +331,7 @@ test("the model picker shows each model's GPU memory per weight format, as the l
 
 test('the model picker offers the bundled model and the hub sizes, marks what is cached, and clears the cache', async () => {
   const page = await site.page('');
-  await waitForModel(page);
+  await waitForDemoModel(page);
   const options = async () => page.locator('#model-source option').allTextContents();
   await page.waitForFunction(() => /cached/.test(document.querySelector('#model-source option').textContent), null, {
     timeout: 10000,

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactsDir, root } from './harness.mjs';
 import { firefoxPath, hasFirefox, startFirefox } from './firefox.mjs';
-import { assertGgufCheck, BROKEN_GGUF, ggufCheck, ggufFixtures } from './page-checks.mjs';
+import { assertGgufCheck, BROKEN_GGUF, fixtureCheck, ggufCheck, ggufFixtures } from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const prompts = Object.values(reference.prompts);
@@ -30,31 +30,17 @@ const modes = [
 ];
 
 for (const { worker, name } of modes)
-  test(`Firefox, ${name}: fp32 logits and greedy tokens match Hugging Face`, async () => {
+  test(`Firefox, ${name}: fp32 logits, greedy tokens and attention match Hugging Face`, async () => {
     const page = await firefox.page();
-    const r = await page.evaluate(
-      async ({ prompts, worker }) => {
-        const { GPT2 } = await import('/gpt2.js');
-        const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
-        const out = { logitDiff: 0, greedyEqual: true, renderer: (await model.stats()).renderer };
-        for (const p of prompts) {
-          const logits = await model.logits(p.ids);
-          p.last_logits.forEach((v, i) => {
-            out.logitDiff = Math.max(out.logitDiff, Math.abs(v - logits[i]));
-          });
-          const ids = [];
-          for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false }))
-            ids.push(t.id);
-          if (ids.join() !== p.greedy.join()) out.greedyEqual = false;
-        }
-        await model.dispose();
-        return out;
-      },
-      { prompts, worker },
+    const r = await page.evaluate(fixtureCheck, { options: { weights: 'fp32', worker }, prompts });
+    console.log(
+      `[ measured ] Firefox ${name} (${r.renderer}): max |dlogit| against Hugging Face ${r.logitDiff}, max |dprob| ${r.attentionDiff}`,
     );
-    console.log(`[ measured ] Firefox ${name} (${r.renderer}): max |dlogit| against Hugging Face ${r.logitDiff}`);
-    assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
-    assert.ok(r.greedyEqual);
+    // 1e-4: 25 times the measured error (4.0e-6 on llvmpipe), as in Chromium.
+    assert.ok(r.logitDiff <= 1e-4, `max |dlogit| ${r.logitDiff}`);
+    assert.ok(r.greedyEqual, 'greedy continuation differs');
+    assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
+    assert.equal(r.mode.worker, worker);
     await page.close();
   });
 

@@ -1,6 +1,7 @@
 // Shared by the browser tests: serves build/site with the tests' own files beside it on a free
 // localhost port and drives Debian's Chromium (headless, WebGL2 through SwiftShader) with
 // playwright-core. No network beyond localhost.
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { copyFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -101,4 +102,17 @@ export function session(server, url, browser, extra = {}) {
     },
     ...extra,
   };
+}
+
+// Waits until the demo page (a Playwright page) has loaded its model, or shown why not: a load
+// error fails the test with its text.
+export async function waitForDemoModel(page) {
+  await page.waitForFunction(
+    () =>
+      /^Loaded/.test(document.getElementById('model-status').textContent) ||
+      !document.getElementById('load-error').hidden,
+    null,
+    { timeout: 60000 },
+  );
+  assert.equal(await page.locator('#load-error').isHidden(), true, await page.locator('#load-error').textContent());
 }

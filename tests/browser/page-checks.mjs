@@ -12,7 +12,13 @@ import { join } from 'node:path';
 export async function fixtureCheck({ options, prompts }) {
   const { GPT2 } = await import('/gpt2.js');
   const model = await GPT2.load('/models/gpt2-tiny/', options);
-  const out = { logitDiff: 0, greedyEqual: true, attentionDiff: 0, mode: model.mode };
+  const out = {
+    logitDiff: 0,
+    greedyEqual: true,
+    attentionDiff: 0,
+    mode: model.mode,
+    renderer: (await model.stats()).renderer,
+  };
   for (const p of prompts) {
     const logits = await model.logits(p.ids);
     p.last_logits.forEach((v, i) => {

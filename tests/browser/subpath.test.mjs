@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../web/dev/serve.mjs';
-import { siteDir, startSite } from './harness.mjs';
+import { siteDir, startSite, waitForDemoModel } from './harness.mjs';
 
 const PREFIX = '/gpt2-webgl/';
 let site, server, origin;
@@ -37,14 +37,7 @@ test('under a sub-path the demo loads the bundled model and generates, with ever
   page.on('request', (request) => requested.push(request.url()));
   page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
   await page.goto(`${origin}${PREFIX}`);
-  await page.waitForFunction(
-    () =>
-      /^Loaded/.test(document.getElementById('model-status').textContent) ||
-      !document.getElementById('load-error').hidden,
-    null,
-    { timeout: 60000 },
-  );
-  assert.equal(await page.locator('#load-error').isHidden(), true, await page.locator('#load-error').textContent());
+  await waitForDemoModel(page);
   await page.fill('#max-new-tokens', '4');
   await page.uncheck('#live-views');
   await page.click('#generate');

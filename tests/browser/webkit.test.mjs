@@ -72,7 +72,8 @@ test("WebKit, default options: the engine runs on the page's thread, says why, a
     canvas: 'HTMLCanvasElement',
     reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context',
   });
-  assert.ok(r.logitDiff <= 1e-3, `max |dlogit| ${r.logitDiff}`);
+  // 1e-4: 22 times the measured error (4.5e-6), as in Chromium and Firefox.
+  assert.ok(r.logitDiff <= 1e-4, `max |dlogit| ${r.logitDiff}`);
   assert.ok(r.greedyEqual, 'greedy continuation differs');
   assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
   assert.deepEqual(r.shape, [4, 5]);
