@@ -33,9 +33,17 @@ Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profi
 
 Benchmark::~Benchmark() = default;
 
-bool Benchmark::poll() {
+bool Benchmark::poll() { return advance(false); }
+
+const BenchmarkResult& Benchmark::run() {
+    while (!advance(true)) {
+    }
+    return result_;
+}
+
+bool Benchmark::advance(bool wait) {
     if (generation_) {
-        if (generation_->poll()) arrivals_.push_back(millisecondsSince(start_));
+        if (wait ? generation_->next() : generation_->poll()) arrivals_.push_back(millisecondsSince(start_));
         if (!generation_->done()) return false;
         finishGeneration();
         runSteps();
@@ -51,19 +59,6 @@ void Benchmark::takeProfile() {
     result_.profilePrefillMs = phases["prompt"];
     for (const auto& [pass, ms] : phases["decode"]) result_.profileMsPerToken[pass] = ms / result_.newTokens;
     result_.profilePending = false;
-}
-
-const BenchmarkResult& Benchmark::run() {
-    while (generation_) {
-        if (generation_->next()) arrivals_.push_back(millisecondsSince(start_));
-        if (generation_->done()) {
-            finishGeneration();
-            runSteps();
-        }
-    }
-    while (!poll()) {
-    }
-    return result_;
 }
 
 void Benchmark::finishGeneration() {

@@ -59,6 +59,8 @@ public:
     const BenchmarkResult& result() const { return result_; }
 
 private:
+    // One poll (`wait`: the generation's steps wait for the GPU); true once the result is complete.
+    bool advance(bool wait);
     void finishGeneration();
     void runSteps();
     void takeProfile();

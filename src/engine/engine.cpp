@@ -11,25 +11,26 @@
 
 namespace gpt2 {
 
+namespace {
+// Makes `readouts` at the site a model hands over while it declares its graph. Should the model be
+// refused after that, they are never used, and destroying them does not touch the model.
+DeclareReadouts declareInto(std::unique_ptr<Readouts>& readouts) {
+    return [&readouts](const ReadoutSite& site) { readouts = std::make_unique<Readouts>(site); };
+}
+}  // namespace
+
 Engine::Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
     makeModel(config, options, blocks);
 }
 
 void Engine::makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
-    try {
-        model_ = std::make_unique<Gpt2Model>(
-            config, options, blocks, [&](const ReadoutSite& site) { readouts_ = std::make_unique<Readouts>(site); });
-    } catch (...) {
-        readouts_.reset();  // declared for a model that was refused
-        throw;
-    }
+    model_ = std::make_unique<Gpt2Model>(config, options, blocks, declareInto(readouts_));
 }
 
 std::int64_t Engine::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
                                      const BlockFormats& blocks) {
     std::unique_ptr<Readouts> readouts;
-    return Gpt2Model::plannedGpuBytes(config, options, blocks,
-                                      [&](const ReadoutSite& site) { readouts = std::make_unique<Readouts>(site); });
+    return Gpt2Model::plannedGpuBytes(config, options, blocks, declareInto(readouts));
 }
 
 void Engine::finishLoad(const std::string& label) {

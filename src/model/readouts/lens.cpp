@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "model/ops/pointwise.h"
-#include "util/error.h"
 #include "model/readouts/live_capture.h"
+#include "util/error.h"
 
 namespace gpt2 {
 

@@ -38,12 +38,9 @@ ReadoutDecl declareShared(const ReadoutSite& site) {
 
 }  // namespace
 
-Readouts::Readouts(const ReadoutSite& site)
-    : decl_(declareShared(site)),
-      next_(decl_),
-      attention_(decl_),
-      tokenLogProbs_(decl_),
-      hiddenStates_(decl_),
-      live_(decl_) {}
+Readouts::Readouts(const ReadoutSite& site) : Readouts(declareShared(site)) {}
+
+Readouts::Readouts(const ReadoutDecl& decl)
+    : next_(decl), attention_(decl), tokenLogProbs_(decl), hiddenStates_(decl), live_(decl) {}
 
 }  // namespace gpt2

@@ -28,7 +28,9 @@ public:
     std::int64_t gpuBytes() const { return live_.gpuBytes(); }
 
 private:
-    ReadoutDecl decl_;
+    // Each keeps what it reads of `decl`, none the declaration itself.
+    explicit Readouts(const ReadoutDecl& decl);
+
     NextToken next_;
     AttentionReadout attention_;
     TokenLogProbs tokenLogProbs_;
