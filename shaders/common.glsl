@@ -8,7 +8,7 @@ uniform ivec2 u_rows;  // the output rows [begin, end) this draw renders (of the
 
 // An output of fp16 row pairs (PAIR_OUTPUT, which the Pass defines for one; row_output.glsl): each
 // stored texel holds two rows.
-// An output of 4-bit quads (QUAD_OUTPUT; quantize_block_codes.frag) holds four rows a texel.
+// An output of 4-bit or int8 quads (QUAD_OUTPUT; quantize_block_codes.frag) holds four rows a texel.
 #ifdef PAIR_OUTPUT
 #define OUTPUT_ROWS_PER_TEXEL 2
 #elif defined(QUAD_OUTPUT)

@@ -1,15 +1,26 @@
-// The scales and offsets of 4-bit affine blocks quantized from a float matrix (weights 'int4';
-// src/model/ops/quantize.h): for each block of BLOCK_TEXELS input texels and output column, offset =
-// the block's least value and scale = (largest - least) / 15 with its last 13 bits of mantissa
-// cleared, so that its codes 0..15 (quantize_block_codes.frag) span it. Every step is exact or
-// correctly rounded (no division: GLSL's may be off by 2.5 ulp), so every conformant GPU and the
-// CPU reference of tests/model/int4_weights_test.cpp find the same scales and codes. Input (declared by the pass): u_w, the matrix as floats, [K, N]
-// or, with TRANSPOSED_WEIGHT, [N, K] (the tied lm_head). Output 0: scales, output 1: offsets, both
-// [K / (4 BLOCK_TEXELS), N] (matmul_weight_blocks.glsl).
+// The scales (and offsets) of quantized weights, from a float matrix (src/model/ops/quantize.h), for
+// each block of BLOCK_TEXELS input texels and output column:
+//  - 4-bit affine blocks (weights 'int4'): offset = the block's least value, scale = (largest -
+//    least) / 15 with its last 13 bits of mantissa cleared, so that codes 0..15 span it;
+//  - SYMMETRIC int8 (weights 'int8', one block the whole column): scale = the largest |value| / 127
+//    with its last 8 bits of mantissa cleared, for codes -127..127 and no offset.
+// Every step is exact or correctly rounded (no division: GLSL's may be off by 2.5 ulp), and the
+// cleared bits make every step of quantize_block_codes.frag exact, so every conformant GPU and the
+// CPU references (quantizeInt8, tests/model/int4_weights_test.cpp) find the same scales and codes.
+// Input (declared by the pass): u_w, the matrix as floats, [K, N] or, with TRANSPOSED_WEIGHT, [N, K]
+// (the tied lm_head). Output 0: scales, output 1 (affine blocks): offsets, both
+// [K / (4 BLOCK_TEXELS), N] (matmul_weight_blocks.glsl, matmul_weight_scale.glsl).
 #include "common.glsl"
 
+#ifdef SYMMETRIC
+#define OUTPUTS 1
+#else
 #define OUTPUTS 2
+#endif
 #include "outputs.glsl"
+
+// A float's last `bits` bits of mantissa cleared.
+vec4 truncated(vec4 scale, uint bits) { return uintBitsToFloat(floatBitsToUint(scale) & ~((1u << bits) - 1u)); }
 
 void main() {
     ivec2 c = outputCoord();  // (block, output texel)
@@ -34,10 +45,14 @@ void main() {
         }
 #endif
     }
-    // 1/15 as the nearest float, written as its bits so that no compiler folds it another way.
-    vec4 scale = (hi - lo) * uintBitsToFloat(0x3D888889u);
-    vec4 result[2];
-    result[0] = uintBitsToFloat(floatBitsToUint(scale) & 0xFFFFE000u);
+    vec4 result[OUTPUTS];
+    // 1/127 and 1/15 as the nearest floats, written as their bits so that no compiler folds them
+    // another way.
+#ifdef SYMMETRIC
+    result[0] = truncated(max(hi, -lo) * uintBitsToFloat(0x3C010204u), 8u);
+#else
+    result[0] = truncated((hi - lo) * uintBitsToFloat(0x3D888889u), 13u);
     result[1] = lo;
+#endif
     store(result);
 }

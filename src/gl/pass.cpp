@@ -24,8 +24,6 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         if (a.rows != b.rows || a.texelsPerRow != b.texelsPerRow || a.width != b.width || a.pages != b.pages ||
             a.interleave != b.interleave)
             fail("pass ", shader, ": output ", t->name(), " has a different layout from ", outputs_[0]->name());
-        if (t->format() == TexelFormat::Int8Quads)
-            fail("pass ", shader, ": output ", t->name(), " must be RGBA32F, RGBA16F, fp16 row pairs or 4-bit quads");
     }
     // RGBA32F and RGBA16F take one row a texel, written as is (and blended) by any pass.
     const auto plain = [](const Texture* t) {

@@ -30,7 +30,7 @@ namespace gpt2 {
 // theirs before anything is allocated.
 using DeclareReadouts = std::function<void(const ReadoutSite&)>;
 
-class Gpt2Model : public ForwardView {
+class Gpt2Model final : public ForwardView {
 public:
     // Declares every texture and pass, the readouts' through `declareReadouts` (none when empty),
     // then allocates the textures (refused above options.maxGpuBytes); weights arrive through

@@ -96,24 +96,29 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
 }
 
 void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
-    if (s.quantizedHere) {
-        if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
-        // Staged as fp16, then quantized into the slot's textures; the staging texture goes at once.
-        Texture staging(TensorLayout::make(s.spec.rows, cols, limits_, s.spec.name.c_str()), TexelFormat::Float16,
-                        s.spec.name + " before quantizing");
-        staging.uploadRows(0, s.spec.rows, matrix.data());
-        quantizeToBlocks(*programs_, staging, {*s.texture, *s.scales, *s.offsets, s.blockRows / 4},
-                         outputChannelsAreRows(s.spec));
+    const bool int8 = s.texture->format() == TexelFormat::Int8Quads && s.blockRows == 0;
+    if (!int8 && !s.quantizedHere) {
+        s.texture->uploadRows(0, s.spec.rows, matrix.data());
         s.uploaded = true;
         return;
     }
-    if (s.texture->format() == TexelFormat::Int8Quads) {
-        const Int8Matrix q = quantizeInt8(matrix, s.spec.rows, cols, outputChannelsAreRows(s.spec));
-        s.texture->uploadCodes(q.values.data());
-        s.scales->uploadRows(0, 1, q.scales.data());
-    } else {
-        s.texture->uploadRows(0, s.spec.rows, matrix.data());
+    if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
+    // Staged, then quantized into the slot's textures; the staging texture goes at once. int8 stages
+    // fp32, so that fp32 weights give the codes that quantizeInt8 gives (a packed int8 file's); 4-bit
+    // blocks stage fp16. The passes read whole quads of rows: the rows are padded with zeros.
+    const int rows = (s.spec.rows + 3) / 4 * 4;
+    std::vector<float> padded;
+    if (rows != s.spec.rows) {
+        padded = matrix;
+        padded.resize(std::size_t(rows) * std::size_t(cols), 0.0f);
     }
+    Texture staging(TensorLayout::make(rows, cols, limits_, s.spec.name.c_str()),
+                    int8 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing");
+    staging.uploadRows(0, rows, padded.empty() ? matrix.data() : padded.data());
+    const bool transposed = outputChannelsAreRows(s.spec);
+    // int8 has one block: the whole of K.
+    const int blockTexels = !int8 ? s.blockRows / 4 : transposed ? staging.layout().texelsPerRow : rows / 4;
+    quantizeToBlocks(*programs_, staging, {*s.texture, *s.scales, s.offsets.get(), blockTexels}, transposed);
     s.uploaded = true;
 }
 

@@ -41,8 +41,11 @@ std::vector<float> packMatrix(const ModelConfig& config, const MatrixSpec& spec,
 // transposed by the lm_head, and row by row by the embedding); every Conv1D weight is [in, out].
 bool outputChannelsAreRows(const MatrixSpec& spec);
 
-// Symmetric int8 with one scale per output channel (a row or a column of `values`, rows x cols):
-// scale = the channel's largest |value| / 127, q = round(value / scale), so value ~ q * scale.
+// Symmetric int8 with one scale per output channel (a row or a column of `values`, rows x cols), so
+// value ~ q * scale: scale = the channel's largest |value| times 1/127 (as floats) with its last 8
+// bits of mantissa cleared, q = round(value / scale) found without a division (|q| is the largest m
+// <= 127 with |value| >= (m - 1/2) scale, each step exact), so that the GPU's quantization at load
+// (model/ops/quantize.h) gives the same values on every conformant GPU.
 // `values` of the result are padded with zeros to whole texels both ways (rows and columns to
 // multiples of 4), row-major; `scales` has one entry per padded channel (0 for padding).
 struct Int8Matrix {

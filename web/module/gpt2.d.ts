@@ -27,7 +27,7 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
   /**
-   * Texture format of the weight matrices; activations are fp32, except that with fp16 or int8 weights on a GPU the rows a prompt's matmuls read after a LayerNorm or activation are fp16. int8: symmetric, one scale per output channel, quantized at load (or read as is from an int8 packed file). int4: 4-bit codes with a scale and an offset per block of 32 inputs, quantized on the GPU at load (the layout of 4-bit GGUF tensors, which stay as they are whatever this says).
+   * Texture format of the weight matrices; activations are fp32, except that with fp16 or int8 weights on a GPU the rows a prompt's matmuls read after a LayerNorm or activation are fp16. int8: symmetric, one scale per output channel, quantized on the GPU at load (or read as is from an int8 packed file). int4: 4-bit codes with a scale and an offset per block of 32 inputs, quantized on the GPU at load (the layout of 4-bit GGUF tensors, which stay as they are whatever this says).
    * @default 'fp16'
    */
   weights?: 'fp16' | 'fp32' | 'int8' | 'int4';
