@@ -27,6 +27,12 @@ public:
     const ModelConfig& config() const override { return config_; }
     bool has(const std::string& name) const override;
     std::vector<float> read(const std::string& name, const std::vector<std::int64_t>& expectedShape) const override;
+    // The tensor's bytes as the file stores them (F32, F16 or BF16), after checking its shape.
+    struct Stored {
+        DType dtype;
+        std::vector<std::uint8_t> bytes;
+    };
+    Stored readStored(const std::string& name, const std::vector<std::int64_t>& expectedShape) const;
 
 private:
     struct Located {

@@ -85,20 +85,19 @@ void Texture::writeTexels(int row0, int rowCount, const void* data) {
 
 template <typename HalfAt>
 void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
-    const int texels = layout_.texelsPerRow, paddedCols = texels * 4;
+    const int texels = layout_.texelsPerRow;
     const bool pairs = format_ == TexelFormat::HalfPairs;
     if (pairs && (row0 % 2 != 0 || (rowCount % 2 != 0 && row0 + rowCount != rows() - 1)))
         fail("texture ", name_, ": rows [", row0, ", ", row0 + rowCount, ") do not cover whole row pairs");
     // Row pairs: texel t of row 2p goes to the first half of pair texel (p, t), of row 2p + 1 to the
     // second; a last odd row leaves its pair's second half 0.
-    const int lines = pairs ? (rowCount + 1) / 2 : rowCount;
-    std::vector<std::uint16_t> out(std::size_t(lines) * texels * (pairs ? 8 : 4), 0);
-    for (int r = 0; r < rowCount; ++r)
-        for (int c = 0; c < paddedCols; ++c) {
-            const std::size_t at = pairs ? (std::size_t(r / 2) * texels + c / 4) * 8 + (r % 2) * 4 + c % 4
-                                         : std::size_t(r) * paddedCols + c;
-            out[at] = halfAt(r, c);
-        }
+    const int lines = pairs ? (rowCount + 1) / 2 : rowCount, stride = pairs ? 8 : 4;
+    std::vector<std::uint16_t> out(std::size_t(lines) * texels * stride, 0);
+    for (int r = 0; r < rowCount; ++r) {
+        std::uint16_t* line = out.data() + std::size_t(pairs ? r / 2 : r) * texels * stride + (pairs ? r % 2 * 4 : 0);
+        for (int t = 0; t < texels; ++t)
+            for (int k = 0; k < 4; ++k) line[t * stride + k] = halfAt(r, 4 * t + k);
+    }
     writeTexels(pairs ? row0 / 2 : row0, lines, out.data());
 }
 
@@ -142,25 +141,31 @@ void Texture::uploadRows(int row0, int rowCount, const float* values) {
 void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
     if (format_ == TexelFormat::Int8Quads || format_ == TexelFormat::Int4Quads)
         fail("texture ", name_, ": int8 and 4-bit textures are written with uploadCodes");
-    if (rowCount != rows() && !(format_ == TexelFormat::HalfPairs && rowCount == rows() - 1))
+    if (rowCount < 0 || rowCount > rows())
         fail("texture ", name_, ": a texel stream of ", rowCount, " rows for a matrix of ", rows());
     const int paddedCols = layout_.texelsPerRow * 4;
-    const std::int64_t n = std::int64_t(rowCount) * paddedCols;
     const bool textureHalf = format_ != TexelFormat::Float32;
-    // Streams already in the texture's texel format go up as they are.
-    if (half == textureHalf && format_ != TexelFormat::HalfPairs) return writeTexels(0, rowCount, values);
-    if (textureHalf) {
-        auto at = [&](int r, int c) { return std::int64_t(r) * paddedCols + c; };
-        if (half)
-            return writeHalfRows(0, rowCount,
-                                 [&](int r, int c) { return static_cast<const std::uint16_t*>(values)[at(r, c)]; });
-        return writeHalfRows(0, rowCount,
-                             [&](int r, int c) { return floatToHalf(static_cast<const float*>(values)[at(r, c)]); });
+    // Streams already in the texture's texel format go up as they are, then the zero rows.
+    if (half == textureHalf && format_ != TexelFormat::HalfPairs) {
+        writeTexels(0, rowCount, values);
+        if (rowCount == rows()) return;
+        const std::vector<std::uint8_t> zeros(
+            std::size_t(rows() - rowCount) * std::size_t(layout_.texelsPerRow) * std::size_t(texelBytes(format_)), 0);
+        return writeTexels(rowCount, rows() - rowCount, zeros.data());
     }
-    std::vector<float> wide(static_cast<std::size_t>(n));
-    const auto* in = static_cast<const std::uint16_t*>(values);
-    for (std::int64_t i = 0; i < n; ++i) wide[std::size_t(i)] = halfToFloat(in[i]);
-    writeTexels(0, rowCount, wide.data());
+    auto at = [&](int r, int c) { return std::int64_t(r) * paddedCols + c; };
+    const auto* halves = static_cast<const std::uint16_t*>(values);
+    if (textureHalf) {
+        const auto* floats = static_cast<const float*>(values);
+        if (half)
+            return writeHalfRows(0, rows(),
+                                 [&](int r, int c) { return r < rowCount ? halves[at(r, c)] : std::uint16_t(0); });
+        return writeHalfRows(
+            0, rows(), [&](int r, int c) { return r < rowCount ? floatToHalf(floats[at(r, c)]) : std::uint16_t(0); });
+    }
+    std::vector<float> wide(std::size_t(rows()) * std::size_t(paddedCols), 0.0f);
+    for (std::int64_t i = 0; i < at(rowCount, 0); ++i) wide[std::size_t(i)] = halfToFloat(halves[i]);
+    writeTexels(0, rows(), wide.data());
 }
 
 const Framebuffer& Texture::framebuffer(int page) {

@@ -71,8 +71,8 @@ public:
     // (HalfPairs: row0 even, and rowCount even unless the rows run to the end).
     void uploadRows(int row0, int rowCount, const float* values);
     // Writes rows [0, rowCount) from their texel stream: rowCount x (texelsPerRow * 4) values, F32
-    // (`half` false) or F16 bit patterns, converted when the texture's format differs. rowCount is
-    // rows(), or rows() - 1 for HalfPairs (an odd matrix).
+    // (`half` false) or F16 bit patterns, converted when the texture's format differs. The rows from
+    // rowCount to rows() are zeros.
     void uploadTexelStream(const void* values, int rowCount, bool half);
     // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, or of an
     // Int4Quads texture from as many codes 0..15, row-major.

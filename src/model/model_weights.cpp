@@ -95,6 +95,38 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
     uploadMatrix(s, packMatrix(config_, s.spec, values), s.spec.cols);
 }
 
+void ModelWeights::upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
+                          const std::uint8_t* bytes) {
+    Slot& s = slot(name);
+    const TexelFormat format = s.texture->format();
+    const bool floats =
+        format == TexelFormat::Float32 || format == TexelFormat::Float16 || format == TexelFormat::HalfPairs;
+    std::int64_t count = 1;
+    for (const std::int64_t dim : shape) count *= dim;
+    if (floats && s.blockRows == 0 && (dtype == DType::F32 || dtype == DType::F16) && shape == s.spec.sourceShape &&
+        packedInPlace(config_, s.spec)) {
+        const bool half = dtype == DType::F16;
+        if (half) {
+            for (std::int64_t i = 0; i < count; ++i) {
+                const std::uint16_t h = std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
+                if ((h & 0x7C00) == 0x7C00) failNonFinite(s.spec, halfToFloat(h), i);  // exponent all ones
+            }
+        } else {
+            for (std::int64_t i = 0; i < count; ++i) {
+                float value;
+                std::memcpy(&value, bytes + 4 * i, 4);
+                if (!std::isfinite(value)) failNonFinite(s.spec, value, i);
+            }
+        }
+        s.texture->uploadTexelStream(bytes, int(count / s.spec.cols), half);
+        s.uploaded = true;
+        return;
+    }
+    std::vector<float> values(static_cast<std::size_t>(count));
+    convertToFloat(dtype, bytes, values.size(), values.data());
+    upload(name, shape, values);
+}
+
 void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
     const bool int8 = s.texture->format() == TexelFormat::Int8Quads && s.blockRows == 0;
     if (!int8 && !s.quantizedHere) {
@@ -220,8 +252,11 @@ void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
     s.uploaded = true;
 }
 
-void ModelWeights::uploadAll(const TensorSource& source) {
-    for (auto& [name, s] : slots_) upload(name, s.spec.sourceShape, source.read(name, s.spec.sourceShape));
+void ModelWeights::uploadAll(const HuggingFaceCheckpoint& checkpoint) {
+    for (auto& [name, s] : slots_) {
+        const HuggingFaceCheckpoint::Stored stored = checkpoint.readStored(name, s.spec.sourceShape);
+        upload(name, s.spec.sourceShape, stored.dtype, stored.bytes.data());
+    }
 }
 
 void ModelWeights::checkComplete(const std::string& label) const {

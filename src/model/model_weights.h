@@ -42,13 +42,18 @@ public:
     bool wants(const std::string& name) const;
     // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
+    // The same from the tensor's bytes as stored (F32, F16 or BF16). Where packing keeps every value in
+    // place (packedInPlace) and the texture takes floats as they are (no quantization), F32 and F16
+    // bytes go to the texture as they are: no copy as floats, no packing.
+    void upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
+                const std::uint8_t* bytes);
     // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
     // or the scales of an I8 matrix, which come just before it.
     void uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
     // Uploads a matrix declared in the constructor's BlockFormats, in the engine's layout.
     void uploadBlocks(const std::string& name, const BlockMatrix& matrix);
-    // Uploads every weight from `source`.
-    void uploadAll(const TensorSource& source);
+    // Uploads every weight of a checkpoint.
+    void uploadAll(const HuggingFaceCheckpoint& checkpoint);
     // Throws naming the weights that never arrived.
     void checkComplete(const std::string& label) const;
 

@@ -30,9 +30,7 @@ void WeightFile::upload(const TensorInfo& info, const std::uint8_t* bytes) {
         return;
     }
     requireFloatTensor(info, header_.label);
-    std::vector<float> values(std::size_t(info.elementCount()));
-    convertToFloat(info.dtype, bytes, values.size(), values.data());
-    weights_.upload(info.name, info.shape, values);
+    weights_.upload(info.name, info.shape, info.dtype, bytes);
 }
 
 void WeightFile::finish() const {

@@ -62,6 +62,18 @@ std::vector<MatrixSpec> engineMatrices(const ModelConfig& c) {
     return specs;
 }
 
+void failNonFinite(const MatrixSpec& spec, float value, std::int64_t at) {
+    fail("tensor ", spec.name, " holds a non-finite value (", value, ") at element ", at,
+         "; the checkpoint is corrupt");
+}
+
+bool packedInPlace(const ModelConfig& c, const MatrixSpec& spec) {
+    const bool headsPadded = engineDims(c).headsTexels * 4 != c.embedDim;
+    const bool attention = endsWith(spec.name, "attn.c_attn.weight") || endsWith(spec.name, "attn.c_attn.bias") ||
+                           endsWith(spec.name, "attn.c_proj.weight");
+    return spec.cols % 4 == 0 && spec.sourceShape.back() == spec.cols && !(attention && headsPadded);
+}
+
 std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, const std::vector<float>& in) {
     const EngineDims d = engineDims(c);
     const std::int64_t C = c.embedDim;
@@ -70,9 +82,7 @@ std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, cons
     if (std::int64_t(in.size()) != expected)
         fail("packMatrix: ", spec.name, " has ", in.size(), " values, expected ", expected);
     for (std::size_t i = 0; i < in.size(); ++i)
-        if (!std::isfinite(in[i]))
-            fail("tensor ", spec.name, " holds a non-finite value (", in[i], ") at element ", i,
-                 "; the checkpoint is corrupt");
+        if (!std::isfinite(in[i])) failNonFinite(spec, in[i], std::int64_t(i));
     std::vector<float> out(std::size_t(spec.rows) * std::size_t(spec.cols), 0.0f);
 
     if (endsWith(spec.name, "attn.c_attn.weight")) {

@@ -37,6 +37,13 @@ std::vector<MatrixSpec> engineMatrices(const ModelConfig& config);
 // Throws on NaN or Inf, naming the tensor.
 std::vector<float> packMatrix(const ModelConfig& config, const MatrixSpec& spec, const std::vector<float>& source);
 
+// Whether packMatrix keeps every value of `spec`'s tensor in place, its rows of whole texels: then the
+// tensor's rows, followed by zero rows, are the engine matrix, and its bytes can go to a texture as
+// they are (every matrix of the official GPT-2 sizes; not heads padded to whole texels).
+bool packedInPlace(const ModelConfig& config, const MatrixSpec& spec);
+// Throws that the tensor of `spec` holds a non-finite value at element `at`.
+[[noreturn]] void failNonFinite(const MatrixSpec& spec, float value, std::int64_t at);
+
 // Whether a matrix's output channels are its rows: wte and lm_head ([vocab, n_embd], read
 // transposed by the lm_head, and row by row by the embedding); every Conv1D weight is [in, out].
 bool outputChannelsAreRows(const MatrixSpec& spec);

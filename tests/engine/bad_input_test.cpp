@@ -108,6 +108,35 @@ TEST_F(BadInputTest, NanAndInfWeights) {
     }
 }
 
+// An F16 checkpoint's bytes go to fp16 textures as they are (ModelWeights::upload): its NaN and Inf
+// are found there too.
+TEST_F(BadInputTest, NanAndInfHalfWeights) {
+    for (const std::uint16_t bad : {std::uint16_t(0x7E00), std::uint16_t(0xFC00)}) {
+        const std::string dir = checkpoint(), path = dir + "/model.safetensors";
+        std::vector<TensorToWrite> tensors;
+        std::vector<std::vector<float>> values;
+        {
+            const SafetensorsFile file(path);
+            for (const auto& [name, info] : file.header().tensors) {
+                tensors.push_back({name, DType::F16, info.shape});
+                values.push_back(file.readFloats(info));
+            }
+        }
+        writeSafetensors(path, tensors, [&](std::size_t i) { return values[i]; });
+        const SafetensorsFile file(path);
+        const TensorInfo& info = file.header().tensor("transformer.h.1.mlp.c_proj.weight");
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(std::streamoff(file.header().dataOffset + info.begin + 2 * 17));
+        const char bytes[2] = {char(bad & 0xFF), char(bad >> 8)};
+        f.write(bytes, 2);
+        f.close();
+        for (const TexelFormat weights : {TexelFormat::Float16, TexelFormat::Float32})
+            expectError([&] { Engine engine(dir, ModelOptions{weights}); },
+                        "tensor h.1.mlp.c_proj.weight holds a non-finite value (" +
+                            std::string(bad == 0x7E00 ? "nan" : "-inf") + ") at element 17");
+    }
+}
+
 // I8 is a packed file's dtype (quantized values with their scales beside them); a checkpoint tensor
 // in I8 has no scales and is refused rather than read as if its integers were weights.
 TEST_F(BadInputTest, Int8TensorInACheckpoint) {
