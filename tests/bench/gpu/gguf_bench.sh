@@ -17,11 +17,11 @@ ROUNDS=${ROUNDS:-3}
 TOKENS=${TOKENS:-16}
 SAMPLING=${SAMPLING:-greedy,demo}
 MODES=${MODES:-worker}
-WEIGHTS=${WEIGHTS:-fp16 int8}  # what the checkpoint folder runs as
+WEIGHTS=${WEIGHTS:-fp16 int8}  # what the checkpoint folder (its weights DTYPE, fp16 or fp32) runs as
 VENDOR=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f "$VENDOR" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$VENDOR
 mkdir -p "$SITE/bench/model"
-.device-bin/gpt2-synth "$SITE/bench/model" --size 124M --dtype fp16 >/dev/null || exit 1
+.device-bin/gpt2-synth "$SITE/bench/model" --size 124M --dtype "${DTYPE:-fp16}" >/dev/null || exit 1
 [ -z "$TYPES" ] || python3 tests/fixtures/gguf/make_fixtures.py convert .device-bin/gguf-py "$SITE/bench/model" .device-bin/tokenizer /tmp/f32.gguf || exit 1
 for type in $TYPES; do
     .device-bin/llama-quantize /tmp/f32.gguf "$SITE/bench/gpt2-$type.gguf" "$type" >/dev/null 2>&1 || echo "quantize $type failed"
