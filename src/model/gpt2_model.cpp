@@ -82,7 +82,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, Pro
       programs_(mode),
       weights_(config, tuning_.weights, tuning_.caps.limits, Texture::Allocation::Later, blocks),
       activations_(tuning_) {
-    weights_.quantizeWith(programs_);
+    weights_.useGpuPasses(programs_);
     declareGraph(declareReadouts);
 }
 

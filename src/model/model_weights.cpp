@@ -1,8 +1,10 @@
 #include "model/model_weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "gl/pass.h"
 #include "model/ops/quantize.h"
 #include "util/error.h"
 #include "util/half.h"
@@ -118,13 +120,35 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
                 if (!std::isfinite(value)) failNonFinite(s.spec, value, i);
             }
         }
-        s.texture->uploadTexelStream(bytes, int(count / s.spec.cols), half);
+        const int rows = int(count / s.spec.cols);
+        if (format == TexelFormat::HalfPairs && !half) {
+            pairsFromFloats(s, reinterpret_cast<const float*>(bytes), rows);
+        } else {
+            s.texture->uploadTexelStream(bytes, rows, half);
+        }
         s.uploaded = true;
         return;
     }
     std::vector<float> values(static_cast<std::size_t>(count));
     convertToFloat(dtype, bytes, values.size(), values.data());
     upload(name, shape, values);
+}
+
+void ModelWeights::pairsFromFloats(Slot& s, const float* values, int rows) {
+    if (!programs_) fail("model weights: ", s.spec.name, " is converted on the GPU, and no programs were given");
+    // Staged a few MB at a time (an even number of rows: whole pairs), so that loading never holds a
+    // second copy of a large matrix; rows past the stream are zeros.
+    constexpr std::int64_t kStagingBytes = 16 << 20;
+    const int cols = s.spec.cols, all = s.texture->rows();
+    const int chunk = std::min(all, std::max(2, int(kStagingBytes / (std::int64_t(cols) * 4)) / 2 * 2));
+    Texture staging(TensorLayout::make(chunk, cols, limits_, s.spec.name.c_str()), TexelFormat::Float32,
+                    s.spec.name + " as stored");
+    Pass pairs(*programs_, "half_pairs_from_floats.frag", "", {s.texture.get()}, {{"u_x", &staging}});
+    for (int first = 0; first < all; first += chunk) {
+        const int end = std::min(all, first + chunk);
+        staging.uploadTexelStream(values + std::int64_t(first) * cols, std::max(0, std::min(end, rows) - first), false);
+        pairs.set("u_first_row", first).run(first, end);
+    }
 }
 
 void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {

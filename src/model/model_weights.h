@@ -30,11 +30,11 @@ class ModelWeights {
 public:
     // Matrices named in `blocks` are kept as blocks whatever `format` says. With Int4Quads (weights
     // 'int4') every matrix but wpe becomes 4-bit blocks, quantized on the GPU as it arrives (which
-    // needs quantizeWith first).
+    // needs useGpuPasses first).
     ModelWeights(const ModelConfig& config, TexelFormat format, const TextureLimits& limits,
                  Texture::Allocation when = Texture::Allocation::Now, const BlockFormats& blocks = {});
-    // The programs that quantize matrices to 4-bit blocks on the GPU.
-    void quantizeWith(ProgramCache& programs) { programs_ = &programs; }
+    // The programs of the passes that quantize or convert matrices on the GPU as they arrive.
+    void useGpuPasses(ProgramCache& programs) { programs_ = &programs; }
     // Allocates the textures of weights made with Allocation::Later.
     void allocate();
 
@@ -43,8 +43,9 @@ public:
     // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
     // The same from the tensor's bytes as stored (F32, F16 or BF16). Where packing keeps every value in
-    // place (packedInPlace) and the texture takes floats as they are (no quantization), F32 and F16
-    // bytes go to the texture as they are: no copy as floats, no packing.
+    // place (packedInPlace) and the texture holds floats (no quantization), F32 and F16 bytes go to
+    // the GPU as they are: no copy as floats, no packing; F32 into fp16 row pairs is converted there
+    // (shaders/half_pairs_from_floats.frag, which needs useGpuPasses first).
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
                 const std::uint8_t* bytes);
     // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
@@ -76,6 +77,8 @@ private:
     };
     Slot& slot(const std::string& name);
     const Slot& slot(const std::string& name) const;
+    // Converts `rows` rows of fp32 values (their texel stream) into the slot's fp16 row pairs on the GPU.
+    void pairsFromFloats(Slot& s, const float* values, int rows);
     // Uploads an engine matrix (rows x cols floats) into the slot's format.
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
     void keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);

@@ -1,0 +1,99 @@
+// Float checkpoint tensors go to the GPU as their file stores them (ModelWeights::upload from bytes):
+// F32 values for fp16 row pairs are rounded on the GPU (shaders/half_pairs_from_floats.frag). They
+// must be the values of round-to-nearest-even, ties, subnormals and the largest finite fp16 included,
+// as the CPU's conversion gives them. Read back through the embedding: block 0 adds nothing (its
+// output projections and biases are zero) and wpe is zero, so hidden state 0 is wte's rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "engine/engine.h"
+#include "format/safetensors_writer.h"
+#include "support/gl_test_environment.h"
+#include "support/random_checkpoint.h"
+#include "util/half.h"
+
+namespace gpt2 {
+namespace {
+
+constexpr int kVocab = 64, kEmbd = 64;
+
+// wte's values: halfway between neighbouring fp16 values (both parities, several exponents), fp16
+// subnormals and the halves between them, values near the largest fp16, fp32 values too small for
+// fp16, and random ones; every one also negated.
+std::vector<float> craftedValues() {
+    std::vector<float> v;
+    for (int e = -14; e <= 15; e += 3)
+        for (int j = 0; j < 8; ++j) v.push_back(std::ldexp(1.0f + float(2 * j + 1) / 2048.0f, e));
+    for (int m = 1; m < 64; ++m) v.push_back(std::ldexp(float(m), -25));
+    for (float x : {65504.0f, 65519.0f, 65519.996f, 6.0e-8f, 2.9e-8f, 3.0e-8f, 1.0e-30f}) v.push_back(x);
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0f, 0.05f);
+    while (v.size() < std::size_t(kVocab * kEmbd / 2)) v.push_back(normal(rng));
+    const std::size_t half = v.size();
+    for (std::size_t i = 0; i < half; ++i) v.push_back(-v[i]);
+    return v;
+}
+
+std::string checkpointWith(const std::vector<float>& wte) {
+    const ModelConfig config = testing::shapeConfig(kVocab, kVocab, kEmbd, 1, 4, kEmbd);
+    const std::string dir = (std::filesystem::temp_directory_path() / "gpt2-stored-weights").string();
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/config.json") << modelConfigToJson(config);
+    const std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {
+        {"wte.weight", {kVocab, kEmbd}},
+        {"wpe.weight", {kVocab, kEmbd}},
+        {"h.0.ln_1.weight", {kEmbd}},
+        {"h.0.ln_1.bias", {kEmbd}},
+        {"h.0.attn.c_attn.weight", {kEmbd, 3 * kEmbd}},
+        {"h.0.attn.c_attn.bias", {3 * kEmbd}},
+        {"h.0.attn.c_proj.weight", {kEmbd, kEmbd}},
+        {"h.0.attn.c_proj.bias", {kEmbd}},
+        {"h.0.ln_2.weight", {kEmbd}},
+        {"h.0.ln_2.bias", {kEmbd}},
+        {"h.0.mlp.c_fc.weight", {kEmbd, kEmbd}},
+        {"h.0.mlp.c_fc.bias", {kEmbd}},
+        {"h.0.mlp.c_proj.weight", {kEmbd, kEmbd}},
+        {"h.0.mlp.c_proj.bias", {kEmbd}},
+        {"ln_f.weight", {kEmbd}},
+        {"ln_f.bias", {kEmbd}}};
+    std::vector<TensorToWrite> tensors;
+    for (const auto& [name, shape] : shapes) tensors.push_back({"transformer." + name, DType::F32, shape});
+    writeSafetensors(dir + "/model.safetensors", tensors, [&](std::size_t i) {
+        const std::string& name = shapes[i].first;
+        std::int64_t n = 1;
+        for (const std::int64_t d : shapes[i].second) n *= d;
+        if (name == "wte.weight") return wte;
+        const bool gain = name.find("ln_") != std::string::npos && name.find(".weight") != std::string::npos;
+        return std::vector<float>(std::size_t(n), gain ? 1.0f : 0.0f);
+    });
+    return dir;
+}
+
+TEST(StoredWeights, F32ValuesBecomeTheNearestFp16OnTheGpuAsOnTheCpu) {
+    testing::ensureGlContext();
+    const std::vector<float> wte = craftedValues();
+    const std::string dir = checkpointWith(wte);
+    std::vector<int> ids(kVocab);
+    for (int i = 0; i < kVocab; ++i) ids[std::size_t(i)] = i;
+    for (const int pairs : {1, 0}) {
+        ModelOptions options{TexelFormat::Float16};
+        options.halfPairs = pairs;
+        Engine engine(dir, options);
+        const std::vector<float> rows = engine.hiddenStates(ids, 0);
+        ASSERT_EQ(rows.size(), wte.size());
+        int differ = 0;
+        for (std::size_t i = 0; i < wte.size(); ++i)
+            if (!(rows[i] == roundToHalf(wte[i])) && ++differ <= 5)
+                ADD_FAILURE() << (pairs ? "row pairs" : "RGBA16F") << ": wte value " << i << " " << wte[i] << " became "
+                              << rows[i] << ", its nearest fp16 is " << roundToHalf(wte[i]);
+        EXPECT_EQ(differ, 0) << (pairs ? "row pairs" : "RGBA16F");
+    }
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpt2
