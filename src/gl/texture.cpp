@@ -110,14 +110,21 @@ void Texture::uploadCodes(const std::int8_t* values) {
     // Texel (q, t): row 4q + c, columns 4t .. 4t + 3, the first in the lowest bits; int8 quads hold a
     // row per channel, 4-bit quads two (the even row in the low half).
     std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * channels);
-    for (int r = 0; r < rows(); ++r)
-        for (int col = 0; col < paddedCols; ++col) {
-            const std::uint32_t code = std::uint8_t(values[std::int64_t(r) * paddedCols + col]);
-            if (nibbles && code > 15) fail("texture ", name_, ": code ", code, " at row ", r, " does not fit 4 bits");
-            const int channel = nibbles ? r % 4 / 2 : r % 4;
-            const int shift = bits * (col % 4) + (nibbles ? 16 * (r % 2) : 0);
-            out[(std::size_t(r / 4) * texels + col / 4) * channels + channel] |= code << shift;
+    for (int r = 0; r < rows(); ++r) {
+        const std::uint8_t* row = reinterpret_cast<const std::uint8_t*>(values) + std::int64_t(r) * paddedCols;
+        std::uint32_t* line = out.data() + std::size_t(r / 4) * texels * channels + (nibbles ? r % 4 / 2 : r % 4);
+        const int rowShift = nibbles ? 16 * (r % 2) : 0;
+        for (int t = 0; t < texels; ++t) {
+            std::uint32_t word = 0;
+            for (int k = 0; k < 4; ++k) {
+                const std::uint32_t code = row[4 * t + k];
+                if (nibbles && code > 15)
+                    fail("texture ", name_, ": code ", code, " at row ", r, " does not fit 4 bits");
+                word |= code << (bits * k);
+            }
+            line[t * channels] |= word << rowShift;
         }
+    }
     writeTexels(0, layout_.rows, out.data());
 }
 

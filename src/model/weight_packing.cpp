@@ -178,12 +178,23 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
     if (!in.offsets.empty()) out.offsets.assign(out.scales.size(), 0.0f);
     const EngineDims d = engineDims(c);
     const bool qkv = endsWith(spec.name, "attn.c_attn.weight");
+    const auto channelOf = [&](std::int64_t n) { return qkv ? std::int64_t(paddedHeadColumn(int(n), c, d)) : n; };
+    if (channelsAreRows) {
+        for (std::int64_t n = 0; n < outputs; ++n)
+            std::copy_n(in.codes.begin() + n * K, K, out.codes.begin() + channelOf(n) * paddedCols);
+    } else {
+        // A transposition, in tiles that stay in cache.
+        constexpr std::int64_t kTile = 64;
+        for (std::int64_t n0 = 0; n0 < outputs; n0 += kTile)
+            for (std::int64_t k0 = 0; k0 < K; k0 += kTile)
+                for (std::int64_t n = n0; n < std::min(outputs, n0 + kTile); ++n) {
+                    const std::int64_t channel = channelOf(n);
+                    for (std::int64_t k = k0; k < std::min(K, k0 + kTile); ++k)
+                        out.codes[std::size_t(k * paddedCols + channel)] = in.codes[std::size_t(n * K + k)];
+                }
+    }
     for (std::int64_t n = 0; n < outputs; ++n) {
-        const std::int64_t channel = qkv ? paddedHeadColumn(int(n), c, d) : n;
-        for (std::int64_t k = 0; k < K; ++k) {
-            const std::int64_t at = channelsAreRows ? channel * paddedCols + k : k * paddedCols + channel;
-            out.codes[std::size_t(at)] = in.codes[std::size_t(n * K + k)];
-        }
+        const std::int64_t channel = channelOf(n);
         for (int b = 0; b < out.blocks; ++b) {
             const std::size_t from = std::size_t(n * out.blocks + b), to = std::size_t(b * out.channels + channel);
             out.scales[to] = in.scales[from];
