@@ -12,6 +12,8 @@
 
 #include "engine/engine.h"
 #include "format/safetensors_writer.h"
+#include "model/weight_packing.h"
+#include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/random_checkpoint.h"
 #include "util/half.h"
@@ -40,33 +42,16 @@ std::vector<float> craftedValues() {
 
 std::string checkpointWith(const std::vector<float>& wte) {
     const ModelConfig config = testing::shapeConfig(kVocab, kVocab, kEmbd, 1, 4, kEmbd);
-    const std::string dir = (std::filesystem::temp_directory_path() / "gpt2-stored-weights").string();
-    std::filesystem::create_directories(dir);
+    const std::string dir = testing::makeTempDir("gpt2-stored-weights");
     std::ofstream(dir + "/config.json") << modelConfigToJson(config);
-    const std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {
-        {"wte.weight", {kVocab, kEmbd}},
-        {"wpe.weight", {kVocab, kEmbd}},
-        {"h.0.ln_1.weight", {kEmbd}},
-        {"h.0.ln_1.bias", {kEmbd}},
-        {"h.0.attn.c_attn.weight", {kEmbd, 3 * kEmbd}},
-        {"h.0.attn.c_attn.bias", {3 * kEmbd}},
-        {"h.0.attn.c_proj.weight", {kEmbd, kEmbd}},
-        {"h.0.attn.c_proj.bias", {kEmbd}},
-        {"h.0.ln_2.weight", {kEmbd}},
-        {"h.0.ln_2.bias", {kEmbd}},
-        {"h.0.mlp.c_fc.weight", {kEmbd, kEmbd}},
-        {"h.0.mlp.c_fc.bias", {kEmbd}},
-        {"h.0.mlp.c_proj.weight", {kEmbd, kEmbd}},
-        {"h.0.mlp.c_proj.bias", {kEmbd}},
-        {"ln_f.weight", {kEmbd}},
-        {"ln_f.bias", {kEmbd}}};
+    const std::vector<MatrixSpec> specs = engineMatrices(config);
     std::vector<TensorToWrite> tensors;
-    for (const auto& [name, shape] : shapes) tensors.push_back({"transformer." + name, DType::F32, shape});
+    for (const MatrixSpec& spec : specs) tensors.push_back({"transformer." + spec.name, DType::F32, spec.sourceShape});
     writeSafetensors(dir + "/model.safetensors", tensors, [&](std::size_t i) {
-        const std::string& name = shapes[i].first;
-        std::int64_t n = 1;
-        for (const std::int64_t d : shapes[i].second) n *= d;
+        const std::string& name = specs[i].name;
         if (name == "wte.weight") return wte;
+        std::int64_t n = 1;
+        for (const std::int64_t d : specs[i].sourceShape) n *= d;
         const bool gain = name.find("ln_") != std::string::npos && name.find(".weight") != std::string::npos;
         return std::vector<float>(std::size_t(n), gain ? 1.0f : 0.0f);
     });
