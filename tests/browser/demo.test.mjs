@@ -282,16 +282,20 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
 });
 
 // The picker's GPU figure for a model is what the model takes once loaded (stats().gpuBytes, shown in
-// the status as "N MB of textures"), in each weight format; the hub sizes are planned alike.
-test("the model picker shows each model's GPU memory per weight format, as the loaded model takes it", async () => {
+// the status as "N MB of textures"), in each weight format and with an fp16 K/V cache; the hub sizes
+// are planned alike.
+test("the model picker shows each model's GPU memory per weight format and K/V cache, as the loaded model takes it", async () => {
   const page = await site.page('');
   await waitForDemoModel(page);
   const figures = {};
-  for (const weights of ['fp16', 'fp32', 'int8', 'int4']) {
+  // fp16 weights and an fp32 cache are what the page started with.
+  const settings = { fp16: ['fp16', 'fp32'], fp32: ['fp32', 'fp32'], int8: ['int8', 'fp32'], int4: ['int4', 'fp32'] };
+  settings['int4, fp16 K/V'] = ['int4', 'fp16'];
+  for (const [name, [weights, kvCache]] of Object.entries(settings)) {
     const before = await page.locator('#model-source option').first().textContent();
-    if (weights !== 'fp16') {
-      // fp16 is the default the page started with
+    if (name !== 'fp16') {
       await page.selectOption('#weights', weights);
+      await page.selectOption('#kv-cache', kvCache);
       await page.waitForFunction(
         (text) => document.querySelector('#model-source option').textContent !== text,
         before,
@@ -300,7 +304,7 @@ test("the model picker shows each model's GPU memory per weight format, as the l
     }
     assert.match(await page.locator('#model-source option').first().textContent(), /GPU memory/);
     const entries = await page.locator('#model-source option').allTextContents();
-    figures[weights] = entries.slice(0, 5).map((text) => text.match(/, ([\d.]+ [MG]B) of GPU memory/)?.[1]);
+    figures[name] = entries.slice(0, 5).map((text) => text.match(/, ([\d.]+ [MG]B) of GPU memory/)?.[1]);
     await page.click('#load');
     await page.waitForFunction(
       () =>
@@ -312,8 +316,8 @@ test("the model picker shows each model's GPU memory per weight format, as the l
     const status = await page.locator('#model-status').textContent();
     assert.equal(
       status.match(/([\d.]+ MB) of textures/)[1],
-      figures[weights][0],
-      `${weights}: picker ${figures[weights][0]}, loaded ${status}`,
+      figures[name][0],
+      `${name}: picker ${figures[name][0]}, loaded ${status}`,
     );
   }
   const mb = (text) => parseFloat(text) * (text.endsWith('GB') ? 1000 : 1);
@@ -323,6 +327,7 @@ test("the model picker shows each model's GPU memory per weight format, as the l
       JSON.stringify(figures),
     );
     assert.ok(mb(figures.int8[i]) > mb(figures.int4[i]), JSON.stringify(figures));
+    assert.ok(mb(figures.int4[i]) > mb(figures['int4, fp16 K/V'][i]), JSON.stringify(figures));
     if (i > 0) assert.ok(mb(figures.fp16[i]) > mb(figures.fp16[i - 1]), 'larger models take more');
   }
   console.log(`[ measured ] planned GPU memory (bundled, 124M, 355M, 774M, 1.5B): ${JSON.stringify(figures)}`);

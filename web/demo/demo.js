@@ -99,19 +99,25 @@ function megabytes(bytes) {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-// GPU bytes of each picker entry with the chosen weights, planned by the module for this browser.
-const planned = new Map(); // weights -> [bytes per MODELS entry]
+// The load options the picker's figures depend on: the chosen weights and K/V cache.
+function memoryOptions() {
+  return { weights: $('weights').value, kvCache: $('kv-cache').value };
+}
+
+// GPU bytes of each picker entry with the chosen memory options, planned by the module for this browser.
+const planned = new Map(); // JSON of the options -> [bytes per MODELS entry]
 // Where the browser cannot plan (no WebGL2), the entries go without the figure: the load then
 // shows the browser's reason.
-async function plannedBytes(weights) {
-  if (!planned.has(weights)) {
+async function plannedBytes(options) {
+  const key = JSON.stringify(options);
+  if (!planned.has(key)) {
     try {
       MODELS[0].config ??= await (await fetch(new URL('config.json', new URL(MODELS[0].source, location.href)))).json();
       planned.set(
-        weights,
+        key,
         await GPT2.gpuBytes(
           MODELS.map((m) => m.config),
-          { weights },
+          options,
         ),
       );
     } catch (error) {
@@ -119,17 +125,17 @@ async function plannedBytes(weights) {
       return MODELS.map(() => null);
     }
   }
-  return planned.get(weights);
+  return planned.get(key);
 }
 
 // Fills the picker, marking the models the browser has cached, with each one's download and the
-// GPU memory it takes with the chosen weights (flagged where a phone's tab would not survive it);
+// GPU memory it takes with the chosen weights and K/V cache (flagged where a phone's tab would not survive it);
 // keeps the current choice.
 async function fillPicker() {
   const select = $('model-source');
   const chosen = select.value || 'bundled';
   const cached = new Set((await GPT2.cachedModels()).map((m) => m.source));
-  const gpu = await plannedBytes($('weights').value);
+  const gpu = await plannedBytes(memoryOptions());
   select.replaceChildren(
     ...MODELS.map(
       (m, i) =>
@@ -179,7 +185,7 @@ async function loadModel(event) {
     model = null;
     $('model-status').textContent = `Loading ${source}…`;
     model = await GPT2.load(source, {
-      weights: $('weights').value,
+      ...memoryOptions(),
       onProgress: ({ loaded, total }) => {
         progressBar.max = total;
         progressBar.value = loaded;
@@ -331,7 +337,8 @@ async function showAttention() {
     `Layer ${layer}, head ${$('head').value}: ${attention.tokens} tokens. Hover a cell for its tokens.`;
 }
 
-$('weights').addEventListener('change', () => fillPicker().catch((error) => showError(error, 'load-error')));
+for (const id of ['weights', 'kv-cache'])
+  $(id).addEventListener('change', () => fillPicker().catch((error) => showError(error, 'load-error')));
 $('model-source').addEventListener('change', () => {
   $('model-url-label').hidden = $('model-source').value !== 'url';
 });
