@@ -105,33 +105,38 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
         format == TexelFormat::Float32 || format == TexelFormat::Float16 || format == TexelFormat::HalfPairs;
     std::int64_t count = 1;
     for (const std::int64_t dim : shape) count *= dim;
-    if (floats && s.blockRows == 0 && (dtype == DType::F32 || dtype == DType::F16) && shape == s.spec.sourceShape &&
-        packedInPlace(config_, s.spec)) {
-        const bool half = dtype == DType::F16;
-        if (half) {
-            for (std::int64_t i = 0; i < count; ++i) {
-                const std::uint16_t h = std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
-                if ((h & 0x7C00) == 0x7C00) failNonFinite(s.spec, halfToFloat(h), i);  // exponent all ones
-            }
-        } else {
-            for (std::int64_t i = 0; i < count; ++i) {
-                float value;
-                std::memcpy(&value, bytes + 4 * i, 4);
-                if (!std::isfinite(value)) failNonFinite(s.spec, value, i);
-            }
-        }
-        const int rows = int(count / s.spec.cols);
-        if (format == TexelFormat::HalfPairs && !half) {
-            pairsFromFloats(s, reinterpret_cast<const float*>(bytes), rows);
-        } else {
-            s.texture->uploadTexelStream(bytes, rows, half);
-        }
-        s.uploaded = true;
-        return;
+    if (!(floats && s.blockRows == 0) && !quantizedOnGpu(s))
+        fail("tensor ", name, " was declared quantized, and arrived as floats");
+    if ((dtype != DType::F32 && dtype != DType::F16) || shape != s.spec.sourceShape ||
+        !packedInPlace(config_, s.spec)) {
+        std::vector<float> values(static_cast<std::size_t>(count));
+        convertToFloat(dtype, bytes, values.size(), values.data());
+        return upload(name, shape, values);
     }
-    std::vector<float> values(static_cast<std::size_t>(count));
-    convertToFloat(dtype, bytes, values.size(), values.data());
-    upload(name, shape, values);
+    const bool half = dtype == DType::F16;
+    if (half) {
+        for (std::int64_t i = 0; i < count; ++i) {
+            const std::uint16_t h = std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
+            if ((h & 0x7C00) == 0x7C00) failNonFinite(s.spec, halfToFloat(h), i);  // exponent all ones
+        }
+    } else {
+        for (std::int64_t i = 0; i < count; ++i) {
+            float value;
+            std::memcpy(&value, bytes + 4 * i, 4);
+            if (!std::isfinite(value)) failNonFinite(s.spec, value, i);
+        }
+    }
+    const int rows = int(count / s.spec.cols);
+    if (quantizedOnGpu(s)) {
+        Texture staging = stagingFor(s, s.spec.cols);
+        staging.uploadTexelStream(bytes, rows, half);
+        quantizeStaged(s, staging);
+    } else if (format == TexelFormat::HalfPairs && !half) {
+        pairsFromFloats(s, reinterpret_cast<const float*>(bytes), rows);
+    } else {
+        s.texture->uploadTexelStream(bytes, rows, half);
+    }
+    s.uploaded = true;
 }
 
 void ModelWeights::pairsFromFloats(Slot& s, const float* values, int rows) {
@@ -151,30 +156,37 @@ void ModelWeights::pairsFromFloats(Slot& s, const float* values, int rows) {
     }
 }
 
-void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
-    const bool int8 = s.texture->format() == TexelFormat::Int8Quads && s.blockRows == 0;
-    if (!int8 && !s.quantizedHere) {
-        s.texture->uploadRows(0, s.spec.rows, matrix.data());
-        s.uploaded = true;
-        return;
-    }
+bool ModelWeights::quantizedOnGpu(const Slot& s) {
+    return s.quantizedHere || (s.texture->format() == TexelFormat::Int8Quads && s.blockRows == 0);
+}
+
+Texture ModelWeights::stagingFor(const Slot& s, int cols) const {
     if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
-    // Staged, then quantized into the slot's textures; the staging texture goes at once. int8 stages
-    // fp32, so that fp32 weights give the codes that quantizeInt8 gives (a packed int8 file's); 4-bit
-    // blocks stage fp16. The passes read whole quads of rows: the rows are padded with zeros.
-    const int rows = (s.spec.rows + 3) / 4 * 4;
-    std::vector<float> padded;
-    if (rows != s.spec.rows) {
-        padded = matrix;
-        padded.resize(std::size_t(rows) * std::size_t(cols), 0.0f);
-    }
-    Texture staging(TensorLayout::make(rows, cols, limits_, s.spec.name.c_str()),
-                    int8 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing");
-    staging.uploadRows(0, rows, padded.empty() ? matrix.data() : padded.data());
-    const bool transposed = outputChannelsAreRows(s.spec);
+    // int8 stages fp32, so that fp32 weights give the codes that quantizeInt8 gives (a packed int8
+    // file's); 4-bit blocks stage fp16. The passes read whole quads of rows: the rows past the matrix
+    // are zeros.
+    const bool int8 = s.texture->format() == TexelFormat::Int8Quads;
+    return Texture(TensorLayout::make((s.spec.rows + 3) / 4 * 4, cols, limits_, s.spec.name.c_str()),
+                   int8 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing");
+}
+
+void ModelWeights::quantizeStaged(Slot& s, const Texture& staging) {
+    const bool int8 = s.texture->format() == TexelFormat::Int8Quads, transposed = outputChannelsAreRows(s.spec);
     // int8 has one block: the whole of K.
-    const int blockTexels = !int8 ? s.blockRows / 4 : transposed ? staging.layout().texelsPerRow : rows / 4;
+    const int blockTexels = !int8 ? s.blockRows / 4 : transposed ? staging.layout().texelsPerRow : staging.rows() / 4;
     quantizeToBlocks(*programs_, staging, {*s.texture, *s.scales, s.offsets.get(), blockTexels}, transposed);
+}
+
+void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols) {
+    if (!quantizedOnGpu(s)) {
+        s.texture->uploadRows(0, s.spec.rows, matrix.data());
+    } else {
+        Texture staging = stagingFor(s, cols);
+        std::vector<float> padded(std::size_t(staging.rows()) * std::size_t(cols), 0.0f);
+        std::copy(matrix.begin(), matrix.end(), padded.begin());
+        staging.uploadRows(0, staging.rows(), padded.data());
+        quantizeStaged(s, staging);
+    }
     s.uploaded = true;
 }
 
@@ -206,18 +218,17 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         std::memcpy(&value, bytes + 4 * i, 4);
         return value;
     };
-    // int8 and 4-bit textures are quantized from the values; other formats take the stream as it is.
-    const bool quantize = s.texture->format() == TexelFormat::Int8Quads || s.quantizedHere;
-    const std::int64_t n = info.elementCount();
-    std::vector<float> values(quantize ? static_cast<std::size_t>(n) : 0);
-    for (std::int64_t i = 0; i < n; ++i) {
-        const float value = valueAt(i);
-        if (!std::isfinite(value))
+    for (std::int64_t i = 0; i < info.elementCount(); ++i)
+        if (!std::isfinite(valueAt(i)))
             fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
-        if (quantize) values[std::size_t(i)] = value;
+    // int8 and 4-bit textures are quantized from the stream; other formats take it as it is.
+    if (quantizedOnGpu(s)) {
+        Texture staging = stagingFor(s, paddedCols);
+        staging.uploadTexelStream(bytes, s.spec.rows, half);
+        quantizeStaged(s, staging);
+    } else {
+        s.texture->uploadTexelStream(bytes, s.spec.rows, half);
     }
-    if (quantize) return uploadMatrix(s, values, paddedCols);
-    s.texture->uploadTexelStream(bytes, s.spec.rows, half);
     s.uploaded = true;
 }
 
