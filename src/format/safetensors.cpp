@@ -166,10 +166,7 @@ void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, f
             // A 0-element tensor's buffers may be null (an empty vector's data()): memcpy must not see those.
             if (count != 0) std::memcpy(out, bytes, count * 4);
             return;
-        case DType::F16:
-            for (std::size_t i = 0; i < count; ++i)
-                out[i] = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
-            return;
+        case DType::F16: halvesToFloats(bytes, count, out); return;
         case DType::BF16:
             for (std::size_t i = 0; i < count; ++i)
                 out[i] = bf16ToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));

@@ -171,7 +171,7 @@ void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
             0, rows(), [&](int r, int c) { return r < rowCount ? floatToHalf(floats[at(r, c)]) : std::uint16_t(0); });
     }
     std::vector<float> wide(std::size_t(rows()) * std::size_t(paddedCols), 0.0f);
-    for (std::int64_t i = 0; i < at(rowCount, 0); ++i) wide[std::size_t(i)] = halfToFloat(halves[i]);
+    halvesToFloats(static_cast<const std::uint8_t*>(values), std::size_t(at(rowCount, 0)), wide.data());
     writeTexels(0, rows(), wide.data());
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // fp16 / bf16 conversion: to fp16 rounding to nearest even (subnormals, Inf and NaN included), from it
 // through GLM.
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <glm/gtc/packing.hpp>
@@ -27,6 +28,8 @@ inline std::uint16_t floatToHalf(float value) {
     return std::uint16_t(sign | half);
 }
 inline float halfToFloat(std::uint16_t bits) { return glm::unpackHalf1x16(bits); }
+// `count` fp16 values, little-endian bytes, as floats (exactly: every fp16 value is a float).
+void halvesToFloats(const std::uint8_t* bytes, std::size_t count, float* out);
 
 inline float bf16ToFloat(std::uint16_t bits) {
     const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;

@@ -128,5 +128,28 @@ TEST(Safetensors, ConvertsHalfAndBfloat16) {
     for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], values[i]);  // all four are exact in bf16
 }
 
+// Every fp16 bit pattern, through convertToFloat's table, against IEEE 754's definition of it:
+// (-1)^s 2^-24 m for subnormals, (-1)^s 2^(e-25) (1024 + m) for normals, Inf and NaN for e = 31.
+TEST(Safetensors, EveryF16BitPatternConvertsToItsValue) {
+    std::vector<std::uint8_t> bytes;
+    for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+        bytes.push_back(std::uint8_t(bits));
+        bytes.push_back(std::uint8_t(bits >> 8));
+    }
+    std::vector<float> out(65536);
+    convertToFloat(DType::F16, bytes.data(), out.size(), out.data());
+    int wrong = 0;
+    for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+        const int e = int(bits >> 10 & 31), m = int(bits & 1023);
+        const double sign = bits & 0x8000 ? -1.0 : 1.0;
+        const float got = out[bits];
+        const bool ok = e == 31 ? (m == 0 ? got == float(sign * INFINITY) : std::isnan(got))
+                                : got == float(sign * (e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25))) &&
+                                      std::signbit(got) == bool(bits & 0x8000);
+        if (!ok && ++wrong <= 3) ADD_FAILURE() << "fp16 bits " << bits << " became " << got;
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
 }  // namespace
 }  // namespace gpt2
