@@ -128,7 +128,7 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
     }
     const int rows = int(count / s.spec.cols);
     if (quantizedOnGpu(s)) {
-        Texture staging = stagingFor(s, s.spec.cols);
+        Texture staging = stagingFor(s, s.spec.cols, half);
         staging.uploadTexelStream(bytes, rows, half);
         quantizeStaged(s, staging);
     } else if (format == TexelFormat::HalfPairs && !half) {
@@ -160,14 +160,15 @@ bool ModelWeights::quantizedOnGpu(const Slot& s) {
     return s.quantizedHere || (s.texture->format() == TexelFormat::Int8Quads && s.blockRows == 0);
 }
 
-Texture ModelWeights::stagingFor(const Slot& s, int cols) const {
+Texture ModelWeights::stagingFor(const Slot& s, int cols, bool halfValues) const {
     if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
-    // int8 stages fp32, so that fp32 weights give the codes that quantizeInt8 gives (a packed int8
-    // file's); 4-bit blocks stage fp16. The passes read whole quads of rows: the rows past the matrix
-    // are zeros.
-    const bool int8 = s.texture->format() == TexelFormat::Int8Quads;
+    // int8 stages values as precise as they are (fp32 weights in fp32, so that they give the codes
+    // that quantizeInt8 gives, a packed int8 file's; fp16 weights in fp16, half the bytes); 4-bit
+    // blocks stage fp16, as their rule says. The passes read whole quads of rows: the rows past the
+    // matrix are zeros.
+    const bool fp32 = s.texture->format() == TexelFormat::Int8Quads && !halfValues;
     return Texture(TensorLayout::make((s.spec.rows + 3) / 4 * 4, cols, limits_, s.spec.name.c_str()),
-                   int8 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing");
+                   fp32 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing");
 }
 
 void ModelWeights::quantizeStaged(Slot& s, const Texture& staging) {
@@ -181,7 +182,7 @@ void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int c
     if (!quantizedOnGpu(s)) {
         s.texture->uploadRows(0, s.spec.rows, matrix.data());
     } else {
-        Texture staging = stagingFor(s, cols);
+        Texture staging = stagingFor(s, cols, false);
         std::vector<float> padded(std::size_t(staging.rows()) * std::size_t(cols), 0.0f);
         std::copy(matrix.begin(), matrix.end(), padded.begin());
         staging.uploadRows(0, staging.rows(), padded.data());
@@ -223,7 +224,7 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
             fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
     // int8 and 4-bit textures are quantized from the stream; other formats take it as it is.
     if (quantizedOnGpu(s)) {
-        Texture staging = stagingFor(s, paddedCols);
+        Texture staging = stagingFor(s, paddedCols, half);
         staging.uploadTexelStream(bytes, s.spec.rows, half);
         quantizeStaged(s, staging);
     } else {

@@ -79,8 +79,9 @@ private:
     const Slot& slot(const std::string& name) const;
     // Whether the slot's codes are made on the GPU from floats (weights 'int8' and 'int4').
     static bool quantizedOnGpu(const Slot& s);
-    // A texture to stage the slot's matrix in (`cols` wide) before it is quantized on the GPU.
-    Texture stagingFor(const Slot& s, int cols) const;
+    // A texture to stage the slot's matrix in (`cols` wide; its values fp16 ones, or not) before it is
+    // quantized on the GPU.
+    Texture stagingFor(const Slot& s, int cols, bool halfValues) const;
     // Quantizes the staged matrix into the slot's codes, scales and offsets.
     void quantizeStaged(Slot& s, const Texture& staging);
     // Converts `rows` rows of fp32 values (their texel stream) into the slot's fp16 row pairs on the GPU.
