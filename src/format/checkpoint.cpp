@@ -68,16 +68,8 @@ bool HuggingFaceCheckpoint::has(const std::string& name) const {
     return locate(name, located);
 }
 
-std::vector<float> HuggingFaceCheckpoint::read(const std::string& name,
-                                               const std::vector<std::int64_t>& expectedShape) const {
-    const Stored stored = readStored(name, expectedShape);
-    std::vector<float> out(stored.bytes.size() / dtypeSize(stored.dtype));
-    convertToFloat(stored.dtype, stored.bytes.data(), out.size(), out.data());
-    return out;
-}
-
-HuggingFaceCheckpoint::Stored HuggingFaceCheckpoint::readStored(const std::string& name,
-                                                                const std::vector<std::int64_t>& expectedShape) const {
+HuggingFaceCheckpoint::Located HuggingFaceCheckpoint::locateFloats(
+    const std::string& name, const std::vector<std::int64_t>& expectedShape) const {
     Located located{};
     if (!locate(name, located))
         fail(dir_, ": tensor ", name, " (or transformer.", name, ") is missing from the checkpoint");
@@ -85,6 +77,18 @@ HuggingFaceCheckpoint::Stored HuggingFaceCheckpoint::readStored(const std::strin
         fail(located.file->header().label, ": tensor ", located.info->name, " has shape ",
              shapeText(located.info->shape), ", expected ", shapeText(expectedShape), " from config.json");
     requireFloatTensor(*located.info, located.file->header().label);
+    return located;
+}
+
+std::vector<float> HuggingFaceCheckpoint::read(const std::string& name,
+                                               const std::vector<std::int64_t>& expectedShape) const {
+    const Located located = locateFloats(name, expectedShape);
+    return located.file->readFloats(*located.info);
+}
+
+HuggingFaceCheckpoint::Stored HuggingFaceCheckpoint::readStored(const std::string& name,
+                                                                const std::vector<std::int64_t>& expectedShape) const {
+    const Located located = locateFloats(name, expectedShape);
     return {located.info->dtype, located.file->readRaw(*located.info)};
 }
 

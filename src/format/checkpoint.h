@@ -40,6 +40,8 @@ private:
         const TensorInfo* info;
     };
     bool locate(const std::string& name, Located& out) const;
+    // The float tensor `name`, after checking its shape and dtype.
+    Located locateFloats(const std::string& name, const std::vector<std::int64_t>& expectedShape) const;
 
     std::string dir_;
     ModelConfig config_;
