@@ -35,7 +35,8 @@ void AsyncRead::begin(Texture& texture, int row0, int rowCount, int texels) {
     else
         texture.packRowStarts(row0, rowCount, texels, nullptr);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    checkGlError(("starting the read of texture " + texture.name()).c_str());
+    // Its GL errors are checked once, in take(): in a browser a check waits for the GPU process to
+    // catch up, and here that would stall every decode step before its fence.
     fence_ = GlFence::insert();
     texture_ = &texture;
     rowCount_ = rowCount;

@@ -1,6 +1,7 @@
 #include "gl/framebuffer.h"
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -65,7 +66,15 @@ Framebuffer::Framebuffer(const std::vector<Attachment>& attachments, const char*
         buffers.push_back(GLenum(GL_COLOR_ATTACHMENT0 + i));
     }
     glDrawBuffers(GLsizei(buffers.size()), buffers.data());
+    static std::set<std::vector<GLenum>> taken;  // lists of internal formats the GPU took
+    std::vector<GLenum> formats;
+    for (const Attachment& a : attachments) formats.push_back(a.internalFormat);
+    if (taken.count(formats) != 0) {
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        return;
+    }
     const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (status == GL_FRAMEBUFFER_COMPLETE) taken.insert(formats);
     const std::string described = status == GL_FRAMEBUFFER_COMPLETE ? "" : describeAttachments(attachments_);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     if (status != GL_FRAMEBUFFER_COMPLETE)

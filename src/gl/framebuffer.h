@@ -12,9 +12,13 @@ public:
     struct Attachment {
         GLuint texture;  // a 2D array texture
         int layer;
+        GLenum internalFormat;  // of the texture's storage
     };
     Framebuffer() = default;
-    // Attaches each layer as colour attachment 0..n-1, in order.
+    // Attaches each layer as colour attachment 0..n-1, in order. The GPU is asked whether it takes
+    // the framebuffer the first time a list of internal formats is attached: whether it does depends on
+    // those alone once each layer exists, and in a browser each question waits for the GPU process
+    // to catch up (a load would wait once per weight matrix its passes convert).
     Framebuffer(const std::vector<Attachment>& attachments, const char* what);
 
     GLuint id() const { return framebuffer_.get(); }

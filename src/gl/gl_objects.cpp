@@ -14,7 +14,8 @@ const char* glErrorName(GLenum error) {
         case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
         case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
         case GL_OUT_OF_MEMORY:
-            return "GL_OUT_OF_MEMORY (the model does not fit in GPU memory; try fp16 weights or a smaller model)";
+            return "GL_OUT_OF_MEMORY (the model does not fit in GPU memory; try int8 or int4 weights, a 4-bit GGUF "
+                   "file, or a smaller model)";
         default: return "unknown GL error";
     }
 }

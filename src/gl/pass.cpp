@@ -44,8 +44,10 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         defines += std::string("uniform highp ") + sampler + " " + name + ";\n";
         defines += "#define " + name + "_layout ivec4(" + std::to_string(l.x) + ", " + std::to_string(l.y) + ", " +
                    std::to_string(l.z) + ", " + std::to_string(l.w) + ")\n";
-        // 4-bit quads share usampler2DArray with fp16 row pairs: the shaders tell them apart by this.
+        // 4-bit quads and fp16 bits share usampler2DArray with fp16 row pairs: the shaders tell them
+        // apart by these.
         if (texture->format() == TexelFormat::Int4Quads) defines += "#define " + name + "_nibbles 1\n";
+        if (texture->format() == TexelFormat::HalfBits) defines += "#define " + name + "_half_bits 1\n";
     }
     program_ = &programs.get(shader, defines, vertexShader);
     declaredInputs_ = inputs;
@@ -102,7 +104,8 @@ const Framebuffer& Pass::framebuffer(int layer) {
     if (!fb.valid()) {
         std::vector<Framebuffer::Attachment> targets;
         for (const Texture* t : outputs_)
-            for (int s = 0; s < groupRows_; ++s) targets.push_back({t->id(), layer + s});
+            for (int s = 0; s < groupRows_; ++s)
+                targets.push_back({t->id(), layer + s, formatInfo(t->format()).internalFormat});
         fb = Framebuffer(targets, program_->label().c_str());
     }
     return fb;

@@ -20,6 +20,7 @@ const TexelFormatInfo& formatInfo(TexelFormat format) {
         {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 2, "usampler2DArray"},  // HalfPairs
         {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, 16, 4, "isampler2DArray"},            // Int8Quads
         {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, 8, 4, "usampler2DArray"},       // Int4Quads
+        {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, 8, 1, "usampler2DArray"},       // HalfBits
     };
     return table[static_cast<int>(format)];
 }
@@ -29,9 +30,32 @@ std::int64_t liveTextureBytes() { return g_textureBytes; }
 Texture::Texture(const TensorLayout& layout, TexelFormat format, std::string name, Allocation when)
     : layout_(layout), format_(format), name_(std::move(name)) {
     if (when == Allocation::Now) allocate();
+    if (when == Allocation::Staging) {
+        allocateStorage();
+        clearToZero({this});
+    }
 }
 
-void Texture::allocate() {
+void Texture::allocate() { allocateAll({this}, "allocating texture " + name_); }
+
+void Texture::allocateAll(const std::vector<Texture*>& textures, const std::string& what) {
+    // Checked every kCheckedBytes and at the end rather than per texture: in a browser each check
+    // waits for the GPU process to catch up. Often enough that allocating goes on little past a
+    // failure (a driver may commit what it allocates).
+    constexpr std::int64_t kCheckedBytes = 64 << 20;
+    std::int64_t unchecked = 0;
+    for (Texture* t : textures) {
+        t->allocateStorage();
+        unchecked += t->bytes();
+        if (unchecked >= kCheckedBytes || t == textures.back()) {
+            checkGlError((textures.size() == 1 ? what : what + " (up to " + t->name_ + ")").c_str());
+            unchecked = 0;
+        }
+    }
+    clearToZero(textures);
+}
+
+void Texture::allocateStorage() {
     if (allocated()) fail("texture ", name_, " is allocated already");
     GlObject texture = GlObject::texture();
     glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
@@ -40,30 +64,34 @@ void Texture::allocate() {
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, formatInfo(format_).internalFormat, layout_.width, layout_.height,
                    layout_.pages);
-    checkGlError(("allocating texture " + name_).c_str());
     // Counted from here on: the destructor of an allocated texture takes its bytes off the tally.
     texture_ = std::move(texture);
     g_textureBytes += bytes();
     framebuffers_.resize(std::size_t(layout_.pages));
-    clearToZero();
 }
 
-void Texture::clearToZero() {
+void Texture::clearToZero(const std::vector<Texture*>& textures) {
+    // Every format here renders (EXT_color_buffer_float), so this framebuffer is complete and is not
+    // asked: a failure would show at the owner's next checkGlError.
+    const GlObject target = GlObject::framebuffer();
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.get());
+    for (Texture* t : textures) t->clearPages();
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+}
+
+void Texture::clearPages() {
     const GLfloat zeros[4] = {0, 0, 0, 0};
     const GLuint zeroUints[4] = {0, 0, 0, 0};
     const GLint zeroInts[4] = {0, 0, 0, 0};
     for (int page = 0; page < layout_.pages; ++page) {
-        const Framebuffer target({{texture_.get(), page}}, name_.c_str());  // weights need none after this
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
-        if (format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int4Quads)
+        glFramebufferTextureLayer(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, texture_.get(), 0, page);
+        if (format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int4Quads || format_ == TexelFormat::HalfBits)
             glClearBufferuiv(GL_COLOR, 0, zeroUints);
         else if (format_ == TexelFormat::Int8Quads)
             glClearBufferiv(GL_COLOR, 0, zeroInts);
         else
             glClearBufferfv(GL_COLOR, 0, zeros);
     }
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
-    checkGlError(("clearing texture " + name_).c_str());
 }
 
 Texture::~Texture() {
@@ -80,7 +108,6 @@ void Texture::writeTexels(int row0, int rowCount, const void* data) {
         glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, x, y, page, w, h, 1, info.uploadFormat, info.uploadType,
                         static_cast<const std::uint8_t*>(data) + offset * texelBytes(format_));
     });
-    checkGlError(("uploading texture " + name_).c_str());
 }
 
 template <typename HalfAt>
@@ -177,7 +204,7 @@ void Texture::uploadTexelStream(const void* values, int rowCount, bool half) {
 
 const Framebuffer& Texture::framebuffer(int page) {
     Framebuffer& fb = framebuffers_.at(std::size_t(page));
-    if (!fb.valid()) fb = Framebuffer({{texture_.get(), page}}, name_.c_str());
+    if (!fb.valid()) fb = Framebuffer({{texture_.get(), page, formatInfo(format_).internalFormat}}, name_.c_str());
     return fb;
 }
 

@@ -27,7 +27,10 @@ namespace gpt2 {
 // texels: .x of texel (q, t) holds texel t of row 4q in its low 16 bits and of row 4q + 1 in its high
 // ones, .y rows 4q + 2 and 4q + 3, four codes a row, the first in the lowest bits: one fetch per
 // 4 x 4 block of weights, in half the bytes of Int8Quads (shaders/fetch.glsl, fetchNibbleRows).
-enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads, Int4Quads };
+// HalfBits: fp16 values as their bits, one row per line of RG32UI texels (four halves a texel, the
+// first in the lowest bits): how fp16 weights are staged before the GPU pairs their rows, read with
+// integer fetches only (sampling fp16 may flush subnormals).
+enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads, Int4Quads, HalfBits };
 
 // What GL and the shaders see of a format: one row of this table per format.
 struct TexelFormatInfo {
@@ -46,8 +49,10 @@ std::int64_t liveTextureBytes();
 class Texture {
 public:
     // When the storage is allocated: at once, or by allocate() (a model counts the bytes of all its
-    // textures, and may refuse them, before allocating any).
-    enum class Allocation { Now, Later };
+    // textures, and may refuse them, before allocating any). Staging: at once, with its GL errors
+    // (GL_OUT_OF_MEMORY) left to its owner's next checkGlError: a load stages weight matrices one by
+    // one, and in a browser each check waits for the GPU process to catch up.
+    enum class Allocation { Now, Later, Staging };
     Texture(const TensorLayout& layout, TexelFormat format, std::string name, Allocation when = Allocation::Now);
     ~Texture();
     Texture(const Texture&) = delete;
@@ -64,6 +69,8 @@ public:
     std::int64_t bytes() const;
     // Allocates the storage of a texture made with Allocation::Later, cleared to zero; once.
     void allocate();
+    // The same for many textures, checked for GL errors (GL_OUT_OF_MEMORY) once, naming `what`.
+    static void allocateAll(const std::vector<Texture*>& textures, const std::string& what);
     bool allocated() const { return texture_.get() != 0; }
 
     // Writes rows [row0, row0 + rowCount) from `values` (rowCount x cols floats, row-major);
@@ -96,10 +103,16 @@ public:
     const Framebuffer& framebuffer(int page);
 
 private:
+    // The storage, unchecked.
+    void allocateStorage();
     // Every texel starts at zero, written by the GPU: WebGL would otherwise clear the texture lazily
     // before its first partial upload or read (and Firefox warns that this may be slow).
-    void clearToZero();
+    static void clearToZero(const std::vector<Texture*>& textures);
+    // Clears each page through the bound draw framebuffer.
+    void clearPages();
     // Writes rows [row0, row0 + rowCount) of the stored layout (row pairs, quads) from their texels.
+    // Not checked here: an upload's owner checks for GL errors once its uploads are issued
+    // (ModelWeights::checkComplete), and a read checks before it returns.
     void writeTexels(int row0, int rowCount, const void* data);
     // Uploads rows [row0, row0 + rowCount) of a Float16 or HalfPairs texture, arranged for its format
     // in one buffer: halfAt(r, c) is the fp16 bit pattern of column c < texelsPerRow * 4 of row r.

@@ -1,5 +1,8 @@
 #include "model/activations.h"
 
+#include <string>
+#include <vector>
+
 namespace gpt2 {
 
 Texture& Activations::add(const std::string& name, int rows, int cols) { return addInterleaved(name, rows, cols, 1); }
@@ -25,8 +28,10 @@ Texture& Activations::addStored(const std::string& name, int storedRows, int col
 }
 
 void Activations::allocate() {
+    std::vector<Texture*> textures;
     for (const auto& t : textures_)
-        if (!t->allocated()) t->allocate();
+        if (!t->allocated()) textures.push_back(t.get());
+    Texture::allocateAll(textures, "allocating the " + std::to_string(textures.size()) + " activation textures");
     allocating_ = true;
 }
 

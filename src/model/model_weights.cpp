@@ -7,6 +7,7 @@
 #include "gl/pass.h"
 #include "model/ops/quantize.h"
 #include "util/error.h"
+#include "util/finite.h"
 #include "util/half.h"
 
 namespace gpt2 {
@@ -68,11 +69,11 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
 }
 
 void ModelWeights::allocate() {
-    for (auto& [name, s] : slots_) {
-        s.texture->allocate();
-        if (s.scales) s.scales->allocate();
-        if (s.offsets) s.offsets->allocate();
-    }
+    std::vector<Texture*> textures;
+    for (auto& [name, s] : slots_)
+        for (Texture* t : {s.texture.get(), s.scales.get(), s.offsets.get()})
+            if (t) textures.push_back(t);
+    Texture::allocateAll(textures, "allocating the " + std::to_string(textures.size()) + " weight textures");
 }
 
 bool ModelWeights::wants(const std::string& name) const { return slots_.count(withoutPrefix(name)) != 0; }
@@ -114,44 +115,44 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
         return upload(name, shape, values);
     }
     const bool half = dtype == DType::F16;
-    if (half) {
-        for (std::int64_t i = 0; i < count; ++i) {
-            const std::uint16_t h = std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
-            if ((h & 0x7C00) == 0x7C00) failNonFinite(s.spec, halfToFloat(h), i);  // exponent all ones
-        }
-    } else {
-        for (std::int64_t i = 0; i < count; ++i) {
-            float value;
-            std::memcpy(&value, bytes + 4 * i, 4);
-            if (!std::isfinite(value)) failNonFinite(s.spec, value, i);
-        }
+    if (const std::int64_t i = firstNonFinite(bytes, count, half); i >= 0) {
+        float value;
+        if (half) value = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+        if (!half) std::memcpy(&value, bytes + 4 * i, 4);
+        failNonFinite(s.spec, value, i);
     }
-    const int rows = int(count / s.spec.cols);
+    uploadStream(s, bytes, int(count / s.spec.cols), s.spec.cols, half);
+}
+
+void ModelWeights::uploadStream(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half) {
     if (quantizedOnGpu(s)) {
-        Texture staging = stagingFor(s, s.spec.cols, half);
+        Texture staging = stagingFor(s, cols, half);
         staging.uploadTexelStream(bytes, rows, half);
         quantizeStaged(s, staging);
-    } else if (format == TexelFormat::HalfPairs && !half) {
-        pairsFromFloats(s, reinterpret_cast<const float*>(bytes), rows);
+    } else if (s.texture->format() == TexelFormat::HalfPairs) {
+        pairsOnGpu(s, bytes, rows, cols, half);
     } else {
         s.texture->uploadTexelStream(bytes, rows, half);
     }
     s.uploaded = true;
 }
 
-void ModelWeights::pairsFromFloats(Slot& s, const float* values, int rows) {
+void ModelWeights::pairsOnGpu(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half) {
     if (!programs_) fail("model weights: ", s.spec.name, " is converted on the GPU, and no programs were given");
     // Staged a few MB at a time (an even number of rows: whole pairs), so that loading never holds a
-    // second copy of a large matrix; rows past the stream are zeros.
+    // second copy of a large matrix; rows past the stream are zeros. fp16 values are staged as their
+    // bits (an integer texture: sampling fp16 may flush subnormals), fp32 ones as floats.
     constexpr std::int64_t kStagingBytes = 16 << 20;
-    const int cols = s.spec.cols, all = s.texture->rows();
-    const int chunk = std::min(all, std::max(2, int(kStagingBytes / (std::int64_t(cols) * 4)) / 2 * 2));
-    Texture staging(TensorLayout::make(chunk, cols, limits_, s.spec.name.c_str()), TexelFormat::Float32,
-                    s.spec.name + " as stored");
-    Pass pairs(*programs_, "half_pairs_from_floats.frag", "", {s.texture.get()}, {{"u_x", &staging}});
+    const int all = s.texture->rows(), valueBytes = half ? 2 : 4;
+    const int chunk = std::min(all, std::max(2, int(kStagingBytes / (std::int64_t(cols) * valueBytes)) / 2 * 2));
+    Texture staging(TensorLayout::make(chunk, cols, limits_, s.spec.name.c_str()),
+                    half ? TexelFormat::HalfBits : TexelFormat::Float32, s.spec.name + " as stored",
+                    Texture::Allocation::Staging);
+    Pass pairs(*programs_, "half_pairs_from_stream.frag", "", {s.texture.get()}, {{"u_x", &staging}});
     for (int first = 0; first < all; first += chunk) {
         const int end = std::min(all, first + chunk);
-        staging.uploadTexelStream(values + std::int64_t(first) * cols, std::max(0, std::min(end, rows) - first), false);
+        staging.uploadTexelStream(bytes + std::int64_t(first) * cols * valueBytes,
+                                  std::max(0, std::min(end, rows) - first), half);
         pairs.set("u_first_row", first).run(first, end);
     }
 }
@@ -168,7 +169,8 @@ Texture ModelWeights::stagingFor(const Slot& s, int cols, bool halfValues) const
     // matrix are zeros.
     const bool fp32 = s.texture->format() == TexelFormat::Int8Quads && !halfValues;
     return Texture(TensorLayout::make((s.spec.rows + 3) / 4 * 4, cols, limits_, s.spec.name.c_str()),
-                   fp32 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing");
+                   fp32 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing",
+                   Texture::Allocation::Staging);
 }
 
 void ModelWeights::quantizeStaged(Slot& s, const Texture& staging) {
@@ -213,24 +215,9 @@ void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* byte
         fail(label, ": tensor ", info.name, " is ", dtypeName(info.dtype),
              " but int8 scales came before it; only I8 matrices have scales");
     const bool half = info.dtype == DType::F16;
-    auto valueAt = [&](std::int64_t i) {
-        if (half) return halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
-        float value;
-        std::memcpy(&value, bytes + 4 * i, 4);
-        return value;
-    };
-    for (std::int64_t i = 0; i < info.elementCount(); ++i)
-        if (!std::isfinite(valueAt(i)))
-            fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
-    // int8 and 4-bit textures are quantized from the stream; other formats take it as it is.
-    if (quantizedOnGpu(s)) {
-        Texture staging = stagingFor(s, paddedCols, half);
-        staging.uploadTexelStream(bytes, s.spec.rows, half);
-        quantizeStaged(s, staging);
-    } else {
-        s.texture->uploadTexelStream(bytes, s.spec.rows, half);
-    }
-    s.uploaded = true;
+    if (const std::int64_t i = firstNonFinite(bytes, info.elementCount(), half); i >= 0)
+        fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
+    uploadStream(s, bytes, s.spec.rows, paddedCols, half);
 }
 
 void ModelWeights::keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label) {
@@ -303,6 +290,7 @@ void ModelWeights::checkComplete(const std::string& label) const {
     if (count > 0)
         fail(label, ": ", count, " tensor(s) missing, e.g. ", missing,
              "; is this a complete GPT-2 checkpoint for its config.json?");
+    checkGlError((label + ": uploading the weights").c_str());
 }
 
 const Texture& ModelWeights::operator[](const std::string& name) const {

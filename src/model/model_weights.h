@@ -44,8 +44,8 @@ public:
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
     // The same from the tensor's bytes as stored (F32, F16 or BF16). Where packing keeps every value in
     // place (packedInPlace) and the texture holds floats (no quantization), F32 and F16 bytes go to
-    // the GPU as they are: no copy as floats, no packing; F32 into fp16 row pairs is converted there
-    // (shaders/half_pairs_from_floats.frag, which needs useGpuPasses first).
+    // the GPU as they are: no copy as floats, no packing; fp16 row pairs are made there
+    // (shaders/half_pairs_from_stream.frag, which needs useGpuPasses first).
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
                 const std::uint8_t* bytes);
     // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
@@ -55,7 +55,7 @@ public:
     void uploadBlocks(const std::string& name, const BlockMatrix& matrix);
     // Uploads every weight of a checkpoint.
     void uploadAll(const HuggingFaceCheckpoint& checkpoint);
-    // Throws naming the weights that never arrived.
+    // Throws naming the weights that never arrived, or the GL error their uploads raised.
     void checkComplete(const std::string& label) const;
 
     const Texture& operator[](const std::string& name) const;
@@ -84,8 +84,12 @@ private:
     Texture stagingFor(const Slot& s, int cols, bool halfValues) const;
     // Quantizes the staged matrix into the slot's codes, scales and offsets.
     void quantizeStaged(Slot& s, const Texture& staging);
-    // Converts `rows` rows of fp32 values (their texel stream) into the slot's fp16 row pairs on the GPU.
-    void pairsFromFloats(Slot& s, const float* values, int rows);
+    // Uploads `rows` rows of the matrix as a texel stream (`cols` values a row, fp16 or fp32): quantized
+    // or paired on the GPU where the slot's format says so, as they are otherwise.
+    void uploadStream(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half);
+    // Makes the slot's fp16 row pairs on the GPU from `rows` rows of `cols` fp16 or fp32 values (their
+    // texel stream).
+    void pairsOnGpu(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half);
     // Uploads an engine matrix (rows x cols floats) into the slot's format.
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
     void keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);

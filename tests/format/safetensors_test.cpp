@@ -12,6 +12,7 @@
 #include "format/safetensors_writer.h"
 #include "support/fixture.h"
 #include "util/error.h"
+#include "util/finite.h"
 #include "util/half.h"
 
 namespace gpt2 {
@@ -149,6 +150,47 @@ TEST(Safetensors, EveryF16BitPatternConvertsToItsValue) {
         if (!ok && ++wrong <= 3) ADD_FAILURE() << "fp16 bits " << bits << " became " << got;
     }
     EXPECT_EQ(wrong, 0);
+}
+
+// firstNonFinite reads eight bytes at a time: an Inf or NaN in any lane of a word, or in the tail
+// past the last word, from any start address, is found at its index, and only those are. The
+// reference is IEEE 754's rule: the exponent bits all ones.
+TEST(Safetensors, FirstNonFiniteFindsEveryInfAndNanAtItsIndex) {
+    struct Width {
+        bool half;
+        int bytes;
+        std::vector<std::uint32_t> finite, bad;
+    };
+    const Width widths[] = {
+        {true, 2, {0x0000, 0x8000, 0x03FF, 0x3C00, 0x7BFF, 0xFBFF, 0x7800}, {0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFFFF}},
+        {false,
+         4,
+         {0x00000000, 0x80000000, 0x007FFFFF, 0x3F800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000},
+         {0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFFFFFFF}},
+    };
+    for (const Width& w : widths) {
+        for (int count = 1; count <= 13; ++count) {
+            for (int at = -1; at < count; ++at) {
+                for (const std::uint32_t bad : w.bad) {
+                    // One byte in, so that the words are unaligned.
+                    std::vector<std::uint8_t> bytes(1 + std::size_t(count) * std::size_t(w.bytes));
+                    for (int i = 0; i < count; ++i) {
+                        const std::uint32_t v = i == at ? bad : w.finite[std::size_t(i) % w.finite.size()];
+                        std::memcpy(bytes.data() + 1 + i * w.bytes, &v, std::size_t(w.bytes));
+                    }
+                    if (at >= 0 && at + 2 < count)  // a later one does not hide the first
+                        std::memcpy(bytes.data() + 1 + (at + 2) * w.bytes, &bad, std::size_t(w.bytes));
+                    ASSERT_EQ(firstNonFinite(bytes.data() + 1, count, w.half), at)
+                        << (w.half ? "fp16" : "fp32") << " count " << count << " bad " << bad;
+                }
+            }
+        }
+    }
+    // Every fp16 pattern alone: non-finite exactly when its exponent is 31.
+    for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+        const std::uint8_t value[2] = {std::uint8_t(bits), std::uint8_t(bits >> 8)};
+        ASSERT_EQ(firstNonFinite(value, 1, true), (bits >> 10 & 31) == 31 ? 0 : -1) << bits;
+    }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Float checkpoint tensors go to the GPU as their file stores them (ModelWeights::upload from bytes):
-// F32 values for fp16 row pairs are rounded on the GPU (shaders/half_pairs_from_floats.frag). They
+// F32 values for fp16 row pairs are rounded on the GPU (shaders/half_pairs_from_stream.frag). They
 // must be the values of round-to-nearest-even, ties, subnormals and the largest finite fp16 included,
 // as the CPU's conversion gives them. Read back through the embedding: block 0 adds nothing (its
 // output projections and biases are zero) and wpe is zero, so hidden state 0 is wte's rows.
@@ -40,13 +40,13 @@ std::vector<float> craftedValues() {
     return v;
 }
 
-std::string checkpointWith(const std::vector<float>& wte) {
+std::string checkpointWith(const std::vector<float>& wte, DType dtype) {
     const ModelConfig config = testing::shapeConfig(kVocab, kVocab, kEmbd, 1, 4, kEmbd);
     const std::string dir = testing::makeTempDir("gpt2-stored-weights");
     std::ofstream(dir + "/config.json") << modelConfigToJson(config);
     const std::vector<MatrixSpec> specs = engineMatrices(config);
     std::vector<TensorToWrite> tensors;
-    for (const MatrixSpec& spec : specs) tensors.push_back({"transformer." + spec.name, DType::F32, spec.sourceShape});
+    for (const MatrixSpec& spec : specs) tensors.push_back({"transformer." + spec.name, dtype, spec.sourceShape});
     writeSafetensors(dir + "/model.safetensors", tensors, [&](std::size_t i) {
         const std::string& name = specs[i].name;
         if (name == "wte.weight") return wte;
@@ -61,7 +61,7 @@ std::string checkpointWith(const std::vector<float>& wte) {
 TEST(StoredWeights, F32ValuesBecomeTheNearestFp16OnTheGpuAsOnTheCpu) {
     testing::ensureGlContext();
     const std::vector<float> wte = craftedValues();
-    const std::string dir = checkpointWith(wte);
+    const std::string dir = checkpointWith(wte, DType::F32);
     std::vector<int> ids(kVocab);
     for (int i = 0; i < kVocab; ++i) ids[std::size_t(i)] = i;
     for (const int pairs : {1, 0}) {
@@ -77,6 +77,36 @@ TEST(StoredWeights, F32ValuesBecomeTheNearestFp16OnTheGpuAsOnTheCpu) {
                               << rows[i] << ", its nearest fp16 is " << roundToHalf(wte[i]);
         EXPECT_EQ(differ, 0) << (pairs ? "row pairs" : "RGBA16F");
     }
+    std::filesystem::remove_all(dir);
+}
+
+// F16 values are paired on the GPU from their bits (an integer staging texture), so each comes back
+// as it is stored: every fp16 subnormal, the largest values and random ones, and their negations
+// (-0 reads back as +0: the embedding adds wpe's zeros).
+TEST(StoredWeights, F16ValuesArePairedOnTheGpuBitForBit) {
+    testing::ensureGlContext();
+    std::vector<float> wte;
+    for (std::uint32_t bits = 0; bits < 0x400; ++bits) wte.push_back(halfToFloat(std::uint16_t(bits)));
+    for (const std::uint16_t bits : {0x0400, 0x0401, 0x3BFF, 0x3C00, 0x3C01, 0x7BFE, 0x7BFF})
+        wte.push_back(halfToFloat(bits));
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> finite(0, 0x7BFF);
+    while (wte.size() < std::size_t(kVocab * kEmbd / 2)) wte.push_back(halfToFloat(std::uint16_t(finite(rng))));
+    const std::size_t half = wte.size();
+    for (std::size_t i = 0; i < half; ++i) wte.push_back(-wte[i]);
+    const std::string dir = checkpointWith(wte, DType::F16);
+    std::vector<int> ids(kVocab);
+    for (int i = 0; i < kVocab; ++i) ids[std::size_t(i)] = i;
+    ModelOptions options{TexelFormat::Float16};
+    options.halfPairs = 1;
+    Engine engine(dir, options);
+    const std::vector<float> rows = engine.hiddenStates(ids, 0);
+    ASSERT_EQ(rows.size(), wte.size());
+    int differ = 0;
+    for (std::size_t i = 0; i < wte.size(); ++i)
+        if (!(rows[i] == wte[i]) && ++differ <= 5)
+            ADD_FAILURE() << "wte value " << i << " " << wte[i] << " became " << rows[i];
+    EXPECT_EQ(differ, 0);
     std::filesystem::remove_all(dir);
 }
 
