@@ -116,9 +116,11 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
     }
     const bool half = dtype == DType::F16;
     if (const std::int64_t i = firstNonFinite(bytes, count, half); i >= 0) {
-        float value;
-        if (half) value = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
-        if (!half) std::memcpy(&value, bytes + 4 * i, 4);
+        float value = 0.0f;
+        if (half)
+            value = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+        else
+            std::memcpy(&value, bytes + 4 * i, 4);
         failNonFinite(s.spec, value, i);
     }
     uploadStream(s, bytes, int(count / s.spec.cols), s.spec.cols, half);

@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "engine/engine.h"
+#include "format/ggml_type.h"
+#include "model/weight_packing.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "weights-tools/packer.h"
@@ -86,6 +88,25 @@ TEST(OfficialSizes, Gpt2SmallAt4BitsWithAnFp16CacheFitsIn200MB) {
     EXPECT_LE(fp16Cache, 200'000'000);
     EXPECT_EQ(fp32Cache - fp16Cache, std::int64_t(12) * 2 * 1024 * 768 * 2)
         << "2 bytes less per element of 12 layers' K and V";
+}
+
+// GPT-2 1.5B at 4 bits within 1.4 GB at its full 1,024 positions: its matrices as Q4_0 blocks and
+// its token embedding as Q8_0 (llama.cpp's Q4_0 preset for 1,600-wide rows), an fp16 K/V cache.
+TEST(OfficialSizes, Gpt2XlAt4BitsWithAnFp16CacheFitsIn1400MB) {
+    testing::ensureGlContext();
+    const ModelConfig config = officialConfig("1.5B");
+    BlockFormats blocks;
+    for (const MatrixSpec& spec : engineMatrices(config)) {
+        if (spec.rows == 1 || spec.name == "wpe.weight") continue;
+        const GgmlTypeInfo& t =
+            *ggmlTypeInfo(std::uint32_t(spec.name == "wte.weight" ? GgmlType::Q8_0 : GgmlType::Q4_0));
+        blocks[spec.name] = BlockFormat{t.codeBits, t.scaleValues, t.offsets, t.halfParams};
+    }
+    ModelOptions options{TexelFormat::Float16};
+    options.kvCache = TexelFormat::Float16;
+    const std::int64_t planned = Engine::plannedGpuBytes(config, options, blocks);
+    std::cout << "[ measured ] 1.5B Q4_0 planned GPU bytes with an fp16 K/V cache: " << planned << "\n";
+    EXPECT_LE(planned, 1'400'000'000);
 }
 
 }  // namespace

@@ -10,10 +10,11 @@
 namespace gpt2 {
 
 namespace {
+// Fewer than a batch of rows wait to be scored when a layer adds at most a chunk's: the batches start
+// at row 0 and read whole batches.
 int residualRows(const ReadoutDecl& d) {
-    const int cells = d.model.config().layers * d.model.tuning().prefillChunk,
-              batch = Lens::batchRows(d.model.tuning(), d.model.config());
-    return (cells + batch - 1) / batch * batch;
+    const int batch = Lens::batchRows(d.model.tuning(), d.model.config());
+    return (batch - 1 + d.model.tuning().prefillChunk + batch - 1) / batch * batch;
 }
 
 // scored = ln_f(lens residuals[r .. r + batch)) @ wte^T
@@ -41,25 +42,34 @@ Lens::Lens(const ReadoutDecl& d)
       topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen,
             d.model.config().vocabSize, d.topk.ranksPerFragment) {}
 
-void Lens::copyLayer(int layer, int first, int count) {
-    const int row = layer * count;
-    copy_.set("u_in_row_offset", first - row).run(row, row + count);
+void Lens::copyLayer(int layer, int first, int count, int k) {
+    if (layer == 0) waiting_ = scoredCells_ = 0;  // a new chunk (the last may have ended early)
+    copy_.set("u_in_row_offset", first - waiting_).run(waiting_, waiting_ + count);
+    waiting_ += count;
+    if (waiting_ >= batchRows_) scoreWaiting(k);
 }
 
-void Lens::score(int cells, int k) {
+void Lens::finishChunk(int k) {
+    scoreWaiting(k);
+    scoredCells_ = 0;
+}
+
+void Lens::scoreWaiting(int k) {
     const Tuning& tuning = model_.tuning();
     TopkWarp warp;
     warp.logSumExp = true;
     // As many rows per search as the block lists hold at this k.
     const int searches = std::max(1, TopkScratch::kBlockRows / topk_.rowsPerSearch(k));
-    for (int first = 0; first < cells; first += batchRows_) {
-        const int rows = std::min(batchRows_, cells - first);
+    for (int first = 0; first < waiting_; first += batchRows_) {
+        const int rows = std::min(batchRows_, waiting_ - first);
         // Whole row groups where the batch has room: the rows past the cells score stale residual
         // rows that nothing reads.
         head_.run(0, first, std::min(tuning.tiledRows(rows), batchRows_));
         for (int row = 0; row < rows; row += searches)
-            topk_.run(k, std::min(searches, rows - row), first + row, warp, row);
+            topk_.run(k, std::min(searches, rows - row), scoredCells_ + first + row, warp, row);
     }
+    scoredCells_ += waiting_;
+    waiting_ = 0;
 }
 
 void Lens::startRead(AsyncRead& read, int cells, int k) const { read.startRowStarts(candidates_, 0, k, cells); }

@@ -68,13 +68,13 @@ void LiveCapture::afterLayer(int layer, int pos0, int count) {
     // The scratch still holds this layer's scores of the chunk: its attention computed them.
     if (layer == capture_.attentionLayer) probsOp_->run(pos0, count);
     const LensRange lens = lensRange(pos0, count);
-    if (lens.count > 0) lens_.copyLayer(layer, lens.first, lens.count);
+    if (lens.count > 0) lens_.copyLayer(layer, lens.first, lens.count, capture_.lensTopK);
 }
 
 void LiveCapture::afterChunk(int pos0, int count) {
     const LensRange lens = lensRange(pos0, count);
     const int cells = model_.config().layers * lens.count;
-    lens_.score(cells, capture_.lensTopK);
+    if (cells > 0) lens_.finishChunk(capture_.lensTopK);
     if (inFlight_ == kReads) finishRead();
     Read& r = reads_[(first_ + inFlight_) % kReads];
     r.pos0 = pos0;
