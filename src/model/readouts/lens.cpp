@@ -10,8 +10,8 @@
 namespace gpt2 {
 
 namespace {
-// Fewer than a batch of rows wait to be scored when a layer adds at most a chunk's: the batches start
-// at row 0 and read whole batches.
+// A chunk's rows and most of a batch more, in whole batches (they start at row 0 and read whole
+// batches): a decode step's layers all wait for the step's end, as a prompt chunk's first layers do.
 int residualRows(const ReadoutDecl& d) {
     const int batch = Lens::batchRows(d.model.tuning(), d.model.config());
     return (batch - 1 + d.model.tuning().prefillChunk + batch - 1) / batch * batch;
@@ -44,9 +44,11 @@ Lens::Lens(const ReadoutDecl& d)
 
 void Lens::copyLayer(int layer, int first, int count, int k) {
     if (layer == 0) waiting_ = scoredCells_ = 0;  // a new chunk (the last may have ended early)
+    // Scored only when these rows would not fit: scoring after the chunk puts it behind the model's
+    // own output head, which the next token waits for.
+    if (waiting_ + count > residuals_.rows()) scoreWaiting(k);
     copy_.set("u_in_row_offset", first - waiting_).run(waiting_, waiting_ + count);
     waiting_ += count;
-    if (waiting_ >= batchRows_) scoreWaiting(k);
 }
 
 void Lens::finishChunk(int k) {

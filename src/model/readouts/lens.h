@@ -1,9 +1,9 @@
 #pragma once
 // The logit lens of a chunk's positions: after each block, the rows that get a lens are copied out of
-// the residual stream; whenever a batch of rows is waiting, and once the chunk has run, the output
-// head scores them (a decode step's layers in few runs, so each weight fetch serves many) and one
-// top-k search per row lists its k most likely tokens with the row's log-sum-exp. Live capture
-// (live_capture.h) reads them back.
+// the residual stream; when the next block's rows would not fit, and once the chunk has run, the
+// output head scores them a batch at a time (a decode step's layers in one run, so each weight fetch
+// serves them all) and one top-k search per row lists its k most likely tokens with the row's
+// log-sum-exp. Live capture (live_capture.h) reads them back.
 #include <vector>
 
 #include "gl/async_read.h"
@@ -37,7 +37,7 @@ public:
 
     explicit Lens(const ReadoutDecl& decl);
     // After block `layer`: positions [first, first + count) of the chunk get the lens, their top k
-    // listed as cells layer * count .. + count (scored once a batch of rows waits).
+    // listed as cells layer * count .. + count (scored when the rows waiting would overflow).
     void copyLayer(int layer, int first, int count, int k);
     // Once the chunk has run: the top k of the rows still waiting.
     void finishChunk(int k);
@@ -53,7 +53,7 @@ private:
     int batchRows_;
     int waiting_ = 0;      // residual rows copied and not yet scored, from row 0
     int scoredCells_ = 0;  // cells of the chunk scored so far
-    Texture& residuals_;   // [under a batch + a chunk, C]: rows waiting, cell scoredCells_ + r at row r
+    Texture& residuals_;   // [a chunk + under a batch, C]: rows waiting, cell scoredCells_ + r at row r
     Texture& candidates_;  // [k, layers * chunk (logit, id, lse)]
     Pass copy_;
     Linear head_;
