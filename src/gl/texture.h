@@ -69,7 +69,8 @@ public:
     std::int64_t bytes() const;
     // Allocates the storage of a texture made with Allocation::Later, cleared to zero; once.
     void allocate();
-    // The same for many textures, checked for GL errors (GL_OUT_OF_MEMORY) once, naming `what`.
+    // The same for many textures, checked for GL errors (GL_OUT_OF_MEMORY) every 64 MB and at the end,
+    // naming `what`.
     static void allocateAll(const std::vector<Texture*>& textures, const std::string& what);
     bool allocated() const { return texture_.get() != 0; }
 
