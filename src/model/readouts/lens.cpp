@@ -11,7 +11,8 @@ namespace gpt2 {
 
 namespace {
 // A chunk's rows and most of a batch more, in whole batches (they start at row 0 and read whole
-// batches): a decode step's layers all wait for the step's end, as a prompt chunk's first layers do.
+// batches): a decode step's layers wait for the step's end wherever they fit (every official size on
+// a GPU), as a prompt chunk's first layers do.
 int residualRows(const ReadoutDecl& d) {
     const int batch = Lens::batchRows(d.model.tuning(), d.model.config());
     return (batch - 1 + d.model.tuning().prefillChunk + batch - 1) / batch * batch;
