@@ -245,11 +245,10 @@ void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int padd
     } else {
         const auto matrix =
             dequantizeInt8(values, s.pendingScales.data(), s.spec.rows, paddedCols, outputChannelsAreRows(s.spec));
-        if (s.quantizedHere) {
-            s.pendingScales = {};
-            return uploadMatrix(s, matrix, paddedCols);
-        }
-        s.texture->uploadTexelStream(matrix.data(), s.spec.rows, false);
+        s.pendingScales = {};
+        if (s.quantizedHere) return uploadMatrix(s, matrix, paddedCols);
+        // fp16 row pairs are made on the GPU, as from any other stream.
+        return uploadStream(s, reinterpret_cast<const std::uint8_t*>(matrix.data()), s.spec.rows, paddedCols, false);
     }
     s.pendingScales = {};
     s.uploaded = true;

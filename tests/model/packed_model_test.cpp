@@ -118,15 +118,17 @@ TEST_F(PackedModelTest, Fp16PackedMatchesTheFolderWithFp16WeightsAndHuggingFace)
     }
 }
 
-// fp16 weights as row pairs (the default) or RGBA16F hold the same values: the same logits. The
-// config has an odd number of positions and vocabulary rows, so wpe's last row pair is half empty.
+// fp16 weights as row pairs (the default) or RGBA16F hold the same values: the same logits, from a
+// folder, an fp16 file and an int8 one (dequantized, then paired). The config has an odd number of
+// positions and vocabulary rows, so wpe's last row pair is half empty.
 TEST_F(PackedModelTest, Fp16RowPairsAndRgba16fGiveTheSameLogits) {
     ModelConfig c = testing::shapeConfig(301, 21, 40, 2, 5, 72);
     c.tieWordEmbeddings = false;
     const std::string folder = testing::writeSyntheticCheckpoint(c, 11);
-    const std::string file = path("odd16.gpt2");
+    const std::string file = path("odd16.gpt2"), int8File = path("odd8.gpt2");
     packCheckpoint(folder, file, PackedWeights::Fp16);
-    for (const std::string& source : {folder, file}) {
+    packCheckpoint(folder, int8File, PackedWeights::Int8);
+    for (const std::string& source : {folder, file, int8File}) {
         Engine pairs(source, ModelOptions{TexelFormat::Float16, 0, 32, -1, -1, -1, 1});
         Engine rgba16f(source, ModelOptions{TexelFormat::Float16, 0, 32, -1, -1, -1, 0});
         const std::vector<int> ids = {5, 300, 17, 0, 42, 99, 7};
