@@ -129,30 +129,8 @@ void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
 }
 
 void Texture::uploadCodes(const std::int8_t* values) {
-    const bool nibbles = format_ == TexelFormat::Int4Quads;
-    if (!nibbles && format_ != TexelFormat::Int8Quads)
-        fail("texture ", name_, ": codes need an Int8Quads or Int4Quads texture");
-    const int texels = layout_.texelsPerRow, paddedCols = texels * 4;
-    const int channels = nibbles ? 2 : 4, bits = nibbles ? 4 : 8;
-    // Texel (q, t): row 4q + c, columns 4t .. 4t + 3, the first in the lowest bits; int8 quads hold a
-    // row per channel, 4-bit quads two (the even row in the low half).
-    std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * channels);
-    for (int r = 0; r < rows(); ++r) {
-        const std::uint8_t* row = reinterpret_cast<const std::uint8_t*>(values) + std::int64_t(r) * paddedCols;
-        std::uint32_t* line = out.data() + std::size_t(r / 4) * texels * channels + (nibbles ? r % 4 / 2 : r % 4);
-        const int rowShift = nibbles ? 16 * (r % 2) : 0;
-        for (int t = 0; t < texels; ++t) {
-            std::uint32_t word = 0;
-            for (int k = 0; k < 4; ++k) {
-                const std::uint32_t code = row[4 * t + k];
-                if (nibbles && code > 15)
-                    fail("texture ", name_, ": code ", code, " at row ", r, " does not fit 4 bits");
-                word |= code << (bits * k);
-            }
-            line[t * channels] |= word << rowShift;
-        }
-    }
-    writeTexels(0, layout_.rows, out.data());
+    const std::int64_t paddedCols = std::int64_t(layout_.texelsPerRow) * 4;
+    uploadCodeRows([&](int r, std::int8_t* codes) { std::copy_n(values + r * paddedCols, paddedCols, codes); });
 }
 
 void Texture::uploadRows(int row0, int rowCount, const float* values) {

@@ -171,28 +171,19 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
     if (outputs != engineOutputs || std::int64_t(in.codes.size()) != K * outputs)
         fail("tensor ", spec.name, " has ", outputs, " outputs of ", K, " values, expected ", engineOutputs);
     BlockMatrix out;
+    out.source = in.codes.data();
+    out.K = K;
+    out.channelsAreRows = channelsAreRows;
+    out.rowLength = paddedCols;
     out.blocks = int(K / in.scaleValues);
     out.channels = channelsAreRows ? paddedRows : paddedCols;
-    out.codes.assign(std::size_t(paddedRows) * std::size_t(paddedCols), 0);
+    out.outputOfChannel.assign(std::size_t(out.channels), -1);
     out.scales.assign(std::size_t(out.blocks) * std::size_t(out.channels), 0.0f);
     if (!in.offsets.empty()) out.offsets.assign(out.scales.size(), 0.0f);
     const EngineDims d = engineDims(c);
     const bool qkv = endsWith(spec.name, "attn.c_attn.weight");
     const auto channelOf = [&](std::int64_t n) { return qkv ? std::int64_t(paddedHeadColumn(int(n), c, d)) : n; };
-    if (channelsAreRows) {
-        for (std::int64_t n = 0; n < outputs; ++n)
-            std::copy_n(in.codes.begin() + n * K, K, out.codes.begin() + channelOf(n) * paddedCols);
-    } else {
-        // A transposition, in tiles that stay in cache.
-        constexpr std::int64_t kTile = 64;
-        for (std::int64_t n0 = 0; n0 < outputs; n0 += kTile)
-            for (std::int64_t k0 = 0; k0 < K; k0 += kTile)
-                for (std::int64_t n = n0; n < std::min(outputs, n0 + kTile); ++n) {
-                    const std::int64_t channel = channelOf(n);
-                    for (std::int64_t k = k0; k < std::min(K, k0 + kTile); ++k)
-                        out.codes[std::size_t(k * paddedCols + channel)] = in.codes[std::size_t(n * K + k)];
-                }
-    }
+    for (std::int64_t n = 0; n < outputs; ++n) out.outputOfChannel[std::size_t(channelOf(n))] = int(n);
     for (std::int64_t n = 0; n < outputs; ++n) {
         const std::int64_t channel = channelOf(n);
         for (int b = 0; b < out.blocks; ++b) {
@@ -202,6 +193,20 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
         }
     }
     return out;
+}
+
+void BlockMatrix::rowCodes(int row, std::int8_t* codes) const {
+    if (channelsAreRows) {
+        const int output = outputOfChannel[std::size_t(row)];
+        if (output >= 0) std::copy_n(source + output * K, K, codes);
+        std::fill(codes + (output >= 0 ? K : 0), codes + rowLength, std::int8_t(0));
+        return;
+    }
+    // Input `row` of every output: a column of the tensor's rows (rows past K are padding).
+    for (int c = 0; c < rowLength; ++c) {
+        const int output = outputOfChannel[std::size_t(c)];
+        codes[c] = output < 0 || row >= K ? std::int8_t(0) : source[output * K + row];
+    }
 }
 
 }  // namespace gpt2

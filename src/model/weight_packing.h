@@ -75,19 +75,28 @@ int int8Channels(const MatrixSpec& spec);
 // holds four rows), and its F32 scales [int8Channels] come first, named scalesTensorName(matrix).
 std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype);
 
-// A matrix of affine blocks (format/ggml_type.h) in the engine's layout: `codes` is the engine matrix
-// (rows and columns padded to multiples of 4, row-major), `scales` and `offsets` (empty: all 0) are
+// A matrix of affine blocks (format/ggml_type.h) in the engine's layout. Its codes stay where the
+// tensor's decoded blocks hold them: rowCodes() reads the engine matrix (rows and columns padded to
+// multiples of 4, the padding 0) from them, so that a texture's texels are packed straight from the
+// tensor with no engine-sized copy in between. `scales` and `offsets` (empty: all 0) are
 // [K / block, output channels padded to 4], whichever way the matrix runs.
 struct BlockMatrix {
-    std::vector<std::int8_t> codes;
+    const std::int8_t* source = nullptr;  // the tensor's codes: rows of K values, one per output
+    std::int64_t K = 0;
+    bool channelsAreRows = false;
+    int rowLength = 0;                 // codes in an engine row: its columns padded to 4
+    std::vector<int> outputOfChannel;  // the tensor's row for each engine output channel, -1 for padding
     std::vector<float> scales;
     std::vector<float> offsets;
     int blocks = 0;    // along K
     int channels = 0;  // output channels, padded
+    // Row `row` of the engine matrix: its 4 * ceil(cols / 4) codes.
+    void rowCodes(int row, std::int8_t* codes) const;
 };
 // The engine matrix of `spec` from a tensor of `outputs` rows of K values (a GGUF tensor: rows are
-// output channels, blocks run along K). Throws when the engine pads K (a head size that is not a
-// multiple of 4, for attn.c_proj), which would split blocks.
+// output channels, blocks run along K), reading `blocks`' codes, which must outlive it. Throws when
+// the engine pads K (a head size that is not a multiple of 4, for attn.c_proj), which would split
+// blocks.
 BlockMatrix packBlocks(const ModelConfig& config, const MatrixSpec& spec, const AffineBlocks& blocks, std::int64_t K,
                        std::int64_t outputs);
 std::string scalesTensorName(const std::string& matrix);

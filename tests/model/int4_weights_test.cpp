@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "engine/engine.h"
+#include "util/error.h"
+#include "gl/capabilities.h"
 #include "format/checkpoint.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
@@ -124,6 +126,25 @@ TEST(Int4Weights, TakeAtMost04OfTheGpuBytesOfFp16) {
         EXPECT_LE(int4, 0.4 * fp16) << config.embedDim << " wide";
         std::cout << "[ measured ] n_embd " << config.embedDim << ", " << config.layers << " layers: weights int4 "
                   << int4 << " bytes, fp16 " << fp16 << " (" << int4 / fp16 << ")\n";
+    }
+}
+
+// A 4-bit texture takes codes 0..15 only; any other is refused by value and row, whichever of a
+// texel's four it is (the upload checks four codes at once).
+TEST(Int4Weights, CodesAboveFifteenAreRefused) {
+    testing::ensureGlContext();
+    const TextureLimits limits = queryCapabilities().limits;
+    for (int column = 0; column < 8; ++column) {
+        Texture codes(TensorLayout::make(2, 8, limits, "codes"), TexelFormat::Int4Quads, "codes");
+        std::vector<std::int8_t> values(8 * 8, 15);
+        values[5 * 8 + column] = 16 + column;
+        try {
+            codes.uploadCodes(values.data());
+            FAIL() << "code " << 16 + column << " was taken";
+        } catch (const Error& e) {
+            const std::string expected = "code " + std::to_string(16 + column) + " at row 5 does not fit 4 bits";
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+        }
     }
 }
 
