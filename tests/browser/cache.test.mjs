@@ -96,6 +96,7 @@ for (const worker of [true, false]) {
     assert.equal(first.last.fromCache, 0);
     assert.ok(first.diff <= 1e-3, `max |dlogit| ${first.diff}`);
     assert.equal(second.sent, 0, 'no weight bytes over the network');
+    assert.deepEqual(second.warnings, [], 'the cached weights were read by a Worker');
     assert.equal(second.last.fromCache, second.last.total);
     assert.deepEqual(second.logits, first.logits);
     const bytes = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].reduce(
@@ -113,6 +114,56 @@ for (const worker of [true, false]) {
     assert.deepEqual(third.logits, first.logits);
   });
 }
+
+// A cached file's weights are read by a second thread (gpt2-cache-reader.js): counted here as the
+// Workers the page makes from blob: URLs, on the page's thread. Where no Worker can be made, the
+// load reads them itself, says so, and gives the same logits.
+test('same thread: cached weights are read by a Worker, or here with a warning where there is none', async () => {
+  await clear();
+  const first = await load(`${base}/tiny/`, { worker: false });
+  const countReaders = () => {
+    const Base = globalThis.Worker;
+    globalThis.readers = 0;
+    globalThis.Worker = class extends Base {
+      constructor(url, options) {
+        super(url, options);
+        if (String(url).startsWith('blob:')) globalThis.readers += 1;
+      }
+    };
+  };
+  const page = await newPage();
+  await page.evaluate(countReaders);
+  const read = await page.evaluate(
+    async ({ source, ids }) => {
+      const { GPT2 } = await import('/gpt2.js');
+      const warnings = [];
+      const model = await GPT2.load(source, {
+        weights: 'fp32',
+        worker: false,
+        onProgress: (e) => e.warning && warnings.push(e.warning),
+      });
+      const logits = Array.from(await model.logits(ids));
+      await model.dispose();
+      return { logits, warnings, readers: globalThis.readers };
+    },
+    { source: `${base}/tiny/`, ids: p1.ids },
+  );
+  await page.close();
+  assert.equal(read.readers, 1, 'one reader Worker for model.safetensors');
+  assert.deepEqual(read.warnings, []);
+  assert.deepEqual(read.logits, first.logits);
+  const here = await load(`${base}/tiny/`, {
+    worker: false,
+    before: () => {
+      globalThis.Worker = undefined;
+    },
+  });
+  assert.equal(here.sent, 0, 'still from the cache');
+  assert.deepEqual(here.warnings, [
+    'cached files are read on the loading thread (no Worker here); a later visit loads slower',
+  ]);
+  assert.deepEqual(here.logits, first.logits);
+});
 
 test('a truncated cache entry is detected and fetched again', async () => {
   await clear();

@@ -96,14 +96,28 @@ test('WebKit, default options: fp16 within the fp16 tolerance, int8 loads and ge
   assert.ok(fp16.logitDiff <= 0.01, `max |dlogit| ${fp16.logitDiff}`);
   const int8 = await page.evaluate(async (p) => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'int8' });
+    const warnings = [];
+    let fromCache = 0;
+    const model = await GPT2.load('/models/gpt2-tiny/', {
+      weights: 'int8',
+      onProgress: (e) => {
+        if (e.warning) warnings.push(e.warning);
+        fromCache = e.fromCache;
+      },
+    });
     const ids = [];
     for await (const t of model.generate(p.ids, { maxNewTokens: p.greedy.length, stopAtEndOfText: false }))
       ids.push(t.id);
     const { gpuBytes } = await model.stats();
     await model.dispose();
-    return { ids, gpuBytes };
+    return { ids, gpuBytes, warnings, fromCache };
   }, prompts[0]);
+  // The earlier loads cached the model: a Worker read its weights (gpt2-cache-reader.js).
+  assert.ok(int8.fromCache > 0, 'the int8 load read the cache');
+  assert.deepEqual(
+    int8.warnings.filter((w) => w.startsWith('cached files')),
+    [],
+  );
   assert.equal(int8.ids.length, prompts[0].greedy.length);
   assert.ok(
     int8.ids.every((id) => Number.isInteger(id) && id >= 0 && id < 50257),

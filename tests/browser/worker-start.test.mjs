@@ -76,6 +76,29 @@ test("served from the page's origin, the module runs in its Worker under script-
   await page.close();
 });
 
+// The reader of cached files (gpt2-cache-reader.js) is a blob: Worker: refused under worker-src
+// 'self', so a later visit reads on the loading thread, gives the same tokens, and says why.
+test("under worker-src 'self', a cached model is read on the loading thread, with a warning", async () => {
+  const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'";
+  const page = await site.page(
+    `${await origin('127.0.0.1', { headers: { 'Content-Security-Policy': policy } })}/examples/blank.html`,
+  );
+  for (const worker of [false, true]) {
+    const first = await generate(page, '/gpt2.js', { worker });
+    const second = await generate(page, '/gpt2.js', { worker });
+    assert.deepEqual(second.ids, prompt.greedy.slice(0, 3));
+    assert.equal(second.mode.worker, worker, second.mode.reason);
+    assert.equal(second.warnings.length, 1, second.warnings.join('; '));
+    assert.match(
+      second.warnings[0],
+      /^cached files are read on the loading thread \(.+\); a later visit loads slower$/,
+    );
+    await page.evaluate(async () => (await import('/gpt2.js')).GPT2.clearCache());
+    assert.ok(first.warnings.every((w) => !w.startsWith('cached files')));
+  }
+  await page.close();
+});
+
 test('served from another origin, the module runs in its Worker under the CDN policy of docs/api.md', async () => {
   const cdn = await origin('localhost', { cors: true });
   const policy = cdnPolicy(cdn);

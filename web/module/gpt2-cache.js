@@ -4,6 +4,7 @@
 // it when read; one that fails the check (or whose packed payload fails its checksum) is dropped and
 // fetched again, never used. Without a Cache API, or past the storage quota, the model loads all
 // the same and a warning says so.
+import { cachedFileStream } from './gpt2-cache-reader.js';
 import { fetchResponse } from './gpt2-download.js';
 
 export const CACHE_NAME = 'gpt2-webgl-models';
@@ -48,7 +49,8 @@ export class ModelFiles {
   // is not the size of what it decodes to.
   async response(url, { optional = false } = {}) {
     const cached = await this.fromCache(url);
-    if (cached) return cached;
+    if (cached)
+      return new Response(cachedFileStream(cached, this.warn), { headers: { 'Content-Length': String(cached.size) } });
     const response = await fetchResponse(url, this.signal, { optional, onRetry: this.warn });
     if (!response || !this.store) return response;
     const size = Number(response.headers.get('Content-Length'));
@@ -89,6 +91,7 @@ export class ModelFiles {
     });
   }
 
+  // The cached entry of `url` as a Blob, when it is there whole.
   async fromCache(url) {
     if (!this.store || !this.readCache) return null;
     const hit = await this.store.match(url);
@@ -100,7 +103,7 @@ export class ModelFiles {
       return null;
     }
     this.cachedUrls.add(url);
-    return new Response(blob.stream(), { headers: { 'Content-Length': String(blob.size) } });
+    return blob;
   }
 
   // Waits until every file fetched by this load is in the cache (or has failed to get there).

@@ -15,8 +15,9 @@ export interface LoadProgress {
   gpuBytes?: number;
   /**
    * Set on an event of its own when something the user should know of happened: the engine runs on
-   * this thread because the browser gives a Worker no WebGL2 (model.mode), or the model's files are
-   * not being cached (no Cache API, storage quota full).
+   * this thread because the browser gives a Worker no WebGL2 (model.mode), the model's files are
+   * not being cached (no Cache API, storage quota full), or cached files are read on the loading
+   * thread (no Worker for reading them, e.g. a worker-src policy without blob:).
    */
   warning?: string;
 }

@@ -5,6 +5,7 @@
 # this build and with the build before (build/gpubench/old/, OLD; OLD=" " leaves it out). Then, for
 # each checkpoint folder, what the browser itself allows (tests/bench/page/ceilings.html): reading
 # its model.safetensors from the Cache API, and uploading it with texSubImage3D.
+# WORKER=1 loads in the module's Worker (its WebGL calls are not timed) instead of on the page's thread.
 # Carry [".device-bin", "build/gpubench"] as tests/bench/gpu/stage_browser.sh leaves them.
 # Results: $OUT/load.jsonl.
 set -u
@@ -19,7 +20,7 @@ page() {  # page and query
     cat "$OUT/results.jsonl" >>"$OUT/load.jsonl" && rm "$OUT/results.jsonl"
 }
 load() {  # model URL path, module
-    page "bench/load.html?post=1&model=$1&weights=$WEIGHTS&rounds=$ROUNDS&module=$2"
+    page "bench/load.html?post=1&model=$1&weights=$WEIGHTS&rounds=$ROUNDS&module=$2&worker=${WORKER:-0}"
 }
 for m in $MODELS; do
     dir="$SITE/bench/${m/:/-}"

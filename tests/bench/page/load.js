@@ -1,9 +1,11 @@
-// Where a load's time goes, on the page's thread: each load's wall time (with when the model was
+// Where a load's time goes, on the page's thread (or in the module's Worker, whose WebGL calls are
+// not timed): each load's wall time (with when the model was
 // made and when its files' last byte was read), and the time spent inside
 // each WebGL2 call the engine made meanwhile (a call that returns a value, such as getError, waits
 // for the GPU process to run everything issued before it). The first load fills the Cache API;
 // the later ones read from it, as a later visit does.
-// Query: model (URL), weights, module (the module's URL, default /gpt2.js: another build of it for
+// Query: model (URL), weights, worker (1: load in the module's Worker; default: on the page's
+// thread), module (the module's URL, default /gpt2.js: another build of it for
 // an A/B run), rounds (cached loads, default 3), post (1: POST each row to /result, as
 // ../../shared/gpubrowser collects them).
 const query = new URLSearchParams(location.search);
@@ -39,6 +41,7 @@ function timeWebgl() {
 export async function run(post) {
   const source = query.get('model');
   const weights = query.get('weights') ?? 'fp16';
+  const worker = query.get('worker') === '1';
   const module = query.get('module') ?? '/gpt2.js';
   const take = timeWebgl();
   await GPT2.clearCache();
@@ -52,7 +55,7 @@ export async function run(post) {
       if (planned === null && e.gpuBytes !== undefined) planned = performance.now() - start;
       if (read === null && e.total > 0 && e.loaded === e.total) read = performance.now() - start;
     };
-    const model = await GPT2.load(source, { weights, worker: false, onProgress });
+    const model = await GPT2.load(source, { weights, worker, onProgress });
     const loadMs = performance.now() - start;
     const stats = await model.stats();
     await model.dispose();
@@ -63,6 +66,7 @@ export async function run(post) {
       module,
       model: source,
       weights,
+      worker,
       load_ms: Math.round(loadMs),
       // when the model was made (its textures planned), and when the last byte of the files was read
       made_ms: Math.round(planned),
