@@ -129,8 +129,8 @@ void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
 }
 
 void Texture::uploadCodes(const std::int8_t* values) {
-    const std::int64_t paddedCols = std::int64_t(layout_.texelsPerRow) * 4;
-    uploadCodeRows([&](int r, std::int8_t* codes) { std::copy_n(values + r * paddedCols, paddedCols, codes); });
+    uploadCodeRows(
+        [&](int r, std::int8_t* codes, int count) { std::copy_n(values + std::int64_t(r) * count, count, codes); });
 }
 
 void Texture::uploadRows(int row0, int rowCount, const float* values) {

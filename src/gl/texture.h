@@ -87,8 +87,8 @@ public:
     // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, or of an
     // Int4Quads texture from as many codes 0..15, row-major.
     void uploadCodes(const std::int8_t* values);
-    // The same from rowCodes(row, codes), which writes a row's texelsPerRow * 4 codes to `codes` (a
-    // matrix whose codes lie elsewhere, BlockMatrix).
+    // The same from rowCodes(row, codes, count), which writes a row's count = texelsPerRow * 4 codes to
+    // `codes` (a matrix whose codes lie elsewhere, BlockMatrix).
     template <typename RowCodes>
     void uploadCodeRows(const RowCodes& rowCodes);
     // Reads rows back as rowCount x cols floats, waiting for the GPU. Needs a Float32 texture (a
@@ -145,7 +145,7 @@ void Texture::uploadCodeRows(const RowCodes& rowCodes) {
     std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * channels);
     std::vector<std::int8_t> codes(std::size_t(texels) * 4);
     for (int r = 0; r < rows(); ++r) {
-        rowCodes(r, codes.data());
+        rowCodes(r, codes.data(), int(codes.size()));
         const std::uint8_t* row = reinterpret_cast<const std::uint8_t*>(codes.data());
         std::uint32_t* line = out.data() + std::size_t(r / 4) * texels * channels + (nibbles ? r % 4 / 2 : r % 4);
         const int rowShift = nibbles ? 16 * (r % 2) : 0;

@@ -270,7 +270,7 @@ void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
     if (m.offsets.empty() != !s.offsets || m.blocks != s.scales->rows())
         fail("tensor ", name, ": ", m.blocks, " blocks", m.offsets.empty() ? "" : " with offsets", " arrived for ",
              s.scales->rows(), s.offsets ? " with offsets" : "");
-    s.texture->uploadCodeRows([&](int r, std::int8_t* codes) { m.rowCodes(r, codes); });
+    s.texture->uploadCodeRows([&](int r, std::int8_t* codes, int count) { m.rowCodes(r, codes, count); });
     s.scales->uploadRows(0, m.blocks, m.scales.data());
     if (s.offsets) s.offsets->uploadRows(0, m.blocks, m.offsets.data());
     s.uploaded = true;

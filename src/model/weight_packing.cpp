@@ -174,7 +174,6 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
     out.source = in.codes.data();
     out.K = K;
     out.channelsAreRows = channelsAreRows;
-    out.rowLength = paddedCols;
     out.blocks = int(K / in.scaleValues);
     out.channels = channelsAreRows ? paddedRows : paddedCols;
     out.outputOfChannel.assign(std::size_t(out.channels), -1);
@@ -195,18 +194,21 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
     return out;
 }
 
-void BlockMatrix::rowCodes(int row, std::int8_t* codes) const {
+void BlockMatrix::rowCodes(int row, std::int8_t* codes, int count) const {
     if (channelsAreRows) {
-        const int output = outputOfChannel[std::size_t(row)];
-        if (output >= 0) std::copy_n(source + output * K, K, codes);
-        std::fill(codes + (output >= 0 ? K : 0), codes + rowLength, std::int8_t(0));
+        const int output = row < int(outputOfChannel.size()) ? outputOfChannel[std::size_t(row)] : -1;
+        const int held = output < 0 ? 0 : int(std::min<std::int64_t>(K, count));
+        if (held > 0) std::copy_n(source + output * K, held, codes);
+        std::fill(codes + held, codes + count, std::int8_t(0));
         return;
     }
     // Input `row` of every output: a column of the tensor's rows (rows past K are padding).
-    for (int c = 0; c < rowLength; ++c) {
+    const int channels = row < K ? std::min(count, int(outputOfChannel.size())) : 0;
+    for (int c = 0; c < channels; ++c) {
         const int output = outputOfChannel[std::size_t(c)];
-        codes[c] = output < 0 || row >= K ? std::int8_t(0) : source[output * K + row];
+        codes[c] = output < 0 ? std::int8_t(0) : source[output * K + row];
     }
+    std::fill(codes + channels, codes + count, std::int8_t(0));
 }
 
 }  // namespace gpt2

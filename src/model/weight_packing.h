@@ -84,14 +84,14 @@ struct BlockMatrix {
     const std::int8_t* source = nullptr;  // the tensor's codes: rows of K values, one per output
     std::int64_t K = 0;
     bool channelsAreRows = false;
-    int rowLength = 0;                 // codes in an engine row: its columns padded to 4
     std::vector<int> outputOfChannel;  // the tensor's row for each engine output channel, -1 for padding
     std::vector<float> scales;
     std::vector<float> offsets;
     int blocks = 0;    // along K
     int channels = 0;  // output channels, padded
-    // Row `row` of the engine matrix: its 4 * ceil(cols / 4) codes.
-    void rowCodes(int row, std::int8_t* codes) const;
+    // The first `count` codes of row `row` of the engine matrix (its columns padded to 4; past the
+    // tensor's codes, 0).
+    void rowCodes(int row, std::int8_t* codes, int count) const;
 };
 // The engine matrix of `spec` from a tensor of `outputs` rows of K values (a GGUF tensor: rows are
 // output channels, blocks run along K), reading `blocks`' codes, which must outlive it. Throws when

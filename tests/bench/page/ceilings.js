@@ -7,6 +7,8 @@
 // uploads every byte of its file on one thread can be no faster than the first of these.
 // Query: file (URL), rounds (default 3), post (1: POST each row to /result, as
 // ../../shared/gpubrowser collects them).
+import { postRows } from './posted.js';
+
 const query = new URLSearchParams(location.search);
 const CACHE = 'gpt2-webgl-ceilings';
 
@@ -171,12 +173,4 @@ export async function run(post) {
   await caches.delete(CACHE);
 }
 
-if (query.get('post') === '1') {
-  const post = (body) => fetch('/result?stage=ceiling', { method: 'POST', body: JSON.stringify(body) });
-  try {
-    await run(post);
-  } catch (error) {
-    await post({ kind: 'error', error: String(error?.stack ?? error) });
-  }
-  await fetch('/result?stage=done', { method: 'POST', body: '{}' });
-}
+if (query.get('post') === '1') await postRows('ceiling', run);

@@ -8,6 +8,8 @@
 // thread), module (the module's URL, default /gpt2.js: another build of it for
 // an A/B run), rounds (cached loads, default 3), post (1: POST each row to /result, as
 // ../../shared/gpubrowser collects them).
+import { postRows } from './posted.js';
+
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
 
@@ -79,12 +81,4 @@ export async function run(post) {
   }
 }
 
-if (query.get('post') === '1') {
-  const post = (body) => fetch('/result?stage=load', { method: 'POST', body: JSON.stringify(body) });
-  try {
-    await run(post);
-  } catch (error) {
-    await post({ kind: 'error', error: String(error?.stack ?? error) });
-  }
-  await fetch('/result?stage=done', { method: 'POST', body: '{}' });
-}
+if (query.get('post') === '1') await postRows('load', run);
