@@ -15,7 +15,11 @@ const files = Object.fromEntries(
   ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => [f, readFileSync(join(tinyModelDir, f))]),
 );
 // A repository of GGUF files, as the community's GPT-2 GGUF repositories are laid out.
-const ggufFiles = { 'gguf/tiny.Q8_0.gguf': readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.gguf')) };
+const ggufFiles = {
+  'gguf/tiny.Q8_0.gguf': readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.gguf')),
+  'gguf/wide.Q4_K_M.gguf': readFileSync(join(root, 'tests/fixtures/gguf/wide-Q4_K_M.gguf')),
+  'gguf/not.gguf': files['config.json'],
+};
 const ggufReference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gguf/tiny-Q8_0.json'), 'utf8')).prompts[0];
 let site;
 let hub;
@@ -29,18 +33,25 @@ function listen(handler) {
   });
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
+const ranged = (req) => (req.headers.range ? ` ${req.headers.range}` : '');
 const origin = (server) => `http://127.0.0.1:${server.address().port}`;
 
 before(async () => {
+  // The CDN answers a Range request of the first bytes as the hub's does (206); the hub redirects it.
   cdn = await listen((req, res) => {
-    requests.push(`cdn ${req.url}`);
+    requests.push(`cdn ${req.url}${ranged(req)}`);
     const m = req.url.match(/^\/blobs\/([\w./]+)$/);
     const file = m && (files[m[1]] ?? ggufFiles[m[1]]);
     if (!file) return res.writeHead(404).end('not found');
-    res.writeHead(200, { 'Content-Length': file.length }).end(file);
+    const range = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+    if (!range) return res.writeHead(200, { 'Content-Length': file.length }).end(file);
+    const part = file.subarray(0, Number(range[1]) + 1);
+    res.setHeader('Access-Control-Expose-Headers', 'Content-Range');
+    res.writeHead(206, { 'Content-Length': part.length, 'Content-Range': `bytes 0-${part.length - 1}/${file.length}` });
+    res.end(part);
   });
   hub = await listen((req, res) => {
-    requests.push(`hub ${req.url}`);
+    requests.push(`hub ${req.url}${ranged(req)}`);
     const gguf = req.url.match(/^\/QuantFactory\/gpt2-tiny-GGUF\/resolve\/main\/([\w./]+)$/);
     if (gguf && ggufFiles[gguf[1]]) return res.writeHead(302, { Location: `${origin(cdn)}/blobs/${gguf[1]}` }).end();
     const m = req.url.match(/^\/openai-community\/gpt2-tiny\/resolve\/(main|v1\.0)\/([\w.]+)$/);
@@ -121,6 +132,53 @@ for (const worker of [true, false]) {
       'hub /QuantFactory/gpt2-tiny-GGUF/resolve/main/gguf/tiny.Q8_0.gguf',
       'cdn /blobs/gguf/tiny.Q8_0.gguf',
     ]);
+    await page.close();
+  });
+}
+
+// GPT2.gpuBytes plans a hub GGUF file from its header alone (one Range request of 2 MiB for a file of
+// 3.5 MB), a cached one from the cache, and a hub folder from its config.json: the figures the loaded
+// models then take.
+for (const worker of [true, false]) {
+  test(`${worker ? 'worker' : 'same thread'}: gpuBytes plans hub GGUF files from their headers and a hub folder from its config, as loaded`, async () => {
+    const page = await site.page();
+    const ids = {
+      q8: 'QuantFactory/gpt2-tiny-GGUF/gguf/tiny.Q8_0.gguf',
+      q4: 'QuantFactory/gpt2-tiny-GGUF/gguf/wide.Q4_K_M.gguf',
+      folder: 'openai-community/gpt2-tiny',
+    };
+    const loaded = (id) =>
+      page.evaluate(
+        async ({ hubUrl, id, worker }) => {
+          const { GPT2 } = await import('/gpt2.js');
+          const model = await GPT2.load(id, { hubUrl, worker });
+          const { gpuBytes } = await model.stats();
+          await model.dispose();
+          return gpuBytes;
+        },
+        { hubUrl: origin(hub), id, worker },
+      );
+    const plan = (models) =>
+      page.evaluate(
+        async ({ hubUrl, models, worker }) => {
+          const { GPT2 } = await import('/gpt2.js');
+          return GPT2.gpuBytes(models, { hubUrl, worker }).catch((e) => e.message);
+        },
+        { hubUrl: origin(hub), models, worker },
+      );
+    const q4 = await loaded(ids.q4); // now in the cache
+    requests.length = 0;
+    const planned = await plan([ids.q8, ids.q4, ids.folder]);
+    assert.deepEqual(requests, [
+      'hub /QuantFactory/gpt2-tiny-GGUF/resolve/main/gguf/tiny.Q8_0.gguf bytes=0-2097151',
+      'cdn /blobs/gguf/tiny.Q8_0.gguf bytes=0-2097151',
+      'hub /openai-community/gpt2-tiny/resolve/main/config.json',
+    ]);
+    assert.deepEqual(planned, [await loaded(ids.q8), q4, await loaded(ids.folder)]);
+    assert.match(
+      await plan(['QuantFactory/gpt2-tiny-GGUF/gguf/not.gguf']),
+      /gguf\/not\.gguf: is not a GGUF file; GPT2\.gpuBytes plans a config object, a folder \(from its config\.json\) or a GGUF file/,
+    );
     await page.close();
   });
 }

@@ -39,8 +39,15 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const plans: number[] = await GPT2.gpuBytes([{ n_embd: 768, n_layer: 12, n_head: 12 }], {
     tuning: { maxColorBits: 512 },
   });
+  const fromFiles: number[] = await GPT2.gpuBytes(
+    ['QuantFactory/gpt2-GGUF/gpt2.Q4_K_M.gguf', new URL('https://example.com/gpt2/'), { n_embd: 768 }],
+    { hubUrl: 'https://hub.example.com' },
+  );
+  const phone: boolean = GPT2.isPhone();
   void planned;
   void plans;
+  void fromFiles;
+  void phone;
   await fromHub.dispose();
   const same: typeof GPT2 = GPT2Default;
   void same;

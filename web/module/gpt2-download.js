@@ -159,3 +159,33 @@ export async function fetchResponse(url, signal, { optional = false, onRetry } =
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`.trim());
   return resumable(url, response, signal, onRetry);
 }
+
+// The first `length` bytes of the file at `url` (fewer where the file is shorter) and the file's size
+// where the answer tells it (else null): a Range request, or the start of the whole file from a
+// server that ignores Range, whose body is cancelled after those bytes.
+export async function fetchPrefix(url, length, signal, { onRetry } = {}) {
+  const response = await request(url, signal, { Range: `bytes=0-${length - 1}` }, onRetry);
+  if (response.status === 416) return { bytes: new Uint8Array(0), size: 0 }; // an empty file
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`.trim());
+  const size =
+    response.status === 206
+      ? Number(/\/(\d+)$/.exec(response.headers.get('Content-Range') ?? '')?.[1])
+      : response.headers.get('Content-Encoding')
+        ? Number.NaN
+        : Number(response.headers.get('Content-Length') ?? Number.NaN);
+  const bytes = new Uint8Array(length);
+  let received = 0;
+  const reader = response.body.getReader();
+  try {
+    while (received < length) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const used = Math.min(value.length, length - received);
+      bytes.set(value.subarray(0, used), received);
+      received += used;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return { bytes: bytes.subarray(0, received), size: size >= 0 ? size : null };
+}

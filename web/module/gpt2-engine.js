@@ -6,6 +6,7 @@ import { abortError, BusyError, ContextLostError, DisposedError } from './gpt2-e
 import { sleep, yieldToEventLoop } from './gpt2-event-loop.js';
 import { loadModel } from './gpt2-loader.js';
 import { loadedModule, nativeModule, nativeOptions } from './gpt2-native.js';
+import { plannedSourceBytes } from './gpt2-plan.js';
 import { Surface } from './gpt2-surface.js';
 
 export class Engine {
@@ -25,13 +26,22 @@ export class Engine {
     }
   }
 
-  // The GPU bytes a model of each of `configs` (config.json objects) would take with `options` (the
-  // load options, resolved), planned on a canvas made for it and released at once.
-  static async plannedGpuBytes(configs, options) {
+  // The GPU bytes each of `models` would take with `options` (the load options, resolved), planned on a
+  // canvas made for it and released at once: a model is a config.json object, or the absolute URL of
+  // a folder or a GGUF file, whose config.json or header is read (gpt2-plan.js).
+  static async plannedGpuBytes(models, options) {
     const M = await nativeModule(options.wasmUrl);
     const surface = new Surface(M, null);
+    const native = nativeOptions(options);
     try {
-      return configs.map((config) => M.plannedGpuBytes(surface.target, JSON.stringify(config), nativeOptions(options)));
+      const bytes = [];
+      for (const model of models)
+        bytes.push(
+          typeof model === 'string'
+            ? await plannedSourceBytes(M, surface.target, model, native, options)
+            : M.plannedGpuBytes(surface.target, JSON.stringify(model), native),
+        );
+      return bytes;
     } catch (error) {
       throw surface.explain(error);
     } finally {

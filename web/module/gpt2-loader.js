@@ -211,7 +211,7 @@ class Progress {
 }
 
 // Copies `bytes` into a fresh wasm heap block for `use(pointer)`, freed afterwards.
-function withHeapCopy(M, bytes, use) {
+export function withHeapCopy(M, bytes, use) {
   const ptr = M._malloc(Math.max(bytes.length, 1));
   try {
     M.HEAPU8.set(bytes, ptr);
@@ -236,7 +236,8 @@ function streamModelFile(M, url, response, progress, { openGguf, openPacked }, s
   );
 }
 
-function isGguf(prefix) {
+// True when `prefix` starts with GGUF's magic.
+export function isGguf(prefix) {
   return prefix[0] === 0x47 && prefix[1] === 0x47 && prefix[2] === 0x55 && prefix[3] === 0x46;
 }
 

@@ -183,8 +183,8 @@ export class RemoteEngine {
     }
   }
 
-  static plannedGpuBytes(configs, options) {
-    return WorkerHost.for(options.workerUrl).request('plannedGpuBytes', { args: [configs, options] });
+  static plannedGpuBytes(models, options) {
+    return WorkerHost.for(options.workerUrl).request('plannedGpuBytes', { args: [models, options] });
   }
 
   static optionsSeen(load, generate) {

@@ -39,7 +39,7 @@ const handlers = {
     return { model: id, config: model.config };
   },
   probe: () => probeOffscreenCanvas(),
-  plannedGpuBytes: (_, [configs, options]) => Engine.plannedGpuBytes(configs, options),
+  plannedGpuBytes: (_, [models, options]) => Engine.plannedGpuBytes(models, options),
   optionsSeen: (_, [load, generate]) => Engine.optionsSeen(load, generate),
   liveGlObjects: () => Engine.liveGlObjects(),
   async generate(id, [prompt, options], { signal, call }) {

@@ -277,6 +277,9 @@ export declare class BusyError extends Error {
   readonly name: 'BusyError';
 }
 
+/** What GPT2.gpuBytes plans: a config.json object, or a model source (URL or hub id). */
+export type ModelToPlan = (Partial<GPT2Config> & Record<string, unknown>) | string | URL;
+
 export declare class GPT2 {
   /**
    * Loads a GGUF file (llama.cpp's GPT-2, any of its tensor types, quantized weights kept quantized),
@@ -286,16 +289,20 @@ export declare class GPT2 {
    */
   static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
   /**
-   * The GPU bytes a model would take in this browser (weights, KV cache, activations), before
-   * anything is downloaded, allocated or compiled: `config` is a config.json object, or an array of
-   * them answered in order; `options` are load options (weights, maxTextureSize, tuning).
+   * The GPU bytes a model would take in this browser (weights, KV cache, activations), before its
+   * weights are downloaded and before anything is allocated or compiled: `model` is a config.json
+   * object, or a source as `load` takes it (a URL or hub id of a folder, whose config.json is read, or
+   * of a GGUF file, whose header alone is read); an array of them is answered in order. `options` are
+   * load options (weights, maxTextureSize, tuning, hubUrl, revision, cache).
    */
-  static gpuBytes(config: Partial<GPT2Config> & Record<string, unknown>, options?: LoadOptions): Promise<number>;
-  static gpuBytes(configs: (Partial<GPT2Config> & Record<string, unknown>)[], options?: LoadOptions): Promise<number[]>;
+  static gpuBytes(model: ModelToPlan, options?: LoadOptions): Promise<number>;
+  static gpuBytes(models: ModelToPlan[], options?: LoadOptions): Promise<number[]>;
   /** Deletes every model file this origin keeps in the browser's cache. */
   static clearCache(): Promise<void>;
   /** The models this origin keeps in the browser's cache. */
   static cachedModels(): Promise<{ source: string; bytes: number }[]>;
+  /** True on a phone or tablet, as the user agent tells them (where a tab is killed near 1.5 GB). */
+  static isPhone(): boolean;
   /**
    * The URL a load of `source` with `options` (hubUrl, revision) fetches: a hub id becomes its
    * resolve URL, a folder ends in '/'. cachedModels() lists a cached model under it.

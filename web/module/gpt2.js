@@ -129,23 +129,36 @@ export class GPT2 {
   }
 
   /**
-   * The GPU bytes a model would take in this browser, before anything is downloaded, allocated or
-   * compiled: `config` is a config.json object (or an array of them, answered in order); `options`
-   * are load options (weights, maxTextureSize, tuning). Planned on the thread a load would use.
+   * The GPU bytes a model would take in this browser, before its weights are downloaded and before
+   * anything is allocated or compiled: `model` is a config.json object, or a source as load takes it
+   * (a URL or hub id of a folder, whose config.json is read, or of a GGUF file, whose header alone is
+   * read: about 2 MB for GPT-2, from the cache where it is there); an array of them is answered in
+   * order. `options` are load options (weights, maxTextureSize, tuning, hubUrl, revision, cache).
+   * Planned on the thread a load would use.
    */
-  static async gpuBytes(config, options = {}) {
+  static async gpuBytes(model, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
-    const configs = Array.isArray(config) ? config : [config];
+    const models = (Array.isArray(model) ? model : [model]).map((m) =>
+      typeof m === 'string' || m instanceof URL ? modelUrl(m, { hubUrl, revision }) : m,
+    );
     const { worker } = await chooseMode(settings, canvas);
     const bytes = worker
-      ? await RemoteEngine.plannedGpuBytes(configs, settings)
-      : await (await engineHere()).plannedGpuBytes(configs, settings);
-    return Array.isArray(config) ? bytes : bytes[0];
+      ? await RemoteEngine.plannedGpuBytes(models, settings)
+      : await (await engineHere()).plannedGpuBytes(models, settings);
+    return Array.isArray(model) ? bytes : bytes[0];
   }
 
   /** Deletes every model file this origin keeps in the browser's cache. */
   static async clearCache() {
     await clearCache();
+  }
+
+  /**
+   * True on a phone or tablet, as the user agent tells them: where the module keeps textures within
+   * Apple's phone limits, and where a tab that takes much more than 1.5 GB is killed.
+   */
+  static isPhone() {
+    return isPhone();
   }
 
   /**

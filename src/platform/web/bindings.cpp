@@ -438,6 +438,21 @@ double plannedGpuBytes(const std::string& canvasTarget, const std::string& confi
     });
 }
 
+// The GPU bytes the GGUF file whose first `headerSize` bytes lie at heap `header` would take with
+// `options`, planned from its config and tensor types as plannedGpuBytes plans a config; -1 while
+// those bytes end inside the header (the caller reads more and calls again).
+double plannedGgufGpuBytes(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
+                           const val& options, const std::string& label) {
+    return guarded([&]() -> double {
+        auto parsed = parseGgufHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
+                                      std::uint64_t(fileSize), label);
+        if (!parsed) return -1;
+        const GgufWeightFile file(std::move(*parsed));
+        const WebGlContext context(canvasTarget);
+        return double(Engine::plannedGpuBytes(file.config(), modelOptionsFromJs(options), file.blocks()));
+    });
+}
+
 // A model for a packed file, from its header (at heap `header`), which carries the config and
 // tokenizer; the file's tensors then stream in through beginFile with the same header.
 WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
@@ -526,5 +541,6 @@ EMSCRIPTEN_BINDINGS(gpt2) {
     function("openGguf", &openGguf, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);
     function("plannedGpuBytes", &plannedGpuBytes);
+    function("plannedGgufGpuBytes", &plannedGgufGpuBytes, allow_raw_pointers());
     function("optionsSeen", &optionsSeen);
 }

@@ -1,0 +1,61 @@
+// Planning a model's GPU memory from its source before a load (GPT2.gpuBytes): a Hugging Face
+// folder's config.json, or a GGUF file's header, which carries the config and every tensor's type.
+// A GGUF header has no length field: it is read in growing prefixes, from the cached file where the
+// browser keeps it, else by Range requests, until the engine can parse it. GPT-2's header holds its
+// tokenizer, about 1.8 MB: one request of FIRST_PREFIX; the weights are never read. The last
+// KEPT_HEADERS headers stay in memory, so planning again with other options reads nothing.
+import { ModelFiles } from './gpt2-cache.js';
+import { fetchPrefix, fetchResponse } from './gpt2-download.js';
+import { isGguf, withHeapCopy } from './gpt2-loader.js';
+
+const FIRST_PREFIX = 2 << 20;
+const KEPT_HEADERS = 8;
+const ggufHeaders = new Map(); // url -> { bytes, size } of a GGUF file's header, oldest first
+
+// The GPU bytes of the model at `source` (an absolute URL: a folder ending in '/', or a GGUF file)
+// with `native` (the engine's options), planned by the wasm module `M` on the canvas registered as
+// `target`; `cache` (the load option) allows reading the browser's cached copy.
+export async function plannedSourceBytes(M, target, source, native, { cache, signal }) {
+  const files = new ModelFiles({ cache, signal, warn: () => {} });
+  await files.open();
+  if (source.endsWith('/')) {
+    const url = new URL('config.json', source).href;
+    const cached = await files.fromCache(url);
+    const config = cached ? await cached.text() : await (await fetchResponse(url, signal)).text();
+    return M.plannedGpuBytes(target, config, native);
+  }
+  const kept = ggufHeaders.get(source);
+  if (kept) return planGguf(M, target, source, kept, native);
+  const cached = await files.fromCache(source);
+  const read = cached
+    ? async (length) => ({ bytes: new Uint8Array(await cached.slice(0, length).arrayBuffer()), size: cached.size })
+    : (length) => fetchPrefix(source, length, signal);
+  for (let length = FIRST_PREFIX; ; length *= 2) {
+    const prefix = await read(length);
+    if (prefix.bytes.length < length) {
+      if (prefix.size !== null && prefix.size > prefix.bytes.length)
+        throw new Error(
+          `${source}: ${prefix.bytes.length} bytes came of the first ${length} asked, in a file of ${prefix.size}`,
+        );
+      prefix.size = prefix.bytes.length; // the whole file
+    }
+    if (!isGguf(prefix.bytes))
+      throw new Error(
+        `${source}: is not a GGUF file; GPT2.gpuBytes plans a config object, a folder (from its config.json) or a GGUF file`,
+      );
+    const bytes = planGguf(M, target, source, prefix, native);
+    if (bytes >= 0) {
+      ggufHeaders.set(source, prefix);
+      if (ggufHeaders.size > KEPT_HEADERS) ggufHeaders.delete(ggufHeaders.keys().next().value);
+      return bytes;
+    }
+  }
+}
+
+// The plan from `bytes`, the first bytes of a GGUF file of `size` bytes (null: unknown); -1 while they
+// end inside the header.
+function planGguf(M, target, url, { bytes, size }, native) {
+  return withHeapCopy(M, bytes, (ptr) =>
+    M.plannedGgufGpuBytes(target, ptr, bytes.length, size ?? Number.MAX_SAFE_INTEGER, native, url),
+  );
+}
