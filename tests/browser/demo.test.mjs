@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { artifactsDir, root, startSite, testModelsDir, tinyModelDir, waitForDemoModel } from './harness.mjs';
 
@@ -175,7 +176,7 @@ test('the demo loads a model with int8 weights, in less GPU memory than fp16, an
   await page.fill('#prompt', 'The jury said that');
   await page.fill('#max-new-tokens', '8');
   await page.click('#generate');
-  await page.waitForFunction(() => /8 tokens/.test(document.getElementById('speed').textContent), null, {
+  await page.waitForFunction(() => /^8 tokens,/.test(document.getElementById('speed').textContent), null, {
     timeout: 60000,
   });
   const output = await page.locator('#output').textContent();
@@ -237,7 +238,9 @@ async function loadError(page, url) {
 }
 
 test('bad model sources show a clear error on the page', async () => {
-  const page = await site.page('');
+  // Choosing "A URL…" uses the picker, which then plans the hub's GGUF files: from a local "hub"
+  // that has none (each plan fails with a console warning), never from the internet.
+  const page = await site.page(`?hub=${encodeURIComponent(`${site.url}no-hub`)}`);
   await waitForDemoModel(page);
   assert.match(
     await loadError(page, 'http://127.0.0.1:9/gpt2/'),
@@ -303,8 +306,10 @@ test("the model picker shows each model's GPU memory per weight format and K/V c
       );
     }
     assert.match(await page.locator('#model-source option').first().textContent(), /GPU memory/);
-    const entries = await page.locator('#model-source option').allTextContents();
-    figures[name] = entries.slice(0, 5).map((text) => text.match(/, ([\d.]+ [MG]B) of GPU memory/)?.[1]);
+    const entries = (await page.locator('#model-source option').allTextContents()).filter((text) =>
+      /^Bundled|fp32 safetensors/.test(text),
+    );
+    figures[name] = entries.map((text) => text.match(/, ([\d.]+ [MG]B) of GPU memory/)?.[1]);
     await page.click('#load');
     await page.waitForFunction(
       () =>
@@ -334,7 +339,7 @@ test("the model picker shows each model's GPU memory per weight format and K/V c
   await page.close();
 });
 
-test('the model picker offers the bundled model and the hub sizes, marks what is cached, and clears the cache', async () => {
+test('the model picker offers the bundled model, the hub GGUF files and the hub folders, marks what is cached, and clears the cache', async () => {
   const page = await site.page('');
   await waitForDemoModel(page);
   const options = async () => page.locator('#model-source option').allTextContents();
@@ -342,14 +347,20 @@ test('the model picker offers the bundled model and the hub sizes, marks what is
     timeout: 10000,
   });
   const listed = await options();
-  assert.equal(listed.length, 6, listed.join(' | '));
+  assert.equal(listed.length, 11, listed.join(' | '));
   assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB download, [\d.]+ MB of GPU memory, cached$/);
-  assert.match(listed[1], /^GPT-2 124M \(hub\), 548\.0 MB download, [\d.]+ MB of GPU memory$/);
+  // A GGUF file's GPU memory is planned from its header, read once the picker is used.
+  assert.equal(listed[1], 'GPT-2 124M, Q4_K_M GGUF from QuantFactory/gpt2-GGUF, 113 MB download');
+  assert.equal(listed[4], 'GPT-2 1.5B, Q4_0 GGUF from RichardErkhov/openai-community_-_gpt2-xl-gguf, 969 MB download');
   assert.match(
-    listed[4],
-    /^GPT-2 1\.5B \(hub\), 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/,
+    listed[6],
+    /^GPT-2 124M, fp32 safetensors from openai-community\/gpt2, 548 MB download, [\d.]+ MB of GPU memory$/,
   );
-  assert.equal(listed[5], 'A URL…');
+  assert.match(
+    listed[9],
+    /^GPT-2 1\.5B, fp32 safetensors from openai-community\/gpt2-xl, 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/,
+  );
+  assert.equal(listed[10], 'A URL…');
   assert.equal(await page.locator('#model-source').inputValue(), 'bundled');
   await page.screenshot({ path: join(artifactsDir, 'demo-picker.png') });
   await page.click('#clear-cache');
@@ -358,4 +369,83 @@ test('the model picker offers the bundled model and the hub sizes, marks what is
   });
   assert.deepEqual(await page.evaluate(async () => (await import('/gpt2.js')).GPT2.cachedModels()), []);
   await page.close();
+});
+
+// A stand-in for the hub on another port: each GGUF entry of the picker is answered with a small
+// llama.cpp-made fixture, after the hub's redirect, with CORS and without Range (so the header is read
+// from the start of a whole-file answer). `?hub=` points the demo at it.
+async function standInHub() {
+  const fixture = (name) => readFileSync(join(root, 'tests/fixtures/gguf', name));
+  const files = {
+    '/QuantFactory/gpt2-GGUF/resolve/main/gpt2.Q4_K_M.gguf': fixture('wide-Q4_K_M.gguf'),
+    '/mradermacher/gpt2-medium-GGUF/resolve/main/gpt2-medium.Q4_K_M.gguf': fixture('wide-Q4_K_S.gguf'),
+    '/RichardErkhov/openai-community_-_gpt2-large-gguf/resolve/main/gpt2-large.Q4_K_M.gguf': fixture('tiny-Q8_0.gguf'),
+    '/RichardErkhov/openai-community_-_gpt2-xl-gguf/resolve/main/gpt2-xl.Q4_0.gguf': fixture('narrow-Q4_0.gguf'),
+    '/RichardErkhov/openai-community_-_gpt2-xl-gguf/resolve/main/gpt2-xl.Q4_K_M.gguf': fixture('narrow-Q4_1.gguf'),
+  };
+  const requests = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url);
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.url.startsWith('/cdn/')) {
+      const file = files[req.url.slice(4)];
+      return file ? res.writeHead(200, { 'Content-Length': file.length }).end(file) : res.writeHead(404).end();
+    }
+    if (!files[req.url]) return res.writeHead(404, { 'X-Error-Code': 'EntryNotFound' }).end('Entry not found');
+    res.writeHead(302, { Location: `/cdn${req.url}` }).end();
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+test('on a phone the picker plans the hub GGUF files, suggests the largest model that fits, and loads a 4-bit one', async () => {
+  const hub = await standInHub();
+  const page = await site.browser.newPage({
+    viewport: { width: 390, height: 844 },
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1',
+  });
+  page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
+  await page.goto(`${site.url}?hub=${encodeURIComponent(hub.url)}`);
+  await waitForDemoModel(page);
+  assert.deepEqual(hub.requests, [], 'no file of the hub is read before the picker is used');
+  await page.focus('#model-source');
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('#model-source option')].filter((o) => /GGUF.*GPU memory/.test(o.text)).length ===
+      5,
+    null,
+    { timeout: 60000 },
+  );
+  const listed = await page.locator('#model-source option').allTextContents();
+  // Every stand-in fits a phone: the largest model is 1.5B, and of its files the smaller download.
+  const suggested = listed.filter((text) => text.endsWith(', the largest that fits this phone'));
+  assert.deepEqual(
+    suggested.map((text) => text.split(',').slice(0, 2).join(',')),
+    ['GPT-2 1.5B, Q4_0 GGUF from RichardErkhov/openai-community_-_gpt2-xl-gguf'],
+    listed.join('\n'),
+  );
+  assert.match(listed[9], /fp32 safetensors from openai-community\/gpt2-xl, .*\(more than a phone's tab survives\)$/);
+  const planned = suggested[0].match(/, ([\d.]+ MB) of GPU memory/)[1];
+  await page.selectOption('#model-source', 'RichardErkhov/openai-community_-_gpt2-xl-gguf/gpt2-xl.Q4_0.gguf');
+  await page.click('#load');
+  await waitForDemoModel(page);
+  const status = await page.locator('#model-status').textContent();
+  assert.equal(status.match(/([\d.]+ MB) of textures/)[1], planned, status);
+  assert.ok(
+    hub.requests.includes('/cdn/RichardErkhov/openai-community_-_gpt2-xl-gguf/resolve/main/gpt2-xl.Q4_0.gguf'),
+    hub.requests.join('\n'),
+  );
+  await page.fill('#max-new-tokens', '8');
+  await page.click('#generate');
+  await page.waitForFunction(
+    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
+    null,
+    { timeout: 60000 },
+  );
+  assert.match(await page.locator('#speed').textContent(), /^8 tokens,/);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no horizontal scrolling');
+  await page.screenshot({ path: join(artifactsDir, 'demo-phone-gguf.png'), fullPage: true });
+  await page.close();
+  await new Promise((ok) => hub.server.close(ok));
 });

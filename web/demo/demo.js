@@ -7,10 +7,12 @@ import { GPT2 } from './gpt2.js';
 import { AttentionMap, LensGrid } from './demo-views.js';
 import { DEMO_LENS_TOP_K, DEMO_SAMPLING } from './demo-settings.js';
 
-// The model picker: the bundled model (the default; served with the page, so it works offline) and
-// the official GPT-2 sizes from the Hugging Face hub, with their download sizes (model.safetensors)
-// and the shapes of their config.json, from which the module plans their GPU memory before any
-// download (the bundled model's config is read from the page's own copy).
+// The model picker: the bundled model (the default; served with the page, so it works offline), GPT-2
+// of every size as GGUF files that the community publishes on the Hugging Face hub (4-bit, a tenth of
+// fp32's download), and the official fp32 checkpoints. Each entry names its repository and its
+// download size as the hub lists it. The module plans each one's GPU memory before any download: the
+// folders from the shapes of their config.json (the bundled model's is read from the page's own
+// copy), a GGUF file from its header (gpuBytes reads about 2 MB of it).
 const official = (n_embd, n_layer, n_head) => ({
   model_type: 'gpt2',
   vocab_size: 50257,
@@ -19,37 +21,43 @@ const official = (n_embd, n_layer, n_head) => ({
   n_layer,
   n_head,
 });
+const gguf = (size, parameters, repository, file, bytes) => ({
+  value: `${repository}/${file}`,
+  source: `${repository}/${file}`,
+  label: `GPT-2 ${size}, ${/\.(\w+)\.gguf$/i.exec(file)[1]} GGUF from ${repository}`,
+  parameters,
+  bytes,
+  file: true,
+});
+const folder = (size, parameters, repository, bytes, config) => ({
+  value: repository,
+  source: repository,
+  label: `GPT-2 ${size}, fp32 safetensors from ${repository}`,
+  parameters,
+  bytes,
+  config,
+});
 const MODELS = [
-  { value: 'bundled', source: 'models/default/', label: 'Bundled demo model (7.7M parameters)', bytes: 15.4e6 },
   {
-    value: 'openai-community/gpt2',
-    source: 'openai-community/gpt2',
-    label: 'GPT-2 124M (hub)',
-    bytes: 548e6,
-    config: official(768, 12, 12),
+    value: 'bundled',
+    source: 'models/default/',
+    label: 'Bundled demo model (7.7M parameters)',
+    parameters: 7.7e6,
+    bytes: 15.4e6,
   },
-  {
-    value: 'openai-community/gpt2-medium',
-    source: 'openai-community/gpt2-medium',
-    label: 'GPT-2 355M (hub)',
-    bytes: 1.52e9,
-    config: official(1024, 24, 16),
-  },
-  {
-    value: 'openai-community/gpt2-large',
-    source: 'openai-community/gpt2-large',
-    label: 'GPT-2 774M (hub)',
-    bytes: 3.25e9,
-    config: official(1280, 36, 20),
-  },
-  {
-    value: 'openai-community/gpt2-xl',
-    source: 'openai-community/gpt2-xl',
-    label: 'GPT-2 1.5B (hub)',
-    bytes: 6.43e9,
-    config: official(1600, 48, 25),
-  },
+  gguf('124M', 124e6, 'QuantFactory/gpt2-GGUF', 'gpt2.Q4_K_M.gguf', 113e6),
+  gguf('355M', 355e6, 'mradermacher/gpt2-medium-GGUF', 'gpt2-medium.Q4_K_M.gguf', 271e6),
+  gguf('774M', 774e6, 'RichardErkhov/openai-community_-_gpt2-large-gguf', 'gpt2-large.Q4_K_M.gguf', 546e6),
+  gguf('1.5B', 1.56e9, 'RichardErkhov/openai-community_-_gpt2-xl-gguf', 'gpt2-xl.Q4_0.gguf', 969e6),
+  gguf('1.5B', 1.56e9, 'RichardErkhov/openai-community_-_gpt2-xl-gguf', 'gpt2-xl.Q4_K_M.gguf', 1.19e9),
+  folder('124M', 124e6, 'openai-community/gpt2', 548e6, official(768, 12, 12)),
+  folder('355M', 355e6, 'openai-community/gpt2-medium', 1.52e9, official(1024, 24, 16)),
+  folder('774M', 774e6, 'openai-community/gpt2-large', 3.25e9, official(1280, 36, 20)),
+  folder('1.5B', 1.56e9, 'openai-community/gpt2-xl', 6.43e9, official(1600, 48, 25)),
 ];
+// `?hub=URL` takes the hub's files from a mirror of it (or a local stand-in) instead.
+const HUB = new URLSearchParams(location.search).get('hub');
+const hubOptions = HUB ? { hubUrl: HUB } : {};
 // A tab on iOS is killed near this much memory (WebKit bug 268816).
 const PHONE_TAB_BYTES = 1.5e9;
 const $ = (id) => document.getElementById(id);
@@ -99,57 +107,105 @@ function megabytes(bytes) {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
+// A download size to the three figures the hub lists it with.
+function downloadSize(bytes) {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toPrecision(3)} GB` : `${(bytes / 1e6).toPrecision(3)} MB`;
+}
+
 // The load options the picker's figures depend on: the chosen weights and K/V cache.
 function memoryOptions() {
   return { weights: $('weights').value, kvCache: $('kv-cache').value };
 }
 
-// GPU bytes of each picker entry with the chosen memory options, planned by the module for this browser.
-const planned = new Map(); // JSON of the options -> [bytes per MODELS entry]
-// Where the browser cannot plan (no WebGL2), the entries go without the figure: the load then
-// shows the browser's reason.
-async function plannedBytes(options) {
-  const key = JSON.stringify(options);
-  if (!planned.has(key)) {
-    try {
-      MODELS[0].config ??= await (await fetch(new URL('config.json', new URL(MODELS[0].source, location.href)))).json();
-      planned.set(
-        key,
-        await GPT2.gpuBytes(
-          MODELS.map((m) => m.config),
-          options,
-        ),
-      );
-    } catch (error) {
-      console.warn(`the models' GPU memory could not be planned: ${error.message}`);
-      return MODELS.map(() => null);
-    }
+// GPU bytes of each picker entry with the chosen memory options, planned by the module for this
+// browser. The entries with a config are planned together at once. A GGUF file's plan reads its
+// header from the hub, so those wait until the picker is first used, go one at a time, and fill the
+// picker again as each arrives. Where the browser cannot plan (no WebGL2) or a file cannot be read,
+// the entry goes without the figure: the load then shows why.
+const plans = new Map(); // JSON of the options and the entry's value -> the promise of its bytes
+const planned = new Map(); // the same keys -> the bytes, once planned
+let planFiles = false;
+let filePlans = Promise.resolve();
+
+async function plan(models, options) {
+  try {
+    return await GPT2.gpuBytes(models, { ...options, ...hubOptions });
+  } catch (error) {
+    console.warn(
+      `GPU memory could not be planned for ${models.map((m) => m.source ?? m).join(', ')}: ${error.message}`,
+    );
+    return models.map(() => null);
   }
-  return planned.get(key);
+}
+
+async function plannedBytes(options) {
+  const key = (m) => `${JSON.stringify(options)} ${m.value}`;
+  MODELS[0].config ??= await (await fetch(new URL('config.json', new URL(MODELS[0].source, location.href)))).json();
+  const configs = MODELS.filter((m) => m.config);
+  const unplanned = configs.filter((m) => !plans.has(key(m)));
+  if (unplanned.length > 0) {
+    const batch = plan(
+      unplanned.map((m) => m.config),
+      options,
+    );
+    for (const [i, m] of unplanned.entries())
+      plans.set(
+        key(m),
+        batch.then((bytes) => bytes[i]),
+      );
+  }
+  for (const m of configs) planned.set(key(m), await plans.get(key(m)));
+  if (planFiles)
+    for (const m of MODELS.filter((m) => m.file && !plans.has(key(m)))) {
+      filePlans = filePlans.then(async () => {
+        planned.set(key(m), (await plan([m.source], options))[0]);
+        await fillPicker();
+      });
+      plans.set(key(m), filePlans);
+    }
+  return MODELS.map((m) => planned.get(key(m)) ?? null);
+}
+
+// On a phone, the largest model whose GPU memory a tab survives, by the smallest download among its
+// files; null elsewhere, or before any such figure is known.
+function suggestion(gpu) {
+  if (!GPT2.isPhone()) return null;
+  const fitting = MODELS.filter((_, i) => gpu[i] !== null && gpu[i] <= PHONE_TAB_BYTES);
+  fitting.sort((a, b) => b.parameters - a.parameters || a.bytes - b.bytes);
+  return fitting[0] ?? null;
 }
 
 // Fills the picker, marking the models the browser has cached, with each one's download and the
-// GPU memory it takes with the chosen weights and K/V cache (flagged where a phone's tab would not survive it);
-// keeps the current choice.
+// GPU memory it takes with the chosen weights and K/V cache (flagged where a phone's tab would not
+// survive it, and on a phone the largest that fits suggested); keeps the current choice.
 async function fillPicker() {
   const select = $('model-source');
   const chosen = select.value || 'bundled';
   const cached = new Set((await GPT2.cachedModels()).map((m) => m.source));
   const gpu = await plannedBytes(memoryOptions());
+  const suggested = suggestion(gpu);
   select.replaceChildren(
     ...MODELS.map(
       (m, i) =>
         new Option(
-          `${m.label}, ${megabytes(m.bytes)} download` +
+          `${m.label}, ${downloadSize(m.bytes)} download` +
             `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
             `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}` +
-            `${cached.has(GPT2.resolveSource(m.source)) ? ', cached' : ''}`,
+            `${cached.has(GPT2.resolveSource(m.source, hubOptions)) ? ', cached' : ''}` +
+            `${m === suggested ? ', the largest that fits this phone' : ''}`,
           m.value,
         ),
     ),
     new Option('A URL…', 'url'),
   );
   select.value = chosen;
+}
+
+// The GGUF files are planned once the picker is first used, not on every visit to the page.
+function planFilesOnce() {
+  if (planFiles) return;
+  planFiles = true;
+  fillPicker().catch((error) => showError(error, 'load-error'));
 }
 
 function modelSource() {
@@ -186,6 +242,7 @@ async function loadModel(event) {
     $('model-status').textContent = `Loading ${source}…`;
     model = await GPT2.load(source, {
       ...memoryOptions(),
+      ...hubOptions,
       onProgress: ({ loaded, total }) => {
         progressBar.max = total;
         progressBar.value = loaded;
@@ -339,6 +396,7 @@ async function showAttention() {
 
 for (const id of ['weights', 'kv-cache'])
   $(id).addEventListener('change', () => fillPicker().catch((error) => showError(error, 'load-error')));
+for (const event of ['focus', 'pointerdown', 'keydown']) $('model-source').addEventListener(event, planFilesOnce);
 $('model-source').addEventListener('change', () => {
   $('model-url-label').hidden = $('model-source').value !== 'url';
 });
