@@ -398,25 +398,37 @@ async function standInHub() {
   return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
 }
 
-test('on a phone the picker plans the hub GGUF files, suggests the largest model that fits, and loads a 4-bit one', async () => {
-  const hub = await standInHub();
-  const page = await site.browser.newPage({
-    viewport: { width: 390, height: 844 },
-    userAgent:
-      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1',
-  });
-  page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
-  await page.goto(`${site.url}?hub=${encodeURIComponent(hub.url)}`);
-  await waitForDemoModel(page);
-  assert.deepEqual(hub.requests, [], 'no file of the hub is read before the picker is used');
-  await page.focus('#model-source');
-  await page.waitForFunction(
+const ggufPlanned = (page) =>
+  page.waitForFunction(
     () =>
       [...document.querySelectorAll('#model-source option')].filter((o) => /GGUF.*GPU memory/.test(o.text)).length ===
       5,
     null,
     { timeout: 60000 },
   );
+
+test('the picker plans the hub GGUF files once used, on a phone once loaded and suggests the largest model that fits, and loads a 4-bit one', async () => {
+  const hub = await standInHub();
+  const hubQuery = `?hub=${encodeURIComponent(hub.url)}`;
+  const desktop = await site.page(hubQuery);
+  await waitForDemoModel(desktop);
+  assert.deepEqual(hub.requests, [], 'no file of the hub is read before the picker is used');
+  await desktop.focus('#model-source');
+  await ggufPlanned(desktop);
+  const desktopListed = await desktop.locator('#model-source option').allTextContents();
+  assert.ok(!desktopListed.some((text) => /fits this phone/.test(text)), desktopListed.join('\n'));
+  await desktop.close();
+
+  const page = await site.browser.newPage({
+    viewport: { width: 390, height: 844 },
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1',
+  });
+  page.on('pageerror', (error) => console.log(`[page error] ${error.message}`));
+  await page.goto(site.url + hubQuery);
+  // On a phone the GGUF files are planned once the first model has loaded, for the suggestion.
+  await waitForDemoModel(page);
+  await ggufPlanned(page);
   const listed = await page.locator('#model-source option').allTextContents();
   // Every stand-in fits a phone: the largest model is 1.5B, and of its files the smaller download.
   const suggested = listed.filter((text) => text.endsWith(', the largest that fits this phone'));

@@ -163,17 +163,20 @@ function brokenGgufFiles(whole) {
   };
 }
 
-// Each GGUF fixture loaded from its URL: the largest |Δlogit| against the float64 forward over its
-// weights, the ids its metadata's tokenizer gives the prompts that have a text (llama.cpp's, which for
-// GPT-2's vocabulary are Hugging Face's), and the errors of the broken files (`broken`: BROKEN_GGUF's names).
+// Each GGUF fixture planned (GPT2.gpuBytes) and loaded from its URL: the largest |Δlogit| against the
+// float64 forward over its weights, the ids its metadata's tokenizer gives the prompts that have a text
+// (llama.cpp's, which for GPT-2's vocabulary are Hugging Face's), where a plan differs from the loaded
+// model's bytes, and the errors of the broken files (`broken`: BROKEN_GGUF's names).
 export async function ggufCheck({ worker, fixtures, broken }) {
   const { GPT2 } = await import('/gpt2.js');
-  const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], modes: new Set() };
+  const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], planMismatches: [], modes: new Set() };
   for (const f of fixtures) {
-    const model = await GPT2.load(
-      `/test-models/gguf/${f.name}.gguf`,
-      worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker },
-    );
+    const url = `/test-models/gguf/${f.name}.gguf`;
+    const options = worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker };
+    const planned = await GPT2.gpuBytes(url, options);
+    const model = await GPT2.load(url, options);
+    const { gpuBytes } = await model.stats();
+    if (planned !== gpuBytes) out.planMismatches.push(`${f.name}: planned ${planned}, loaded ${gpuBytes}`);
     out.modes.add(model.mode.worker);
     out.logitDiff[f.name] = 0;
     for (const p of f.prompts) {
@@ -202,12 +205,14 @@ export async function ggufCheck({ worker, fixtures, broken }) {
 }
 
 // What ggufCheck must find in any engine and mode: every file within 2e-4 of the float64 forward
-// (fp32 activations; the native build's error is 2e-5), the tokenizers right, each broken file's error
+// (fp32 activations; the native build's error is 2e-5), the tokenizers right, GPT2.gpuBytes of the
+// file (planned from its header) equal to what the loaded model takes, each broken file's error
 // naming what is wrong.
 export function assertGgufCheck(r, worker) {
   assert.equal(r.files, 13);
   for (const [name, diff] of Object.entries(r.logitDiff)) assert.ok(diff <= 2e-4, `${name}: max |dlogit| ${diff}`);
   assert.deepEqual(r.tokenizerMismatches, []);
+  assert.deepEqual(r.planMismatches, [], 'gpuBytes from the header is what the loaded model takes');
   for (const [name, pattern] of Object.entries(BROKEN_GGUF)) assert.match(r.broken[name], pattern, name);
   if (worker !== undefined) assert.deepEqual(r.modes, [worker]);
 }

@@ -119,35 +119,36 @@ function memoryOptions() {
 
 // GPU bytes of each picker entry with the chosen memory options, planned by the module for this
 // browser. The entries with a config are planned together at once. A GGUF file's plan reads its
-// header from the hub, so those wait until the picker is first used, go one at a time, and fill the
-// picker again as each arrives. Where the browser cannot plan (no WebGL2) or a file cannot be read,
-// the entry goes without the figure: the load then shows why.
+// header from the hub, so those wait until the picker is first used (on a phone, where the picker
+// suggests a model, until the first model has loaded), go one at a time, and fill the picker again
+// as each arrives. Where the browser cannot plan (no WebGL2) or a file cannot be read, the entry goes
+// without the figure: the load then shows why.
 const plans = new Map(); // JSON of the options and the entry's value -> the promise of its bytes
-const planned = new Map(); // the same keys -> the bytes, once planned
+const planned = new Map(); // the same keys -> the bytes (null: not planned), once settled
 let planFiles = false;
 let filePlans = Promise.resolve();
 
-async function plan(models, options) {
+// The GPU bytes of MODELS `entries`, or nulls where they could not be planned.
+async function plan(entries, options) {
   try {
-    return await GPT2.gpuBytes(models, { ...options, ...hubOptions });
-  } catch (error) {
-    console.warn(
-      `GPU memory could not be planned for ${models.map((m) => m.source ?? m).join(', ')}: ${error.message}`,
+    return await GPT2.gpuBytes(
+      entries.map((m) => m.config ?? m.source),
+      { ...options, ...hubOptions },
     );
-    return models.map(() => null);
+  } catch (error) {
+    console.warn(`GPU memory could not be planned for ${entries.map((m) => m.label).join('; ')}: ${error.message}`);
+    return entries.map(() => null);
   }
 }
 
+// { gpu: bytes per MODELS entry (null: not known), settled: whether every entry's plan has settled }.
 async function plannedBytes(options) {
   const key = (m) => `${JSON.stringify(options)} ${m.value}`;
   MODELS[0].config ??= await (await fetch(new URL('config.json', new URL(MODELS[0].source, location.href)))).json();
   const configs = MODELS.filter((m) => m.config);
   const unplanned = configs.filter((m) => !plans.has(key(m)));
   if (unplanned.length > 0) {
-    const batch = plan(
-      unplanned.map((m) => m.config),
-      options,
-    );
+    const batch = plan(unplanned, options);
     for (const [i, m] of unplanned.entries())
       plans.set(
         key(m),
@@ -158,18 +159,18 @@ async function plannedBytes(options) {
   if (planFiles)
     for (const m of MODELS.filter((m) => m.file && !plans.has(key(m)))) {
       filePlans = filePlans.then(async () => {
-        planned.set(key(m), (await plan([m.source], options))[0]);
+        planned.set(key(m), (await plan([m], options))[0]);
         await fillPicker();
       });
       plans.set(key(m), filePlans);
     }
-  return MODELS.map((m) => planned.get(key(m)) ?? null);
+  return { gpu: MODELS.map((m) => planned.get(key(m)) ?? null), settled: MODELS.every((m) => planned.has(key(m))) };
 }
 
-// On a phone, the largest model whose GPU memory a tab survives, by the smallest download among its
-// files; null elsewhere, or before any such figure is known.
-function suggestion(gpu) {
-  if (!GPT2.isPhone()) return null;
+// On a phone, once every plan has settled, the largest model whose GPU memory a tab survives, by the
+// smallest download among its files; null elsewhere.
+function suggestion({ gpu, settled }) {
+  if (!GPT2.isPhone() || !settled) return null;
   const fitting = MODELS.filter((_, i) => gpu[i] !== null && gpu[i] <= PHONE_TAB_BYTES);
   fitting.sort((a, b) => b.parameters - a.parameters || a.bytes - b.bytes);
   return fitting[0] ?? null;
@@ -182,8 +183,9 @@ async function fillPicker() {
   const select = $('model-source');
   const chosen = select.value || 'bundled';
   const cached = new Set((await GPT2.cachedModels()).map((m) => m.source));
-  const gpu = await plannedBytes(memoryOptions());
-  const suggested = suggestion(gpu);
+  const figures = await plannedBytes(memoryOptions());
+  const { gpu } = figures;
+  const suggested = suggestion(figures);
   select.replaceChildren(
     ...MODELS.map(
       (m, i) =>
@@ -201,7 +203,8 @@ async function fillPicker() {
   select.value = chosen;
 }
 
-// The GGUF files are planned once the picker is first used, not on every visit to the page.
+// The GGUF files are planned once the picker is first used (on a phone, once the first model has
+// loaded), not on every visit to the page.
 function planFilesOnce() {
   if (planFiles) return;
   planFiles = true;
@@ -411,4 +414,6 @@ $('output').addEventListener('mouseover', (event) => describeToken(event.target.
 window.addEventListener('error', (event) => showError(event.error ?? event.message));
 window.addEventListener('unhandledrejection', (event) => showError(event.reason));
 
-fillPicker().then(() => loadModel());
+fillPicker()
+  .then(() => loadModel())
+  .then(() => GPT2.isPhone() && planFilesOnce());
