@@ -39,17 +39,17 @@ after(() => server.close());
 
 const fetchGpt2 = (...args) => run(join(root, 'weights-tools/fetch-gpt2'), args, { encoding: 'utf8' });
 
-test('downloads, checks and packs gpt2 from a hub-shaped server', async () => {
+test('downloads and checks gpt2 from a hub-shaped server, and writes it as a GGUF file', async () => {
   const out = mkdtempSync(join(tmpdir(), 'fetch-gpt2-'));
-  const { stdout } = await fetchGpt2('gpt2', '--base-url', base, '--out', out, '--dtype', 'fp32');
+  const { stdout } = await fetchGpt2('gpt2', '--base-url', base, '--out', out, '--type', 'F32');
   const summary = JSON.parse(stdout);
-  assert.equal(summary.tokenizer, true);
+  assert.equal(summary.gguf, join(out, 'gpt2.F32.gguf'));
   assert.equal(summary.n_layer, 2);
-  // The packed file runs and gives the fixture's logits.
+  // The file runs and gives the fixture's logits.
   const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8')).prompts.p1;
   const { stdout: logitsJson } = await run(
     join(root, 'build/native/gpt2'),
-    ['logits', '--model', summary.packed, '--ids', reference.ids.join(','), '--weights', 'fp32'],
+    ['logits', '--model', summary.gguf, '--ids', reference.ids.join(','), '--weights', 'fp32'],
     { encoding: 'utf8', maxBuffer: 64 << 20 },
   );
   const logits = JSON.parse(logitsJson).logits;
@@ -57,10 +57,10 @@ test('downloads, checks and packs gpt2 from a hub-shaped server', async () => {
   assert.ok(diff <= 1e-3, `max |dlogit| ${diff}`);
   const { stdout: ids } = await run(
     join(root, 'build/native/gpt2'),
-    ['tokenize', '--model', summary.packed, '--text', reference.text],
+    ['tokenize', '--model', summary.gguf, '--text', reference.text],
     { encoding: 'utf8' },
   );
-  assert.deepEqual(JSON.parse(ids).ids, reference.ids, 'the packed file carries the tokenizer');
+  assert.deepEqual(JSON.parse(ids).ids, reference.ids, 'the GGUF file carries the tokenizer');
 });
 
 test('a corrupted download is refused by its SHA-256', async () => {
@@ -78,6 +78,10 @@ test('a corrupted download is refused by its SHA-256', async () => {
 
 test('unknown models and missing files fail clearly', async () => {
   await assert.rejects(fetchGpt2('gpt3', '--base-url', base), /unknown model "gpt3"/);
+  await assert.rejects(
+    fetchGpt2('gpt2', '--type', 'Q3_K'),
+    /--type must be one of F32, F16, Q8_0, Q4_0, Q4_K_M, got "Q3_K"/,
+  );
   await assert.rejects(
     fetchGpt2('gpt2-medium', '--base-url', base, '--out', mkdtempSync(join(tmpdir(), 'f-'))),
     /gpt2-medium\/resolve\/main\/config\.json: HTTP 404/,
