@@ -255,6 +255,26 @@ test('bad model sources show a clear error on the page', async () => {
   await page.close();
 });
 
+test('a GGUF file picked on this device loads and generates', async () => {
+  const page = await site.page('');
+  await waitForDemoModel(page);
+  await page.selectOption('#model-source', 'file');
+  assert.equal(await page.locator('#model-file').isVisible(), true);
+  await page.click('#load');
+  await page.waitForFunction(() => !document.getElementById('load-error').hidden, null, { timeout: 10000 });
+  assert.match(await page.locator('#load-error').textContent(), /choose a \.gguf file on this device first/);
+  await page.setInputFiles('#model-file', join(root, 'tests/fixtures/gguf/wide-Q4_K_M.gguf'));
+  await page.click('#load');
+  await waitForDemoModel(page);
+  assert.match(await page.locator('#model-status').textContent(), /^Loaded: 2 layers, 4 heads, 256 wide/);
+  await page.fill('#max-new-tokens', '4');
+  await page.click('#generate');
+  await page.waitForFunction(() => /^4 tokens,/.test(document.getElementById('speed').textContent), null, {
+    timeout: 60000,
+  });
+  await page.close();
+});
+
 // The demo runs the engine in a worker, which an init script patching the page cannot reach: the
 // worker script is served with the same patch in front (a worker that has no WebGL2).
 test('a browser without WebGL2 gets a clear error on the page', async () => {
@@ -347,7 +367,7 @@ test('the model picker offers the bundled model, the hub GGUF files and the hub 
     timeout: 10000,
   });
   const listed = await options();
-  assert.equal(listed.length, 11, listed.join(' | '));
+  assert.equal(listed.length, 12, listed.join(' | '));
   assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB download, [\d.]+ MB of GPU memory, cached$/);
   // A GGUF file's GPU memory is planned from its header, read once the picker is used.
   assert.equal(listed[1], 'GPT-2 124M, Q4_K_M GGUF from QuantFactory/gpt2-GGUF, 113 MB download');
@@ -361,6 +381,7 @@ test('the model picker offers the bundled model, the hub GGUF files and the hub 
     /^GPT-2 1\.5B, fp32 safetensors from openai-community\/gpt2-xl, 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/,
   );
   assert.equal(listed[10], 'A URL…');
+  assert.equal(listed[11], 'A GGUF file on this device…');
   assert.equal(await page.locator('#model-source').inputValue(), 'bundled');
   await page.screenshot({ path: join(artifactsDir, 'demo-picker.png') });
   await page.click('#clear-cache');

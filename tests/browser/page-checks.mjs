@@ -166,13 +166,14 @@ function brokenGgufFiles(whole) {
 // Each GGUF fixture planned (GPT2.gpuBytes) and loaded from its URL: the largest |Δlogit| against the
 // float64 forward over its weights, the ids its metadata's tokenizer gives the prompts that have a text
 // (llama.cpp's, which for GPT-2's vocabulary are Hugging Face's), where a plan differs from the loaded
-// model's bytes, and the errors of the broken files (`broken`: BROKEN_GGUF's names).
+// model's bytes, the first fixture loaded from a File, and the errors of the broken files (`broken`:
+// BROKEN_GGUF's names).
 export async function ggufCheck({ worker, fixtures, broken }) {
   const { GPT2 } = await import('/gpt2.js');
   const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], planMismatches: [], modes: new Set() };
+  const options = worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker };
   for (const f of fixtures) {
     const url = `/test-models/gguf/${f.name}.gguf`;
-    const options = worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker };
     const planned = await GPT2.gpuBytes(url, options);
     const model = await GPT2.load(url, options);
     const { gpuBytes } = await model.stats();
@@ -191,6 +192,22 @@ export async function ggufCheck({ worker, fixtures, broken }) {
     out.files += 1;
     await model.dispose();
   }
+  // The first fixture again as a File the page holds (one a user picked): planned and loaded from
+  // the device, with the same logits; a File that is no model fails naming it.
+  const first = fixtures[0];
+  const bytes = await (await fetch(`/test-models/gguf/${first.name}.gguf`)).arrayBuffer();
+  const file = new File([bytes], `picked-${first.name}.gguf`);
+  const planned = await GPT2.gpuBytes(file, options);
+  const model = await GPT2.load(file, options);
+  const logits = await model.logits(first.prompts[0].ids);
+  out.fileDiff = Math.max(...first.prompts[0].logits.map((v, i) => Math.abs(v - logits[i])));
+  const { gpuBytes } = await model.stats();
+  if (planned !== gpuBytes) out.planMismatches.push(`${file.name}: planned ${planned}, loaded ${gpuBytes}`);
+  await model.dispose();
+  out.notAModel = await GPT2.load(new File([new Uint8Array(64)], 'notes.txt'), options).then(
+    () => 'loaded',
+    (e) => e.message,
+  );
   out.broken = {};
   for (const name of broken) {
     try {
@@ -213,6 +230,8 @@ export function assertGgufCheck(r, worker) {
   for (const [name, diff] of Object.entries(r.logitDiff)) assert.ok(diff <= 2e-4, `${name}: max |dlogit| ${diff}`);
   assert.deepEqual(r.tokenizerMismatches, []);
   assert.deepEqual(r.planMismatches, [], 'gpuBytes from the header is what the loaded model takes');
+  assert.ok(r.fileDiff <= 2e-4, `the fixture as a File: max |dlogit| ${r.fileDiff}`);
+  assert.match(r.notAModel, /^notes\.txt: /);
   for (const [name, pattern] of Object.entries(BROKEN_GGUF)) assert.match(r.broken[name], pattern, name);
   if (worker !== undefined) assert.deepEqual(r.modes, [worker]);
 }

@@ -44,6 +44,11 @@ export async function typedUse(output: HTMLElement): Promise<void> {
     { hubUrl: 'https://hub.example.com' },
   );
   const phone: boolean = GPT2.isPhone();
+  const picked = new File([new Uint8Array(8)], 'gpt2.Q4_K_M.gguf');
+  const fromFile: GPT2 = await GPT2.load(picked, { worker: true });
+  const pickedBytes: number = await GPT2.gpuBytes(picked);
+  void pickedBytes;
+  await fromFile.dispose();
   void planned;
   void plans;
   void fromFiles;

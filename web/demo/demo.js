@@ -199,6 +199,7 @@ async function fillPicker() {
         ),
     ),
     new Option('A URL…', 'url'),
+    new Option('A GGUF file on this device…', 'file'),
   );
   select.value = chosen;
 }
@@ -211,9 +212,15 @@ function planFilesOnce() {
   fillPicker().catch((error) => showError(error, 'load-error'));
 }
 
+// What the picker chose: a hub id or the bundled folder, the File picked on this device, or a URL.
 function modelSource() {
   const entry = MODELS.find((m) => m.value === $('model-source').value);
   if (entry) return entry.source;
+  if ($('model-source').value === 'file') {
+    const file = $('model-file').files[0];
+    if (!file) throw new Error('choose a .gguf file on this device first');
+    return file;
+  }
   const text = $('model-url').value.trim();
   let url;
   try {
@@ -240,9 +247,10 @@ async function loadModel(event) {
   progressBar.value = 0;
   try {
     const source = modelSource();
+    const name = typeof source === 'string' ? source : source.name;
     await model?.dispose();
     model = null;
-    $('model-status').textContent = `Loading ${source}…`;
+    $('model-status').textContent = `Loading ${name}…`;
     model = await GPT2.load(source, {
       ...memoryOptions(),
       ...hubOptions,
@@ -250,7 +258,7 @@ async function loadModel(event) {
         progressBar.max = total;
         progressBar.value = loaded;
         $('model-status').textContent =
-          `Loading ${source}: ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
+          `Loading ${name}: ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
       },
     });
     const c = model.config;
@@ -402,6 +410,7 @@ for (const id of ['weights', 'kv-cache'])
 for (const event of ['focus', 'pointerdown', 'keydown']) $('model-source').addEventListener(event, planFilesOnce);
 $('model-source').addEventListener('change', () => {
   $('model-url-label').hidden = $('model-source').value !== 'url';
+  $('model-file-label').hidden = $('model-source').value !== 'file';
 });
 $('model-form').addEventListener('submit', loadModel);
 $('clear-cache').addEventListener('click', () => GPT2.clearCache().then(fillPicker).catch(showError));

@@ -6,12 +6,12 @@ import { abortError, BusyError, ContextLostError, DisposedError } from './gpt2-e
 import { sleep, yieldToEventLoop } from './gpt2-event-loop.js';
 import { loadModel } from './gpt2-loader.js';
 import { loadedModule, nativeModule, nativeOptions } from './gpt2-native.js';
-import { plannedSourceBytes } from './gpt2-plan.js';
+import { isSource, plannedSourceBytes } from './gpt2-plan.js';
 import { Surface } from './gpt2-surface.js';
 
 export class Engine {
   // `source`: an absolute http(s) URL of a GGUF or packed file or a Hugging Face folder (ending in
-  // '/'). `options`: the load options resolved against options.json (gpt2-option-check.js).
+  // '/'), or a Blob of a GGUF or packed file. `options`: the load options resolved against options.json (gpt2-option-check.js).
   // `canvas`: the caller's canvas, else the engine makes its own. `onContextLost` is called when the
   // browser drops the model's WebGL context.
   static async load(source, options, { onProgress, signal, canvas, onContextLost } = {}) {
@@ -28,7 +28,8 @@ export class Engine {
 
   // The GPU bytes each of `models` would take with `options` (the load options, resolved), planned on a
   // canvas made for it and released at once: a model is a config.json object, or the absolute URL of
-  // a folder or a GGUF file, whose config.json or header is read (gpt2-plan.js).
+  // a folder or a GGUF file, or a Blob of a GGUF file, whose config.json or header is read
+  // (gpt2-plan.js).
   static async plannedGpuBytes(models, options) {
     const M = await nativeModule(options.wasmUrl);
     const surface = new Surface(M, null);
@@ -37,7 +38,7 @@ export class Engine {
       const bytes = [];
       for (const model of models)
         bytes.push(
-          typeof model === 'string'
+          isSource(model)
             ? await plannedSourceBytes(M, surface.target, model, native, options)
             : M.plannedGpuBytes(surface.target, JSON.stringify(model), native),
         );

@@ -7,7 +7,7 @@ import { sleep } from './gpt2-event-loop.js';
 import { nativeOptions } from './gpt2-native.js';
 
 // Loads `source`, an absolute http(s) URL of a GGUF or packed file or of a Hugging Face folder
-// (ending in '/'), into a model of the wasm module `M` rendering on the canvas registered as
+// (ending in '/'), or a Blob (a File) of a GGUF or packed file, into a model of the wasm module `M` rendering on the canvas registered as
 // `target`, with `options` (the load options, resolved). Resolves to { model, config }.
 export async function loadModel(M, target, source, options, { onProgress, signal }) {
   let files = new ModelFiles({ cache: options.cache, signal, warn: (text) => progress.warn(text) });
@@ -47,19 +47,24 @@ async function loadFiles(M, target, source, options, files, progress, signal) {
       return model;
     };
     let tokenizer = { vocab: '', merges: '' };
-    if (!source.endsWith('/')) {
-      const response = await files.response(source);
-      progress.expect(source, response);
-      // A GGUF or packed file: one file with the config, the tokenizer and the weights.
-      await reading(source, () =>
+    const label = sourceLabel(source);
+    if (typeof source !== 'string' || !source.endsWith('/')) {
+      // A GGUF or packed file: one file with the config, the tokenizer and the weights. The page's own
+      // file is read as it is, never cached.
+      const response =
+        typeof source === 'string'
+          ? await files.response(source)
+          : new Response(source.stream(), { headers: { 'Content-Length': String(source.size) } });
+      progress.expect(label, response);
+      await reading(label, () =>
         streamModelFile(
           M,
-          source,
+          label,
           response,
           progress,
           {
-            openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, source)),
-            openPacked: (ptr, length, fileSize) => made(M.openPacked(target, ptr, length, fileSize, native, source)),
+            openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, label)),
+            openPacked: (ptr, length, fileSize) => made(M.openPacked(target, ptr, length, fileSize, native, label)),
           },
           signal,
         ),
@@ -69,7 +74,7 @@ async function loadFiles(M, target, source, options, files, progress, signal) {
     }
     // The programs have been linking since the model was made; wait for them without blocking.
     while (!model.programsLinked()) await sleep();
-    const config = model.finishLoad(tokenizer.vocab, tokenizer.merges, source);
+    const config = model.finishLoad(tokenizer.vocab, tokenizer.merges, label);
     await files.settle();
     progress.report();
     return { model, config };
@@ -208,6 +213,12 @@ class Progress {
     this.warnings.add(text);
     this.report({ warning: text });
   }
+}
+
+// What errors call `source`: its URL, or a File's name (a Blob's size).
+export function sourceLabel(source) {
+  if (typeof source === 'string') return source;
+  return source.name ? source.name : `a Blob of ${source.size} bytes`;
 }
 
 // Copies `bytes` into a fresh wasm heap block for `use(pointer)`, freed afterwards.

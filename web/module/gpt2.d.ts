@@ -277,17 +277,18 @@ export declare class BusyError extends Error {
   readonly name: 'BusyError';
 }
 
-/** What GPT2.gpuBytes plans: a config.json object, or a model source (URL or hub id). */
-export type ModelToPlan = (Partial<GPT2Config> & Record<string, unknown>) | string | URL;
+/** What GPT2.gpuBytes plans: a config.json object, or a model source (URL, hub id, or a GGUF file's Blob). */
+export type ModelToPlan = (Partial<GPT2Config> & Record<string, unknown>) | string | URL | Blob;
 
 export declare class GPT2 {
   /**
    * Loads a GGUF file (llama.cpp's GPT-2, any of its tensor types, quantized weights kept quantized),
    * a packed model file (gpt2-pack), a Hugging Face GPT-2 checkpoint folder (config.json,
-   * model.safetensors or a sharded index, vocab.json, merges.txt), or a hub id ('owner/name', or
-   * 'owner/name/FILE.gguf' for a GGUF file in that repository).
+   * model.safetensors or a sharded index, vocab.json, merges.txt), a hub id ('owner/name', or
+   * 'owner/name/FILE.gguf' for a GGUF file in that repository), or a File or Blob of a GGUF or packed
+   * file that the page holds (one a user picked or dropped).
    */
-  static load(source: string | URL, options?: LoadOptions): Promise<GPT2>;
+  static load(source: string | URL | Blob, options?: LoadOptions): Promise<GPT2>;
   /**
    * The GPU bytes a model would take in this browser (weights, KV cache, activations), before its
    * weights are downloaded and before anything is allocated or compiled: `model` is a config.json

@@ -16,10 +16,16 @@ import { RemoteEngine } from './gpt2-remote.js';
 // with a trailing slash), optionally followed by the path of a GGUF file in that repository.
 const HUB_ID = /^([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)((?:\/[\w.-]+)*\/[\w.-]+\.gguf)?$/;
 
+// A model file the page holds (a File a user picked or dropped, or any Blob): loaded as it is.
+function isBlob(source) {
+  return typeof Blob !== 'undefined' && source instanceof Blob;
+}
+
 // `source` as an absolute URL: a single-file model (GGUF or packed) keeps its name; a folder ends in
 // '/'; a hub id becomes its resolve folder, or that folder's GGUF file, which the hub may redirect
-// to another origin (fetch follows).
+// to another origin (fetch follows). A Blob stays as it is.
 function modelUrl(source, { hubUrl, revision }) {
+  if (isBlob(source)) return source;
   const text = String(source);
   const hubId = HUB_ID.exec(text);
   if (hubId) {
@@ -111,7 +117,8 @@ export class GPT2 {
    * (e.g. gpt2.Q4_K_M.gguf) or a packed model file (gpt2-pack, e.g. model.gpt2); a Hugging Face GPT-2
    * checkpoint folder (config.json, model.safetensors or a sharded index, vocab.json, merges.txt); or
    * a hub id such as 'openai-community/gpt2' (that folder on the hub) or
-   * 'QuantFactory/gpt2-GGUF/gpt2.Q4_K_M.gguf' (that file), streaming the weights into GPU textures.
+   * 'QuantFactory/gpt2-GGUF/gpt2.Q4_K_M.gguf' (that file); or a File or Blob of a GGUF or packed file
+   * (one a user picked or dropped), streaming the weights into GPU textures.
    */
   static async load(source, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
@@ -131,15 +138,15 @@ export class GPT2 {
   /**
    * The GPU bytes a model would take in this browser, before its weights are downloaded and before
    * anything is allocated or compiled: `model` is a config.json object, or a source as load takes it
-   * (a URL or hub id of a folder, whose config.json is read, or of a GGUF file, whose header alone is
-   * read: about 2 MB for GPT-2, from the cache where it is there); an array of them is answered in
-   * order. `options` are load options (weights, maxTextureSize, tuning, hubUrl, revision, cache).
-   * Planned on the thread a load would use.
+   * (a URL or hub id of a folder, whose config.json is read, or of a GGUF file, or a File or Blob of
+   * one, whose header alone is read: about 2 MB for GPT-2, from the cache where it is there); an
+   * array of them is answered in order. `options` are load options (weights, maxTextureSize, tuning,
+   * hubUrl, revision, cache). Planned on the thread a load would use.
    */
   static async gpuBytes(model, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
     const models = (Array.isArray(model) ? model : [model]).map((m) =>
-      typeof m === 'string' || m instanceof URL ? modelUrl(m, { hubUrl, revision }) : m,
+      typeof m === 'string' || m instanceof URL || isBlob(m) ? modelUrl(m, { hubUrl, revision }) : m,
     );
     const { worker } = await chooseMode(settings, canvas);
     const bytes = worker
