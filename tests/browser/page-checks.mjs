@@ -203,6 +203,13 @@ export async function ggufCheck({ worker, fixtures, broken }) {
   out.fileDiff = Math.max(...first.prompts[0].logits.map((v, i) => Math.abs(v - logits[i])));
   const { gpuBytes } = await model.stats();
   if (planned !== gpuBytes) out.planMismatches.push(`${file.name}: planned ${planned}, loaded ${gpuBytes}`);
+  if (worker) {
+    // restore() after a lost context loads the same File again.
+    await model.simulateContextLoss();
+    await model.restore();
+    const restored = await model.logits(first.prompts[0].ids);
+    out.fileDiff = Math.max(out.fileDiff, ...first.prompts[0].logits.map((v, i) => Math.abs(v - restored[i])));
+  }
   await model.dispose();
   out.notAModel = await GPT2.load(new File([new Uint8Array(64)], 'notes.txt'), options).then(
     () => 'loaded',
