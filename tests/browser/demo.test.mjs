@@ -255,7 +255,7 @@ test('bad model sources show a clear error on the page', async () => {
   await page.close();
 });
 
-test('a GGUF file picked on this device loads and generates', async () => {
+test('a GGUF file picked on this device, or dropped on the page, loads and generates', async () => {
   const page = await site.page('');
   await waitForDemoModel(page);
   await page.selectOption('#model-source', 'file');
@@ -272,6 +272,17 @@ test('a GGUF file picked on this device loads and generates', async () => {
   await page.waitForFunction(() => /^4 tokens,/.test(document.getElementById('speed').textContent), null, {
     timeout: 60000,
   });
+  // A file dropped on the page loads the same way.
+  copyFileSync(join(root, 'tests/fixtures/gguf/narrow-Q4_0.gguf'), join(testModelsDir, 'dropped.gguf'));
+  await page.evaluate(async () => {
+    const bytes = await (await fetch('/test-models/dropped.gguf')).arrayBuffer();
+    const dropped = new DataTransfer();
+    dropped.items.add(new File([bytes], 'narrow-Q4_0.gguf'));
+    document.getElementById('model-status').textContent = '';
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+  });
+  await waitForDemoModel(page);
+  assert.match(await page.locator('#model-status').textContent(), /^Loaded: 2 layers, 4 heads, 64 wide/);
   await page.close();
 });
 

@@ -413,6 +413,16 @@ $('model-source').addEventListener('change', () => {
   $('model-file-label').hidden = $('model-source').value !== 'file';
 });
 $('model-form').addEventListener('submit', loadModel);
+// A model file dropped anywhere on the page loads as if picked.
+document.addEventListener('dragover', (event) => event.preventDefault());
+document.addEventListener('drop', (event) => {
+  if (event.dataTransfer?.files.length !== 1) return;
+  event.preventDefault();
+  $('model-file').files = event.dataTransfer.files;
+  $('model-source').value = 'file';
+  $('model-source').dispatchEvent(new Event('change'));
+  if (!$('load').disabled) loadModel();
+});
 $('clear-cache').addEventListener('click', () => GPT2.clearCache().then(fillPicker).catch(showError));
 $('generate-form').addEventListener('submit', generate);
 $('stop').addEventListener('click', () => controller?.abort());
