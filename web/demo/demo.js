@@ -158,10 +158,12 @@ async function plannedBytes(options) {
   for (const m of configs) planned.set(key(m), await plans.get(key(m)));
   if (planFiles)
     for (const m of MODELS.filter((m) => m.file && !plans.has(key(m)))) {
-      filePlans = filePlans.then(async () => {
-        planned.set(key(m), (await plan([m], options))[0]);
-        await fillPicker();
-      });
+      filePlans = filePlans
+        .then(async () => {
+          planned.set(key(m), (await plan([m], options))[0]);
+          await fillPicker();
+        })
+        .catch((error) => showError(error, 'load-error'));
       plans.set(key(m), filePlans);
     }
   return { gpu: MODELS.map((m) => planned.get(key(m)) ?? null), settled: MODELS.every((m) => planned.has(key(m))) };

@@ -11,9 +11,9 @@ import { Surface } from './gpt2-surface.js';
 
 export class Engine {
   // `source`: an absolute http(s) URL of a GGUF or packed file or a Hugging Face folder (ending in
-  // '/'), or a Blob of a GGUF or packed file. `options`: the load options resolved against options.json (gpt2-option-check.js).
-  // `canvas`: the caller's canvas, else the engine makes its own. `onContextLost` is called when the
-  // browser drops the model's WebGL context.
+  // '/'), or a Blob of a GGUF or packed file. `options`: the load options resolved against
+  // options.json (gpt2-option-check.js). `canvas`: the caller's canvas, else the engine makes its own.
+  // `onContextLost` is called when the browser drops the model's WebGL context.
   static async load(source, options, { onProgress, signal, canvas, onContextLost } = {}) {
     const M = await nativeModule(options.wasmUrl);
     const surface = new Surface(M, canvas, onContextLost);

@@ -7,8 +7,9 @@ import { sleep } from './gpt2-event-loop.js';
 import { nativeOptions } from './gpt2-native.js';
 
 // Loads `source`, an absolute http(s) URL of a GGUF or packed file or of a Hugging Face folder
-// (ending in '/'), or a Blob (a File) of a GGUF or packed file, into a model of the wasm module `M` rendering on the canvas registered as
-// `target`, with `options` (the load options, resolved). Resolves to { model, config }.
+// (ending in '/'), or a Blob (a File) of a GGUF or packed file, into a model of the wasm module `M`
+// rendering on the canvas registered as `target`, with `options` (the load options, resolved).
+// Resolves to { model, config }.
 export async function loadModel(M, target, source, options, { onProgress, signal }) {
   let files = new ModelFiles({ cache: options.cache, signal, warn: (text) => progress.warn(text) });
   let progress = new Progress(onProgress, files.cachedUrls);

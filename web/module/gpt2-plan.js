@@ -34,16 +34,8 @@ export async function plannedSourceBytes(M, target, source, native, { cache, sig
   const kept = ggufHeaders.get(source);
   if (kept) return planGguf(M, target, source, kept, native);
   const cached = await files.fromCache(source);
-  return ggufBytes(
-    M,
-    target,
-    source,
-    cached ? blobPrefix(cached) : (length) => fetchPrefix(source, length, signal),
-    native,
-    {
-      keep: true,
-    },
-  );
+  const read = cached ? blobPrefix(cached) : (length) => fetchPrefix(source, length, signal);
+  return ggufBytes(M, target, source, read, native, { keep: true });
 }
 
 // Reads the first bytes of a Blob as fetchPrefix answers.
@@ -69,8 +61,10 @@ async function ggufBytes(M, target, label, read, native, { keep = false } = {}) 
       );
     const bytes = planGguf(M, target, label, prefix, native);
     if (bytes >= 0) {
-      if (keep) ggufHeaders.set(label, prefix);
-      if (ggufHeaders.size > KEPT_HEADERS) ggufHeaders.delete(ggufHeaders.keys().next().value);
+      if (keep) {
+        ggufHeaders.set(label, prefix);
+        if (ggufHeaders.size > KEPT_HEADERS) ggufHeaders.delete(ggufHeaders.keys().next().value);
+      }
       return bytes;
     }
   }

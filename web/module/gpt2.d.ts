@@ -293,7 +293,8 @@ export declare class GPT2 {
    * The GPU bytes a model would take in this browser (weights, KV cache, activations), before its
    * weights are downloaded and before anything is allocated or compiled: `model` is a config.json
    * object, or a source as `load` takes it (a URL or hub id of a folder, whose config.json is read, or
-   * of a GGUF file, whose header alone is read); an array of them is answered in order. `options` are
+   * of a GGUF file, or a File or Blob of one, whose header alone is read); an array of them is
+   * answered in order. `options` are
    * load options (weights, maxTextureSize, tuning, hubUrl, revision, cache).
    */
   static gpuBytes(model: ModelToPlan, options?: LoadOptions): Promise<number>;
