@@ -7,6 +7,7 @@
 // 8-bit ones.
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <vector>
 
 namespace gpt2 {
@@ -46,12 +47,26 @@ std::string ggmlTypeName(std::uint32_t type);
 std::string supportedGgmlTypes();
 bool isQuantized(GgmlType type);
 
+// An allocator whose resize() leaves new elements as they are: the decoders write every code of a
+// tensor, and zeroing them all first was a sizeable part of a GGUF load's work on the CPU.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
+    template <typename U>
+    void construct(U* at) noexcept {
+        ::new (static_cast<void*>(at)) U;
+    }
+};
+
 // Rows of quantized values as affine blocks: value = codes[i] * scales[b] + offsets[b], b the block
 // of i (i / scaleValues), everything row-major in the tensor's own order.
 struct AffineBlocks {
     int codeBits = 8;
     int scaleValues = 32;
-    std::vector<std::int8_t> codes;
+    std::vector<std::int8_t, UninitializedAllocator<std::int8_t>> codes;  // every one written by the decoder
     std::vector<float> scales;
     std::vector<float> offsets;  // empty: every offset is 0
 };

@@ -260,7 +260,7 @@ void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
     const bool half = s.scales->format() == TexelFormat::Float16;
     const auto finite = [&](const std::vector<float>& values, const char* what) {
         for (std::size_t i = 0; i < values.size(); ++i)
-            if (!std::isfinite(values[i]) || (half && roundToHalf(values[i]) != values[i]))
+            if (half ? !holdsInHalf(values[i]) : !std::isfinite(values[i]))
                 fail("tensor ", name, " holds a ", what, " of ", values[i], " in block ", i,
                      half ? ", which is not a finite fp16 value as its type's are" : ", which is not finite",
                      "; the file is corrupt");

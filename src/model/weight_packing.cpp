@@ -204,10 +204,16 @@ void BlockMatrix::rowCodes(int row, std::int8_t* codes, int count) const {
     }
     // Input `row` of every output: a column of the tensor's rows (rows past K are padding).
     const int channels = row < K ? std::min(count, int(outputOfChannel.size())) : 0;
-    for (int c = 0; c < channels; ++c) {
-        const int output = outputOfChannel[std::size_t(c)];
-        codes[c] = output < 0 ? std::int8_t(0) : source[output * K + row];
+    if (channels > 0 && (tile_.empty() || row < tileFirst_ || row >= tileFirst_ + kTileRows)) {
+        tileFirst_ = row / kTileRows * kTileRows;
+        const std::int64_t held = std::min<std::int64_t>(kTileRows, K - tileFirst_);
+        tile_.assign(outputOfChannel.size() * kTileRows, 0);
+        for (std::size_t c = 0; c < outputOfChannel.size(); ++c)
+            if (outputOfChannel[c] >= 0)
+                std::copy_n(source + outputOfChannel[c] * K + tileFirst_, held, tile_.data() + c * kTileRows);
     }
+    const std::int8_t* column = tile_.data() + (row - tileFirst_);
+    for (int c = 0; c < channels; ++c) codes[c] = column[std::size_t(c) * kTileRows];
     std::fill(codes + channels, codes + count, std::int8_t(0));
 }
 

@@ -90,8 +90,17 @@ struct BlockMatrix {
     int blocks = 0;    // along K
     int channels = 0;  // output channels, padded
     // The first `count` codes of row `row` of the engine matrix (its columns padded to 4; past the
-    // tensor's codes, 0).
+    // tensor's codes, 0). Rows are asked for in order.
     void rowCodes(int row, std::int8_t* codes, int count) const;
+
+private:
+    // Where an engine row is a column of the tensor (an input of every output), the tensor is read a
+    // tile of kTileRows inputs at a time, each output's run of them copied whole: reading a column
+    // code by code touches a cache line per output and per row: the largest part of a GGUF load's work
+    // on the CPU.
+    static constexpr int kTileRows = 64;
+    mutable std::vector<std::int8_t> tile_;  // [outputOfChannel.size()][kTileRows]
+    mutable std::int64_t tileFirst_ = 0;     // the first input in tile_, once filled
 };
 // The engine matrix of `spec` from a tensor of `outputs` rows of K values (a GGUF tensor: rows are
 // output channels, blocks run along K), reading `blocks`' codes, which must outlive it. Throws when

@@ -7,6 +7,11 @@
 # header), with an fp32 and an fp16 K/V cache.
 # Carry [".device-bin", ".gl"] as tests/bench/gpu/stage.sh leaves them, plus llama-quantize, gguf-py/
 # and tokenizer/ in .device-bin as for gguf_bench.sh. Results: $OUT/hub_gguf.jsonl.
+# KEEP=DIR keeps each file as DIR/SIZE-TYPE.gguf, for tests/bench/page/plan.html to plan and load in
+# Chromium on the GPU (after ../shared/gpubrowser's two calls, carrying build/gpubench as
+# tests/bench/gpu/stage_browser.sh leaves it): `ln -s DIR build/gpubench/bench/hub`, then
+# `SITE=build/gpubench PAGE="bench/plan.html?post=1&models=/bench/hub/124M-Q4_0.gguf,…" bash
+# /tmp/gpubrowser/run.sh`.
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -24,6 +29,7 @@ for entry in $ENTRIES; do
     IFS=, read -ra types <<<"${entry#*:}"
     for type in "${types[@]}"; do
         .device-bin/llama-quantize "$DIR/f32.gguf" "$DIR/$type.gguf" "$type" >/dev/null 2>&1 || echo "quantize $size $type failed"
+        [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp "$DIR/$type.gguf" "$KEEP/$size-$type.gguf"; }
         for kv in fp32 fp16; do
             .device-bin/gpt2 bench --model "$DIR/$type.gguf" --prompt-tokens 1 --new-tokens 1 --kv-cache "$kv" 2>>"$OUT/hub_gguf.err" |
                 python3 -c 'import json, os, sys; r = json.loads(sys.stdin.readline()); print(json.dumps({"size": sys.argv[1], "type": sys.argv[2], "file_bytes": os.path.getsize(sys.argv[3]), "kv_cache": sys.argv[4], "gpu_bytes": r["gpu_bytes"]}))' \
