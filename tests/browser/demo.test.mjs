@@ -20,6 +20,16 @@ before(async () => {
 });
 after(() => site?.close());
 
+// With live views (the default) the heatmap is drawn from the first token on: the generation has
+// ended once it is drawn and Generate is enabled again.
+function generationDone(page) {
+  return page.waitForFunction(
+    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
+    null,
+    { timeout: 60000 },
+  );
+}
+
 test('the demo page streams text with tokens/s and draws an attention heatmap', async () => {
   const page = await site.page('');
   await waitForDemoModel(page);
@@ -27,12 +37,7 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
   await page.fill('#max-new-tokens', '24');
   await page.fill('#seed', '7');
   await page.click('#generate');
-  // With live views (the default) the heatmap is drawn from the first token on: wait for the end.
-  await page.waitForFunction(
-    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
-    null,
-    { timeout: 60000 },
-  );
+  await generationDone(page);
   const output = await page.locator('#output').textContent();
   assert.ok(output.startsWith('The jury said that') && output.length > 'The jury said that'.length, output);
   assert.match(await page.locator('#speed').textContent(), /24 tokens, [\d.]+ tokens\/s/);
@@ -210,11 +215,7 @@ test('the demo works from the keyboard on a phone-width screen', async () => {
   await page.fill('#max-new-tokens', '8');
   await page.focus('#generate');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(
-    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
-    null,
-    { timeout: 60000 },
-  );
+  await generationDone(page);
   assert.match(await page.locator('#speed').textContent(), /8 tokens/);
   await page.screenshot({ path: join(artifactsDir, 'demo-phone.png'), fullPage: true });
   await page.close();
@@ -405,8 +406,9 @@ test('the model picker offers the bundled model, the hub GGUF files and the hub 
 
 // A stand-in for the hub on another port: each GGUF entry of the picker is answered with a small
 // llama.cpp-made fixture, after the hub's redirect, with CORS and without Range (so the header is read
-// from the start of a whole-file answer). `?hub=` points the demo at it.
-async function standInHub() {
+// from the start of a whole-file answer). `?hub=` points the demo at it. It closes when test `t` ends,
+// passed or failed: a server left open keeps the test process alive.
+async function standInHub(t) {
   const fixture = (name) => readFileSync(join(root, 'tests/fixtures/gguf', name));
   const files = {
     '/QuantFactory/gpt2-GGUF/resolve/main/gpt2.Q4_K_M.gguf': fixture('wide-Q4_K_M.gguf'),
@@ -427,7 +429,11 @@ async function standInHub() {
     res.writeHead(302, { Location: `/cdn${req.url}` }).end();
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise((ok) => server.close(ok));
+  });
+  return { requests, url: `http://127.0.0.1:${server.address().port}` };
 }
 
 const ggufPlanned = (page) =>
@@ -439,8 +445,8 @@ const ggufPlanned = (page) =>
     { timeout: 60000 },
   );
 
-test('the picker plans the hub GGUF files once used, on a phone once loaded and suggests the largest model that fits, and loads a 4-bit one', async () => {
-  const hub = await standInHub();
+test('the picker plans the hub GGUF files once used, on a phone once loaded and suggests the largest model that fits, and loads a 4-bit one', async (t) => {
+  const hub = await standInHub(t);
   const hubQuery = `?hub=${encodeURIComponent(hub.url)}`;
   const desktop = await site.page(hubQuery);
   await waitForDemoModel(desktop);
@@ -482,14 +488,9 @@ test('the picker plans the hub GGUF files once used, on a phone once loaded and 
   );
   await page.fill('#max-new-tokens', '8');
   await page.click('#generate');
-  await page.waitForFunction(
-    () => document.getElementById('heatmap').dataset.drawn === 'true' && !document.getElementById('generate').disabled,
-    null,
-    { timeout: 60000 },
-  );
+  await generationDone(page);
   assert.match(await page.locator('#speed').textContent(), /^8 tokens,/);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no horizontal scrolling');
   await page.screenshot({ path: join(artifactsDir, 'demo-phone-gguf.png'), fullPage: true });
   await page.close();
-  await new Promise((ok) => hub.server.close(ok));
 });

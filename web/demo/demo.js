@@ -250,9 +250,10 @@ async function loadModel(event) {
   try {
     const source = modelSource();
     const name = typeof source === 'string' ? source : source.name;
+    // Said before the first await, so that no one reads the previous model's status as this one's.
+    $('model-status').textContent = `Loading ${name}…`;
     await model?.dispose();
     model = null;
-    $('model-status').textContent = `Loading ${name}…`;
     model = await GPT2.load(source, {
       ...memoryOptions(),
       ...hubOptions,

@@ -23,6 +23,8 @@ export function isSource(model) {
 // canvas registered as `target`; `cache` (the load option) allows reading the browser's cached copy.
 export async function plannedSourceBytes(M, target, source, native, { cache, signal }) {
   if (typeof source !== 'string') return ggufBytes(M, target, sourceLabel(source), blobPrefix(source), native);
+  const kept = ggufHeaders.get(source);
+  if (kept) return planGguf(M, target, source, kept, native);
   const files = new ModelFiles({ cache, signal, warn: () => {} });
   await files.open();
   if (source.endsWith('/')) {
@@ -31,8 +33,6 @@ export async function plannedSourceBytes(M, target, source, native, { cache, sig
     const config = cached ? await cached.text() : await (await fetchResponse(url, signal)).text();
     return M.plannedGpuBytes(target, config, native);
   }
-  const kept = ggufHeaders.get(source);
-  if (kept) return planGguf(M, target, source, kept, native);
   const cached = await files.fromCache(source);
   const read = cached ? blobPrefix(cached) : (length) => fetchPrefix(source, length, signal);
   return ggufBytes(M, target, source, read, native, { keep: true });
