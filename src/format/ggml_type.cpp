@@ -49,19 +49,27 @@ void scaleMinK4(int j, const std::uint8_t* q, int& scale, int& min) {
     }
 }
 
-// One block's codes, scales and offsets, written at its place in `out`.
-struct BlockWriter {
-    AffineBlocks& out;
-    std::int64_t first;  // index of the block's first value
-    void code(int i, int value) { out.codes[std::size_t(first + i)] = std::int8_t(value); }
+// Writers of one block's decoding: its codes (to `at`, the block's first value), or its scales and
+// offsets (scale `sub` of the block to at[sub * stride]). Each ignores what the other writes, and
+// inlined, what it ignores is not computed.
+struct CodeWriter {
+    std::int8_t* at;
+    void code(int i, int value) { at[i] = std::int8_t(value); }
+    void scale(int, float, float) {}
+};
+struct ScaleWriter {
+    float* scales;
+    float* offsets;  // null: the type has none
+    std::ptrdiff_t stride;
+    void code(int, int) {}
     void scale(int sub, float scale, float offset) {
-        const std::size_t b = std::size_t(first / out.scaleValues + sub);
-        out.scales[b] = scale;
-        if (!out.offsets.empty()) out.offsets[b] = offset;
+        scales[sub * stride] = scale;
+        if (offsets) offsets[sub * stride] = offset;
     }
 };
 
-void decodeBlock(GgmlType type, const std::uint8_t* b, BlockWriter w) {
+template <GgmlType type, typename Writer>
+void decodeBlock(const std::uint8_t* b, Writer w) {
     switch (type) {
         case GgmlType::Q8_0:
             w.scale(0, half(b), 0);
@@ -70,7 +78,7 @@ void decodeBlock(GgmlType type, const std::uint8_t* b, BlockWriter w) {
         case GgmlType::Q4_0:
         case GgmlType::Q4_1: {
             const float d = half(b);
-            const bool withMin = type == GgmlType::Q4_1;
+            constexpr bool withMin = type == GgmlType::Q4_1;
             w.scale(0, d, withMin ? half(b + 2) : -8 * d);
             const std::uint8_t* qs = b + (withMin ? 4 : 2);
             for (int j = 0; j < 16; ++j) {
@@ -81,7 +89,7 @@ void decodeBlock(GgmlType type, const std::uint8_t* b, BlockWriter w) {
         }
         case GgmlType::Q5_0:
         case GgmlType::Q5_1: {
-            const bool withMin = type == GgmlType::Q5_1;
+            constexpr bool withMin = type == GgmlType::Q5_1;
             const float d = half(b);
             const std::uint8_t* qh = b + (withMin ? 4 : 2);
             const std::uint32_t high = std::uint32_t(qh[0]) | qh[1] << 8 | qh[2] << 16 | std::uint32_t(qh[3]) << 24;
@@ -99,7 +107,7 @@ void decodeBlock(GgmlType type, const std::uint8_t* b, BlockWriter w) {
         case GgmlType::Q5_K: {
             const float d = half(b), dmin = half(b + 2);
             const std::uint8_t* scales = b + 4;
-            const bool five = type == GgmlType::Q5_K;
+            constexpr bool five = type == GgmlType::Q5_K;
             const std::uint8_t* qh = scales + 12;
             const std::uint8_t* qs = five ? qh + 32 : qh;
             for (int chunk = 0; chunk < 4; ++chunk) {
@@ -135,7 +143,36 @@ void decodeBlock(GgmlType type, const std::uint8_t* b, BlockWriter w) {
                 }
             return;
         }
-        default: fail("decodeAffineBlocks: ", ggmlTypeName(std::uint32_t(type)), " is not a quantized type");
+        default: return;  // decodeBlocks takes no other type
+    }
+}
+
+// Decodes `blocks` consecutive blocks, each through the writer that `writerOf(block)` gives.
+template <GgmlType type, typename WriterOf>
+void decodeBlocksOf(const std::uint8_t* bytes, std::int64_t blocks, const WriterOf& writerOf) {
+    const int size = ggmlTypeInfo(std::uint32_t(type))->blockBytes;
+    for (std::int64_t block = 0; block < blocks; ++block) decodeBlock<type>(bytes + block * size, writerOf(block));
+}
+
+// The same for a type known at run time: the switch is taken once per run of blocks, not per block.
+template <typename WriterOf>
+void decodeBlocks(GgmlType type, const std::uint8_t* bytes, std::int64_t count, const WriterOf& writerOf) {
+    const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
+    if (!info || info->blockValues == 1)
+        fail("decoding blocks: ", ggmlTypeName(std::uint32_t(type)), " is not a quantized type");
+    if (count % info->blockValues != 0)
+        fail("decoding blocks: ", count, " values are not whole ", info->name, " blocks of ", info->blockValues);
+    const std::int64_t blocks = count / info->blockValues;
+    switch (type) {
+        case GgmlType::Q8_0: return decodeBlocksOf<GgmlType::Q8_0>(bytes, blocks, writerOf);
+        case GgmlType::Q4_0: return decodeBlocksOf<GgmlType::Q4_0>(bytes, blocks, writerOf);
+        case GgmlType::Q4_1: return decodeBlocksOf<GgmlType::Q4_1>(bytes, blocks, writerOf);
+        case GgmlType::Q5_0: return decodeBlocksOf<GgmlType::Q5_0>(bytes, blocks, writerOf);
+        case GgmlType::Q5_1: return decodeBlocksOf<GgmlType::Q5_1>(bytes, blocks, writerOf);
+        case GgmlType::Q4_K: return decodeBlocksOf<GgmlType::Q4_K>(bytes, blocks, writerOf);
+        case GgmlType::Q5_K: return decodeBlocksOf<GgmlType::Q5_K>(bytes, blocks, writerOf);
+        case GgmlType::Q6_K: return decodeBlocksOf<GgmlType::Q6_K>(bytes, blocks, writerOf);
+        default: return;
     }
 }
 
@@ -160,20 +197,34 @@ std::string supportedGgmlTypes() {
 
 bool isQuantized(GgmlType type) { return ggmlTypeInfo(std::uint32_t(type))->blockValues > 1; }
 
+void decodeCodes(GgmlType type, const std::uint8_t* bytes, std::int64_t count, std::int8_t* codes) {
+    const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
+    const int values = info ? info->blockValues : 1;
+    decodeBlocks(type, bytes, count, [&](std::int64_t block) { return CodeWriter{codes + block * values}; });
+}
+
+void decodeScales(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* scales, float* offsets,
+                  std::ptrdiff_t stride) {
+    const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
+    const int perBlock = info ? info->blockValues / info->scaleValues : 1;
+    decodeBlocks(type, bytes, count, [&](std::int64_t block) {
+        const std::ptrdiff_t first = block * perBlock * stride;
+        return ScaleWriter{scales + first, offsets ? offsets + first : nullptr, stride};
+    });
+}
+
 AffineBlocks decodeAffineBlocks(GgmlType type, const std::uint8_t* bytes, std::int64_t count) {
     const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
     if (!info || info->blockValues == 1)
         fail("decodeAffineBlocks: ", ggmlTypeName(std::uint32_t(type)), " is not quantized");
-    if (count % info->blockValues != 0)
-        fail("decodeAffineBlocks: ", count, " values are not whole ", info->name, " blocks of ", info->blockValues);
     AffineBlocks out;
     out.codeBits = info->codeBits;
     out.scaleValues = info->scaleValues;
     out.codes.resize(std::size_t(count));
     out.scales.resize(std::size_t(count / info->scaleValues));
     if (info->offsets) out.offsets.resize(out.scales.size());
-    for (std::int64_t block = 0; block < count / info->blockValues; ++block)
-        decodeBlock(type, bytes + block * info->blockBytes, BlockWriter{out, block * info->blockValues});
+    decodeCodes(type, bytes, count, out.codes.data());
+    decodeScales(type, bytes, count, out.scales.data(), info->offsets ? out.offsets.data() : nullptr, 1);
     return out;
 }
 

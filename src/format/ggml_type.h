@@ -5,6 +5,7 @@
 // values along a row. Every supported type fits that form exactly (the arithmetic below is the one
 // the GGUF specification gives for the type): 4-bit types keep 4-bit codes, 5-, 6- and 8-bit types
 // 8-bit ones.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <memory>
@@ -73,6 +74,11 @@ struct AffineBlocks {
 
 // Decodes `count` values (a whole number of blocks) of a quantized type from their bytes.
 AffineBlocks decodeAffineBlocks(GgmlType type, const std::uint8_t* bytes, std::int64_t count);
+// The same in parts, for a reader that places them itself: the codes of `count` values to `codes`,
+// and their scales and offsets (null: the type has none), scale i to scales[i * stride].
+void decodeCodes(GgmlType type, const std::uint8_t* bytes, std::int64_t count, std::int8_t* codes);
+void decodeScales(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* scales, float* offsets,
+                  std::ptrdiff_t stride);
 // Converts `count` values of a float type (F32, F16, BF16) to floats.
 void decodeFloats(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out);
 

@@ -43,8 +43,7 @@ void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const st
              shapeText(expected), " from the gpt2.* metadata");
     const std::int64_t count = t.elementCount(), K = t.dims[0];
     if (blocks_.count(name)) {
-        const AffineBlocks blocks = decodeAffineBlocks(t.type, bytes, count);
-        return weights.uploadBlocks(name, packBlocks(config_, *spec, blocks, K, count / K));
+        return weights.uploadBlocks(name, packBlocks(config_, *spec, t.type, bytes, K, count / K));
     }
     std::vector<float> values(static_cast<std::size_t>(count));
     if (isQuantized(t.type)) {

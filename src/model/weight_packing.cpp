@@ -158,8 +158,9 @@ std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype) {
 
 std::string scalesTensorName(const std::string& matrix) { return matrix + ".scales"; }
 
-BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const AffineBlocks& in, std::int64_t K,
-                       std::int64_t outputs) {
+BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType type, const std::uint8_t* bytes,
+                       std::int64_t K, std::int64_t outputs) {
+    const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
     const bool channelsAreRows = outputChannelsAreRows(spec);
     const int paddedRows = (spec.rows + 3) / 4 * 4, paddedCols = (spec.cols + 3) / 4 * 4;
     const std::int64_t engineK = channelsAreRows ? spec.cols : spec.rows;
@@ -168,28 +169,27 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
     if (K != engineK)
         fail("tensor ", spec.name, " has ", K, " inputs per output, the engine pads them to ", engineK,
              " (a head size that is not a multiple of 4); such a model cannot keep its weights quantized");
-    if (outputs != engineOutputs || std::int64_t(in.codes.size()) != K * outputs)
-        fail("tensor ", spec.name, " has ", outputs, " outputs of ", K, " values, expected ", engineOutputs);
+    if (outputs != engineOutputs || K % info.blockValues != 0)
+        fail("tensor ", spec.name, " has ", outputs, " outputs of ", K, " values, expected ", engineOutputs,
+             " of whole ", info.name, " blocks");
     BlockMatrix out;
-    out.source = in.codes.data();
+    out.type = type;
+    out.source = bytes;
     out.K = K;
+    out.rowBytes = K / info.blockValues * info.blockBytes;
     out.channelsAreRows = channelsAreRows;
-    out.blocks = int(K / in.scaleValues);
+    out.blocks = int(K / info.scaleValues);
     out.channels = channelsAreRows ? paddedRows : paddedCols;
     out.outputOfChannel.assign(std::size_t(out.channels), -1);
     out.scales.assign(std::size_t(out.blocks) * std::size_t(out.channels), 0.0f);
-    if (!in.offsets.empty()) out.offsets.assign(out.scales.size(), 0.0f);
+    if (info.offsets) out.offsets.assign(out.scales.size(), 0.0f);
     const EngineDims d = engineDims(c);
     const bool qkv = endsWith(spec.name, "attn.c_attn.weight");
-    const auto channelOf = [&](std::int64_t n) { return qkv ? std::int64_t(paddedHeadColumn(int(n), c, d)) : n; };
-    for (std::int64_t n = 0; n < outputs; ++n) out.outputOfChannel[std::size_t(channelOf(n))] = int(n);
     for (std::int64_t n = 0; n < outputs; ++n) {
-        const std::int64_t channel = channelOf(n);
-        for (int b = 0; b < out.blocks; ++b) {
-            const std::size_t from = std::size_t(n * out.blocks + b), to = std::size_t(b * out.channels + channel);
-            out.scales[to] = in.scales[from];
-            if (!in.offsets.empty()) out.offsets[to] = in.offsets[from];
-        }
+        const std::int64_t channel = qkv ? std::int64_t(paddedHeadColumn(int(n), c, d)) : n;
+        out.outputOfChannel[std::size_t(channel)] = int(n);
+        decodeScales(type, bytes + n * out.rowBytes, K, out.scales.data() + channel,
+                     info.offsets ? out.offsets.data() + channel : nullptr, out.channels);
     }
     return out;
 }
@@ -197,8 +197,9 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, const Affin
 void BlockMatrix::rowCodes(int row, std::int8_t* codes, int count) const {
     if (channelsAreRows) {
         const int output = row < int(outputOfChannel.size()) ? outputOfChannel[std::size_t(row)] : -1;
-        const int held = output < 0 ? 0 : int(std::min<std::int64_t>(K, count));
-        if (held > 0) std::copy_n(source + output * K, held, codes);
+        const int held = output < 0 ? 0 : int(K);
+        if (held > count) fail("BlockMatrix: ", count, " codes asked of a row of ", held);
+        if (held > 0) decodeCodes(type, source + output * rowBytes, K, codes);
         std::fill(codes + held, codes + count, std::int8_t(0));
         return;
     }
@@ -207,13 +208,32 @@ void BlockMatrix::rowCodes(int row, std::int8_t* codes, int count) const {
     if (channels > 0 && (tile_.empty() || row < tileFirst_ || row >= tileFirst_ + kTileRows)) {
         tileFirst_ = row / kTileRows * kTileRows;
         const std::int64_t held = std::min<std::int64_t>(kTileRows, K - tileFirst_);
-        tile_.assign(outputOfChannel.size() * kTileRows, 0);
-        for (std::size_t c = 0; c < outputOfChannel.size(); ++c)
-            if (outputOfChannel[c] >= 0)
-                std::copy_n(source + outputOfChannel[c] * K + tileFirst_, held, tile_.data() + c * kTileRows);
+        const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
+        const std::int64_t offset = tileFirst_ / info.blockValues * info.blockBytes;
+        // A band of kBand outputs at a time is decoded, then transposed into the tile while its codes
+        // are still in the nearest cache.
+        constexpr std::size_t kBand = 64;
+        const std::size_t all = outputOfChannel.size();
+        decoded_.resize(kBand * kTileRows);
+        tile_.resize(all * kTileRows);
+        for (std::size_t band = 0; band < all; band += kBand) {
+            const std::size_t width = std::min(kBand, all - band);
+            for (std::size_t c = 0; c < width; ++c) {
+                std::int8_t* to = decoded_.data() + c * kTileRows;
+                const int output = outputOfChannel[band + c];
+                if (output >= 0)
+                    decodeCodes(type, source + output * rowBytes + offset, held, to);
+                else
+                    std::fill_n(to, held, std::int8_t(0));
+            }
+            for (std::int64_t r = 0; r < held; ++r) {
+                std::int8_t* to = tile_.data() + std::size_t(r) * all + band;
+                for (std::size_t c = 0; c < width; ++c) to[c] = decoded_[c * kTileRows + std::size_t(r)];
+            }
+        }
     }
-    const std::int8_t* column = tile_.data() + (row - tileFirst_);
-    for (int c = 0; c < channels; ++c) codes[c] = column[std::size_t(c) * kTileRows];
+    if (channels > 0)
+        std::copy_n(tile_.data() + std::size_t(row - tileFirst_) * outputOfChannel.size(), channels, codes);
     std::fill(codes + channels, codes + count, std::int8_t(0));
 }
 
