@@ -5,6 +5,8 @@
 # this build and with the build before (build/gpubench/old/, OLD; OLD=" " leaves it out). Then, for
 # each checkpoint folder, what the browser itself allows (tests/bench/page/ceilings.html): reading
 # its model.safetensors from the Cache API, and uploading it with texSubImage3D.
+# GGUF (size:type pairs, e.g. "124M:Q4_0 1.5B:Q4_0") first writes such files there with gpt2-gguf, from
+# gpt2-synth's weights and the bundled model's tokenizer.
 # WORKER=1 loads in the module's Worker (its WebGL calls are not timed) instead of on the page's thread.
 # Carry [".device-bin", "build/gpubench"] as tests/bench/gpu/stage_browser.sh leaves them.
 # Results: $OUT/load.jsonl.
@@ -22,6 +24,15 @@ page() {  # page and query
 load() {  # model URL path, module
     page "bench/load.html?post=1&model=$1&weights=$WEIGHTS&rounds=$ROUNDS&module=$2&worker=${WORKER:-0}"
 }
+for g in ${GGUF:-}; do
+    file="$SITE/bench/${g/:/-}.gguf" source=/tmp/gguf-source
+    [ -e "$file" ] && continue
+    rm -rf "$source"
+    .device-bin/gpt2-synth "$source" --size "${g%:*}" --dtype fp16 >/dev/null || exit 1
+    cp web/models/brown-demo/vocab.json web/models/brown-demo/merges.txt "$source/"
+    .device-bin/gpt2-gguf "$source" "$file" --type "${g#*:}" >/dev/null || exit 1
+    rm -rf "$source"
+done
 for m in $MODELS; do
     dir="$SITE/bench/${m/:/-}"
     [ -d "$dir" ] || .device-bin/gpt2-synth "$dir" --size "${m%:*}" --dtype "${m#*:}" >/dev/null || exit 1
