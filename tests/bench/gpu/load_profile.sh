@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, after ../shared/gpubrowser's two calls (its browser in /tmp/gpubrowser): where a
 # load's time goes in Chromium on the GPU (tests/bench/page/load.html), for synthetic checkpoint
-# folders from gpt2-synth (MODELS: size:dtype pairs) and any GGUF files in $SITE/bench, each with
+# folders from gpt2-synth (MODELS: size:dtype pairs; MODELS="" none) and any GGUF files in $SITE/bench, each with
 # this build and with the build before (build/gpubench/old/, OLD; OLD=" " leaves it out). Then, for
 # each checkpoint folder, what the browser itself allows (tests/bench/page/ceilings.html): reading
 # its model.safetensors from the Cache API, and uploading it with texSubImage3D.
@@ -13,7 +13,7 @@
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 SITE=${SITE:-build/gpubench}
-MODELS=${MODELS:-124M:fp16 124M:fp32 774M:fp16}
+MODELS=${MODELS-124M:fp16 124M:fp32 774M:fp16}
 ROUNDS=${ROUNDS:-3}
 WEIGHTS=${WEIGHTS:-fp16}
 : >"$OUT/load.jsonl"
