@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "util/error.h"
 #include "util/half.h"
@@ -129,8 +130,51 @@ void Texture::writeHalfRows(int row0, int rowCount, HalfAt halfAt) {
 }
 
 void Texture::uploadCodes(const std::int8_t* values) {
-    uploadCodeRows(
-        [&](int r, std::int8_t* codes, int count) { std::copy_n(values + std::int64_t(r) * count, count, codes); });
+    const bool nibbles = format_ == TexelFormat::Int4Quads;
+    if (!nibbles && format_ != TexelFormat::Int8Quads)
+        fail("texture ", name_, ": codes need an Int8Quads or Int4Quads texture");
+    const int texels = layout_.texelsPerRow;
+    const int channels = nibbles ? 2 : 4;
+    // Texel (q, t): row 4q + c, columns 4t .. 4t + 3, the first in the lowest bits; int8 quads hold a
+    // row per channel, 4-bit quads two (the even row in the low half).
+    std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * channels);
+    for (int r = 0; r < rows(); ++r) {
+        const auto* row = reinterpret_cast<const std::uint8_t*>(values) + std::int64_t(r) * texels * 4;
+        std::uint32_t* line = out.data() + std::size_t(r / 4) * texels * channels + (nibbles ? r % 4 / 2 : r % 4);
+        const int rowShift = nibbles ? 16 * (r % 2) : 0;
+        for (int t = 0; t < texels; ++t) {
+            // Four codes as one little-endian word, 8 bits each; 4-bit quads squeeze them to 16 bits.
+            std::uint32_t word;
+            std::memcpy(&word, row + 4 * t, 4);
+            if (nibbles) {
+                if (word & 0xF0F0F0F0u)
+                    for (int k = 0; k < 4; ++k)
+                        if (row[4 * t + k] > 15)
+                            fail("texture ", name_, ": code ", int(row[4 * t + k]), " at row ", r,
+                                 " does not fit 4 bits");
+                word = (word | word >> 4) & 0x00FF00FFu;
+                word = (word | word >> 8) & 0x0000FFFFu;
+            }
+            line[t * channels] |= word << rowShift;
+        }
+    }
+    writeTexels(0, layout_.rows, out.data());
+}
+
+void Texture::uploadBytes(const std::uint8_t* bytes, std::int64_t count) {
+    const std::int64_t rowBytes = std::int64_t(layout_.texelsPerRow) * texelBytes(format_);
+    if (format_ != TexelFormat::HalfBits || count < 0 || count > rowBytes * rows())
+        fail("texture ", name_, ": ", count, " bytes do not fit its ", rowBytes * rows(), " as a HalfBits stream");
+    // WebGL (through Emscripten) reads 32-bit texels from a Uint32Array view of memory: an address
+    // that is not a multiple of 4 would be rounded down.
+    if (reinterpret_cast<std::uintptr_t>(bytes) % 4 != 0)
+        fail("texture ", name_, ": a byte stream must start at an address that is a multiple of 4");
+    const int whole = int(count / rowBytes);
+    writeTexels(0, whole, bytes);
+    if (count == std::int64_t(whole) * rowBytes) return;
+    std::vector<std::uint8_t> last(std::size_t(rowBytes), 0);
+    std::copy(bytes + std::int64_t(whole) * rowBytes, bytes + count, last.begin());
+    writeTexels(whole, 1, last.data());
 }
 
 void Texture::uploadRows(int row0, int rowCount, const float* values) {

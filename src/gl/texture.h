@@ -2,14 +2,12 @@
 // A matrix in GPU memory: a 2D array texture in the layout of TensorLayout, RGBA32F, RGBA16F, or
 // fp16 as row pairs in RGBA32UI.
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "gl/framebuffer.h"
 #include "gl/gl_objects.h"
 #include "gl/tensor_layout.h"
-#include "util/error.h"
 
 namespace gpt2 {
 
@@ -87,10 +85,11 @@ public:
     // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, or of an
     // Int4Quads texture from as many codes 0..15, row-major.
     void uploadCodes(const std::int8_t* values);
-    // The same from rowCodes(row, codes, count), which writes a row's count = texelsPerRow * 4 codes to
-    // `codes` (a matrix whose codes lie elsewhere, BlockMatrix).
-    template <typename RowCodes>
-    void uploadCodeRows(const RowCodes& rowCodes);
+    // Writes a HalfBits texture's texels, row after row, from `count` bytes (eight a texel, the first
+    // in the lowest bits), then zeros to the end of the last row written; the rows after it keep their
+    // contents; `bytes` 4-byte aligned. How a GGUF tensor's blocks go to the GPU as they are
+    // (model/ops/block_codes.h).
+    void uploadBytes(const std::uint8_t* bytes, std::int64_t count);
     // Reads rows back as rowCount x cols floats, waiting for the GPU. Needs a Float32 texture (a
     // render target). AsyncRead reads without waiting.
     std::vector<float> readRows(int row0, int rowCount);
@@ -132,40 +131,5 @@ private:
     GlObject texture_;
     std::vector<Framebuffer> framebuffers_;
 };
-
-template <typename RowCodes>
-void Texture::uploadCodeRows(const RowCodes& rowCodes) {
-    const bool nibbles = format_ == TexelFormat::Int4Quads;
-    if (!nibbles && format_ != TexelFormat::Int8Quads)
-        fail("texture ", name_, ": codes need an Int8Quads or Int4Quads texture");
-    const int texels = layout_.texelsPerRow;
-    const int channels = nibbles ? 2 : 4;
-    // Texel (q, t): row 4q + c, columns 4t .. 4t + 3, the first in the lowest bits; int8 quads hold a
-    // row per channel, 4-bit quads two (the even row in the low half).
-    std::vector<std::uint32_t> out(std::size_t(layout_.rows) * texels * channels);
-    std::vector<std::int8_t> codes(std::size_t(texels) * 4);
-    for (int r = 0; r < rows(); ++r) {
-        rowCodes(r, codes.data(), int(codes.size()));
-        const std::uint8_t* row = reinterpret_cast<const std::uint8_t*>(codes.data());
-        std::uint32_t* line = out.data() + std::size_t(r / 4) * texels * channels + (nibbles ? r % 4 / 2 : r % 4);
-        const int rowShift = nibbles ? 16 * (r % 2) : 0;
-        for (int t = 0; t < texels; ++t) {
-            // Four codes as one little-endian word, 8 bits each; 4-bit quads squeeze them to 16 bits.
-            std::uint32_t word;
-            std::memcpy(&word, row + 4 * t, 4);
-            if (nibbles) {
-                if (word & 0xF0F0F0F0u)
-                    for (int k = 0; k < 4; ++k)
-                        if (row[4 * t + k] > 15)
-                            fail("texture ", name_, ": code ", int(row[4 * t + k]), " at row ", r,
-                                 " does not fit 4 bits");
-                word = (word | word >> 4) & 0x00FF00FFu;
-                word = (word | word >> 8) & 0x0000FFFFu;
-            }
-            line[t * channels] |= word << rowShift;
-        }
-    }
-    writeTexels(0, layout_.rows, out.data());
-}
 
 }  // namespace gpt2

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gl/pass.h"
+#include "model/ops/block_codes.h"
 #include "model/ops/quantize.h"
 #include "util/error.h"
 #include "util/finite.h"
@@ -270,10 +271,38 @@ void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
     if (m.offsets.empty() != !s.offsets || m.blocks != s.scales->rows())
         fail("tensor ", name, ": ", m.blocks, " blocks", m.offsets.empty() ? "" : " with offsets", " arrived for ",
              s.scales->rows(), s.offsets ? " with offsets" : "");
-    s.texture->uploadCodeRows([&](int r, std::int8_t* codes, int count) { m.rowCodes(r, codes, count); });
+    decodeOnGpu(s, m);
     s.scales->uploadRows(0, m.blocks, m.scales.data());
     if (s.offsets) s.offsets->uploadRows(0, m.blocks, m.offsets.data());
     s.uploaded = true;
+    // The staging texture goes once every matrix that arrives in blocks has.
+    if (std::none_of(slots_.begin(), slots_.end(), [](const auto& named) {
+            const Slot& other = named.second;
+            return other.blockRows > 0 && !other.quantizedHere && !other.uploaded;
+        }))
+        blockBytes_.reset();
+}
+
+void ModelWeights::decodeOnGpu(Slot& s, const BlockMatrix& m) {
+    if (!programs_) fail("model weights: ", s.spec.name, " is decoded on the GPU, and no programs were given");
+    // One texture stages every matrix, a few MB of its rows at a time: its layout, and so the
+    // decoder's programs, stay the same whatever the matrix.
+    constexpr int kTexelsPerRow = 1024, kRows = 2048;
+    if (!blockBytes_)
+        blockBytes_ =
+            std::make_unique<Texture>(TensorLayout::make(kRows, 4 * kTexelsPerRow, limits_, "GGUF blocks"),
+                                      TexelFormat::HalfBits, "GGUF blocks as stored", Texture::Allocation::Staging);
+    const int chunk = int(std::min<std::int64_t>(m.channels, blockBytes_->bytes() / m.rowBytes / 4 * 4));
+    if (chunk == 0)
+        fail("tensor ", s.spec.name, " has rows of ", m.rowBytes, " bytes, more than a quarter of the ",
+             blockBytes_->bytes(), " that the GPU decodes at once");
+    BlockDecoder decoder(*programs_, *blockBytes_, *s.texture, m.type, m.channelsAreRows, m.rowBytes, m.outputs);
+    for (int first = 0; first < m.channels; first += chunk) {
+        const int end = std::min(m.channels, first + chunk);
+        blockBytes_->uploadBytes(m.source + std::int64_t(first) * m.rowBytes,
+                                 std::int64_t(std::max(0, std::min(end, m.outputs) - first)) * m.rowBytes);
+        decoder.run(first, end);
+    }
 }
 
 void ModelWeights::uploadAll(const HuggingFaceCheckpoint& checkpoint) {

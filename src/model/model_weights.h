@@ -92,6 +92,8 @@ private:
     void pairsOnGpu(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half);
     // Uploads an engine matrix (rows x cols floats) into the slot's format.
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
+    // Writes the codes of a matrix that arrived in blocks, decoded on the GPU from its bytes.
+    void decodeOnGpu(Slot& s, const BlockMatrix& m);
     void keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
     // An I8 matrix of a packed file: uploaded as is into int8 textures, dequantized into others.
     void uploadPackedInt8(Slot& s, const std::int8_t* values, int paddedCols, const std::string& label);
@@ -100,6 +102,7 @@ private:
     TextureLimits limits_;
     ProgramCache* programs_ = nullptr;
     std::map<std::string, Slot> slots_;
+    std::unique_ptr<Texture> blockBytes_;  // the bytes of blocks on their way to decodeOnGpu, while some are due
 };
 
 }  // namespace gpt2

@@ -162,13 +162,15 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType ty
                        std::int64_t K, std::int64_t outputs) {
     const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
     const bool channelsAreRows = outputChannelsAreRows(spec);
-    const int paddedRows = (spec.rows + 3) / 4 * 4, paddedCols = (spec.cols + 3) / 4 * 4;
     const std::int64_t engineK = channelsAreRows ? spec.cols : spec.rows;
     const std::int64_t engineOutputs =
         channelsAreRows ? std::int64_t(spec.sourceShape[0]) : std::int64_t(spec.sourceShape[1]);
-    if (K != engineK)
-        fail("tensor ", spec.name, " has ", K, " inputs per output, the engine pads them to ", engineK,
-             " (a head size that is not a multiple of 4); such a model cannot keep its weights quantized");
+    const bool attention = endsWith(spec.name, "attn.c_attn.weight") || endsWith(spec.name, "attn.c_proj.weight");
+    if (attention && engineDims(c).headsTexels * 4 != c.embedDim)
+        fail("tensor ", spec.name, ": the engine pads its heads of ", c.headDim(),
+             " values to whole texels (a head size that is not a multiple of 4); such a model cannot keep its "
+             "weights quantized");
+    if (K != engineK) fail("tensor ", spec.name, " has ", K, " inputs per output, the engine expects ", engineK);
     if (outputs != engineOutputs || K % info.blockValues != 0)
         fail("tensor ", spec.name, " has ", outputs, " outputs of ", K, " values, expected ", engineOutputs,
              " of whole ", info.name, " blocks");
@@ -177,64 +179,16 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType ty
     out.source = bytes;
     out.K = K;
     out.rowBytes = K / info.blockValues * info.blockBytes;
+    out.outputs = int(outputs);
     out.channelsAreRows = channelsAreRows;
     out.blocks = int(K / info.scaleValues);
-    out.channels = channelsAreRows ? paddedRows : paddedCols;
-    out.outputOfChannel.assign(std::size_t(out.channels), -1);
+    out.channels = ((channelsAreRows ? spec.rows : spec.cols) + 3) / 4 * 4;
     out.scales.assign(std::size_t(out.blocks) * std::size_t(out.channels), 0.0f);
     if (info.offsets) out.offsets.assign(out.scales.size(), 0.0f);
-    const EngineDims d = engineDims(c);
-    const bool qkv = endsWith(spec.name, "attn.c_attn.weight");
-    for (std::int64_t n = 0; n < outputs; ++n) {
-        const std::int64_t channel = qkv ? std::int64_t(paddedHeadColumn(int(n), c, d)) : n;
-        out.outputOfChannel[std::size_t(channel)] = int(n);
-        decodeScales(type, bytes + n * out.rowBytes, K, out.scales.data() + channel,
-                     info.offsets ? out.offsets.data() + channel : nullptr, out.channels);
-    }
+    for (std::int64_t n = 0; n < outputs; ++n)
+        decodeScales(type, bytes + n * out.rowBytes, K, out.scales.data() + n,
+                     info.offsets ? out.offsets.data() + n : nullptr, out.channels);
     return out;
-}
-
-void BlockMatrix::rowCodes(int row, std::int8_t* codes, int count) const {
-    if (channelsAreRows) {
-        const int output = row < int(outputOfChannel.size()) ? outputOfChannel[std::size_t(row)] : -1;
-        const int held = output < 0 ? 0 : int(K);
-        if (held > count) fail("BlockMatrix: ", count, " codes asked of a row of ", held);
-        if (held > 0) decodeCodes(type, source + output * rowBytes, K, codes);
-        std::fill(codes + held, codes + count, std::int8_t(0));
-        return;
-    }
-    // Input `row` of every output: a column of the tensor's rows (rows past K are padding).
-    const int channels = row < K ? std::min(count, int(outputOfChannel.size())) : 0;
-    if (channels > 0 && (tile_.empty() || row < tileFirst_ || row >= tileFirst_ + kTileRows)) {
-        tileFirst_ = row / kTileRows * kTileRows;
-        const std::int64_t held = std::min<std::int64_t>(kTileRows, K - tileFirst_);
-        const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
-        const std::int64_t offset = tileFirst_ / info.blockValues * info.blockBytes;
-        // A band of kBand outputs at a time is decoded, then transposed into the tile while its codes
-        // are still in the nearest cache.
-        constexpr std::size_t kBand = 64;
-        const std::size_t all = outputOfChannel.size();
-        decoded_.resize(kBand * kTileRows);
-        tile_.resize(all * kTileRows);
-        for (std::size_t band = 0; band < all; band += kBand) {
-            const std::size_t width = std::min(kBand, all - band);
-            for (std::size_t c = 0; c < width; ++c) {
-                std::int8_t* to = decoded_.data() + c * kTileRows;
-                const int output = outputOfChannel[band + c];
-                if (output >= 0)
-                    decodeCodes(type, source + output * rowBytes + offset, held, to);
-                else
-                    std::fill_n(to, held, std::int8_t(0));
-            }
-            for (std::int64_t r = 0; r < held; ++r) {
-                std::int8_t* to = tile_.data() + std::size_t(r) * all + band;
-                for (std::size_t c = 0; c < width; ++c) to[c] = decoded_[c * kTileRows + std::size_t(r)];
-            }
-        }
-    }
-    if (channels > 0)
-        std::copy_n(tile_.data() + std::size_t(row - tileFirst_) * outputOfChannel.size(), channels, codes);
-    std::fill(codes + channels, codes + count, std::int8_t(0));
 }
 
 }  // namespace gpt2

@@ -76,39 +76,26 @@ int int8Channels(const MatrixSpec& spec);
 std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype);
 
 // A matrix of affine blocks (format/ggml_type.h) in the engine's layout. Its codes stay in the
-// tensor's bytes until a texture asks for them: rowCodes() decodes the engine matrix (rows and columns
-// padded to multiples of 4, the padding 0) from them, so that a texture's texels are packed straight
-// from the file's blocks with no tensor-sized copy of codes in between. `scales` and `offsets` (empty:
-// all 0) are [K / scaleValues, output channels padded to 4], whichever way the matrix runs.
+// tensor's bytes, which go to the GPU as they are and are decoded there (model/ops/block_codes.h);
+// the CPU decodes the scales and offsets only: `scales` and `offsets` (empty: all 0) are
+// [K / scaleValues, output channels padded to 4], whichever way the matrix runs. Output channel n is
+// the tensor's row n.
 struct BlockMatrix {
     GgmlType type = GgmlType::Q8_0;
     const std::uint8_t* source = nullptr;  // the tensor's bytes: rows of K values, one per output
     std::int64_t K = 0;
     std::int64_t rowBytes = 0;
+    int outputs = 0;  // the tensor's rows
     bool channelsAreRows = false;
-    std::vector<int> outputOfChannel;  // the tensor's row for each engine output channel, -1 for padding
     std::vector<float> scales;
     std::vector<float> offsets;
     int blocks = 0;    // scales along K
     int channels = 0;  // output channels, padded
-    // The first `count` codes of row `row` of the engine matrix (its columns padded to 4; past the
-    // tensor's codes, 0). Rows are asked for in order.
-    void rowCodes(int row, std::int8_t* codes, int count) const;
-
-private:
-    // Where an engine row is a column of the tensor (an input of every output), a tile of kTileRows
-    // inputs of every output is decoded at once, each output's run of them whole blocks (256 values
-    // hold a whole number of blocks of every type): decoding a column value by value would touch
-    // every block once per value.
-    static constexpr int kTileRows = 256;
-    mutable std::vector<std::int8_t> decoded_;  // a band of outputs' runs of the tile, as decoded
-    mutable std::vector<std::int8_t> tile_;     // [kTileRows][outputOfChannel.size()]: engine rows
-    mutable std::int64_t tileFirst_ = 0;        // the first input in the tile, once filled
 };
 // The engine matrix of `spec` from a tensor of `type` of `outputs` rows of K values (a GGUF tensor:
 // rows are output channels, blocks run along K), reading its `bytes`, which must outlive it. Throws
-// when the engine pads K (a head size that is not a multiple of 4, for attn.c_proj), which would split
-// blocks.
+// when the engine pads the heads of attention matrices (a head size that is not a multiple of 4),
+// which would split blocks or move output channels.
 BlockMatrix packBlocks(const ModelConfig& config, const MatrixSpec& spec, GgmlType type, const std::uint8_t* bytes,
                        std::int64_t K, std::int64_t outputs);
 std::string scalesTensorName(const std::string& matrix);
