@@ -213,6 +213,31 @@ void decodeScales(GgmlType type, const std::uint8_t* bytes, std::int64_t count, 
     });
 }
 
+void decodeHalfScales(GgmlType type, const std::uint8_t* bytes, std::int64_t count, std::uint16_t* scales,
+                      std::uint16_t* offsets, std::ptrdiff_t stride) {
+    const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
+    if (!info || !info->halfParams || info->blockValues != info->scaleValues)
+        fail("decoding fp16 scales: ", ggmlTypeName(std::uint32_t(type)), " has no fp16 scale per block");
+    if (count % info->blockValues != 0)
+        fail("decoding blocks: ", count, " values are not whole ", info->name, " blocks of ", info->blockValues);
+    const auto bits = [](const std::uint8_t* p) { return std::uint16_t(p[0] | p[1] << 8); };
+    for (std::int64_t block = 0; block < count / info->blockValues; ++block) {
+        const std::uint8_t* b = bytes + block * info->blockBytes;
+        const std::uint16_t d = bits(b);
+        scales[block * stride] = d;
+        if (!offsets) continue;
+        if (type != GgmlType::Q4_0) {
+            offsets[block * stride] = bits(b + 2);
+            continue;
+        }
+        // -8d: the sign flipped and 3 added to a normal exponent that stays below Inf's; otherwise
+        // (subnormal, or too large) through floats, rounded as they come.
+        const int exponent = (d >> 10) & 31;
+        offsets[block * stride] = exponent > 0 && exponent < 28 ? std::uint16_t((d ^ 0x8000u) + (3u << 10))
+                                                                : floatToHalf(-8.0f * halfToFloat(d));
+    }
+}
+
 AffineBlocks decodeAffineBlocks(GgmlType type, const std::uint8_t* bytes, std::int64_t count) {
     const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
     if (!info || info->blockValues == 1)

@@ -79,6 +79,11 @@ AffineBlocks decodeAffineBlocks(GgmlType type, const std::uint8_t* bytes, std::i
 void decodeCodes(GgmlType type, const std::uint8_t* bytes, std::int64_t count, std::int8_t* codes);
 void decodeScales(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* scales, float* offsets,
                   std::ptrdiff_t stride);
+// The same for a type whose scales and offsets are fp16 values (GgmlTypeInfo::halfParams), as their
+// fp16 bits: the block's own d (and m), or -8d for Q4_0's offset (Inf where that overflows), with no
+// conversion through floats.
+void decodeHalfScales(GgmlType type, const std::uint8_t* bytes, std::int64_t count, std::uint16_t* scales,
+                      std::uint16_t* offsets, std::ptrdiff_t stride);
 // Converts `count` values of a float type (F32, F16, BF16) to floats.
 void decodeFloats(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out);
 

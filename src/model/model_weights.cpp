@@ -258,22 +258,31 @@ void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int padd
 void ModelWeights::uploadBlocks(const std::string& name, const BlockMatrix& m) {
     Slot& s = slot(name);
     if (s.blockRows == 0) fail("tensor ", name, " was not declared quantized, and arrived in blocks");
-    const bool half = s.scales->format() == TexelFormat::Float16;
-    const auto finite = [&](const std::vector<float>& values, const char* what) {
-        for (std::size_t i = 0; i < values.size(); ++i)
-            if (half ? !holdsInHalf(values[i]) : !std::isfinite(values[i]))
-                fail("tensor ", name, " holds a ", what, " of ", values[i], " in block ", i,
-                     half ? ", which is not a finite fp16 value as its type's are" : ", which is not finite",
-                     "; the file is corrupt");
+    const bool half = !m.halfScales.empty();
+    const std::size_t channels = std::size_t(m.channels);
+    const auto corrupt = [&](const char* what, std::size_t i, float value) {
+        fail("tensor ", name, " holds ", what, " of ", value, " in block ", i / channels, " of output channel ",
+             i % channels, "; the file is corrupt");
     };
-    finite(m.scales, "scale");
-    finite(m.offsets, "offset");
-    if (m.offsets.empty() != !s.offsets || m.blocks != s.scales->rows())
-        fail("tensor ", name, ": ", m.blocks, " blocks", m.offsets.empty() ? "" : " with offsets", " arrived for ",
-             s.scales->rows(), s.offsets ? " with offsets" : "");
+    for (const auto* values : {&m.scales, &m.offsets})
+        for (std::size_t i = 0; i < values->size(); ++i)
+            if (!std::isfinite((*values)[i])) corrupt(values == &m.scales ? "a scale" : "an offset", i, (*values)[i]);
+    for (const auto* bits : {&m.halfScales, &m.halfOffsets})
+        for (std::size_t i = 0; i < bits->size(); ++i)
+            if (((*bits)[i] & 0x7C00u) == 0x7C00u)  // fp16 Inf or NaN
+                corrupt(bits == &m.halfScales ? "a scale" : "an offset", i, halfToFloat((*bits)[i]));
+    const bool offsets = !(half ? m.halfOffsets.empty() : m.offsets.empty());
+    if (offsets != bool(s.offsets) || m.blocks != s.scales->rows() ||
+        m.channels != s.scales->layout().texelsPerRow * 4 || half != (s.scales->format() == TexelFormat::Float16))
+        fail("tensor ", name, ": ", m.blocks, " blocks of ", m.channels, " channels", offsets ? " with offsets" : "",
+             half ? " in fp16" : "", " arrived for ", s.scales->rows(), " of ", s.scales->layout().texelsPerRow * 4,
+             s.offsets ? " with offsets" : "", s.scales->format() == TexelFormat::Float16 ? " in fp16" : "");
     decodeOnGpu(s, m);
-    s.scales->uploadRows(0, m.blocks, m.scales.data());
-    if (s.offsets) s.offsets->uploadRows(0, m.blocks, m.offsets.data());
+    // The scales and offsets are the rows of their textures' texels, fp16 bits or floats as stored.
+    s.scales->uploadTexelStream(half ? static_cast<const void*>(m.halfScales.data()) : m.scales.data(), m.blocks, half);
+    if (s.offsets)
+        s.offsets->uploadTexelStream(half ? static_cast<const void*>(m.halfOffsets.data()) : m.offsets.data(), m.blocks,
+                                     half);
     s.uploaded = true;
     // The staging texture goes once every matrix that arrives in blocks has.
     if (std::none_of(slots_.begin(), slots_.end(), [](const auto& named) {

@@ -183,8 +183,18 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType ty
     out.channelsAreRows = channelsAreRows;
     out.blocks = int(K / info.scaleValues);
     out.channels = ((channelsAreRows ? spec.rows : spec.cols) + 3) / 4 * 4;
-    out.scales.assign(std::size_t(out.blocks) * std::size_t(out.channels), 0.0f);
-    if (info.offsets) out.offsets.assign(out.scales.size(), 0.0f);
+    const std::size_t params = std::size_t(out.blocks) * std::size_t(out.channels);
+    // Scales of padding channels are 0.
+    if (info.halfParams) {
+        out.halfScales.assign(params, 0);
+        if (info.offsets) out.halfOffsets.assign(params, 0);
+        for (std::int64_t n = 0; n < outputs; ++n)
+            decodeHalfScales(type, bytes + n * out.rowBytes, K, out.halfScales.data() + n,
+                             info.offsets ? out.halfOffsets.data() + n : nullptr, out.channels);
+        return out;
+    }
+    out.scales.assign(params, 0.0f);
+    if (info.offsets) out.offsets.assign(params, 0.0f);
     for (std::int64_t n = 0; n < outputs; ++n)
         decodeScales(type, bytes + n * out.rowBytes, K, out.scales.data() + n,
                      info.offsets ? out.offsets.data() + n : nullptr, out.channels);

@@ -77,9 +77,10 @@ std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype);
 
 // A matrix of affine blocks (format/ggml_type.h) in the engine's layout. Its codes stay in the
 // tensor's bytes, which go to the GPU as they are and are decoded there (model/ops/block_codes.h);
-// the CPU decodes the scales and offsets only: `scales` and `offsets` (empty: all 0) are
-// [K / scaleValues, output channels padded to 4], whichever way the matrix runs. Output channel n is
-// the tensor's row n.
+// the CPU decodes the scales and offsets only, [K / scaleValues, output channels padded to 4]
+// whichever way the matrix runs: as fp16 bits where the type's are fp16 values (halfScales and
+// halfOffsets), as floats otherwise (scales and offsets); offsets empty where the type has none.
+// Output channel n is the tensor's row n.
 struct BlockMatrix {
     GgmlType type = GgmlType::Q8_0;
     const std::uint8_t* source = nullptr;  // the tensor's bytes: rows of K values, one per output
@@ -89,6 +90,8 @@ struct BlockMatrix {
     bool channelsAreRows = false;
     std::vector<float> scales;
     std::vector<float> offsets;
+    std::vector<std::uint16_t> halfScales;
+    std::vector<std::uint16_t> halfOffsets;
     int blocks = 0;    // scales along K
     int channels = 0;  // output channels, padded
 };

@@ -164,5 +164,35 @@ TEST(GgufModel, TensorShapeThatDisagreesWithTheMetadataFailsTheLoad) {
     }
 }
 
+// A block whose fp16 scale is Inf or NaN (bits a file can hold, which no quantizer writes) fails the
+// load, naming the tensor, the block and the output channel: fp16 scales (Q4_0) are checked as bits.
+TEST(GgufModel, ABlockScaleThatIsNotFiniteFailsTheLoad) {
+    testing::ensureGlContext();
+    auto bytes = readFile(fixturePath("gguf/narrow-Q4_0.gguf"));
+    const auto header = parseGgufHeader(bytes.data(), bytes.size(), bytes.size(), "narrow-Q4_0.gguf");
+    ASSERT_TRUE(header);
+    const GgufTensor& tensor = *header->tensor("blk.1.ffn_down.weight");
+    ASSERT_EQ(tensor.type, GgmlType::Q4_0);
+    // Block 2 of row 5: its d, the first two bytes of its 18.
+    const std::int64_t blocksPerRow = tensor.dims[0] / 32;
+    const std::uint64_t at = header->dataOffset + tensor.begin + std::uint64_t(5 * blocksPerRow + 2) * 18;
+    for (const std::uint16_t bits : {std::uint16_t(0x7C00), std::uint16_t(0xFE01)}) {
+        std::memcpy(bytes.data() + at, &bits, 2);
+        const std::string path = testing::makeTempDir("gguf-scale") + "/model.gguf";
+        std::ofstream(path, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        try {
+            Engine engine(path, ModelOptions{});
+            FAIL() << "the load succeeded with a scale of bits " << bits;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("tensor h.1.mlp.c_proj.weight holds a scale of "), std::string::npos)
+                << e.what();
+            EXPECT_NE(std::string(e.what()).find(" in block 2 of output channel 5; the file is corrupt"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gpt2
