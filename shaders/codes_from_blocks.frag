@@ -2,11 +2,12 @@
 // (src/model/ops/block_codes.h): the same codes as decodeCodes (src/format/ggml_type.cpp), in the
 // layout the quantized matmuls read. The blocks' scales and offsets come from the CPU.
 // Defines: the type, one of GGML_Q8_0, GGML_Q4_0, GGML_Q4_1, GGML_Q5_0, GGML_Q5_1, GGML_Q4_K,
-// GGML_Q5_K, GGML_Q6_K; TRANSPOSED_WEIGHT where the engine's rows are the tensor's (its output
-// channels: wte), not its inputs. Input (declared by the pass): u_blocks, the bytes of tensor rows
-// u_first_output onwards, one after another, as a stream of RG32UI texels (TexelFormat::HalfBits,
-// eight bytes a texel, the first in the lowest bits). Output: 4-bit quads (Int4Quads) for the 4-bit
-// types, int8 quads (Int8Quads) for the others (QUAD_OUTPUT; fetch.glsl).
+// GGML_Q5_K, GGML_Q6_K, and BLOCK_BYTES, the bytes of one of its blocks; TRANSPOSED_WEIGHT where the
+// engine's rows are the tensor's (its output channels: wte), not its inputs. Input (declared by the
+// pass): u_blocks, the bytes of tensor rows u_first_output onwards, one after another, as a stream of
+// RG32UI texels (TexelFormat::HalfBits, eight bytes a texel, the first in the lowest bits). Output:
+// 4-bit quads (Int4Quads) for the 4-bit types, int8 quads (Int8Quads) for the others (QUAD_OUTPUT;
+// fetch.glsl).
 #include "common.glsl"
 
 uniform int u_row_bytes;     // bytes of one tensor row (K values)
@@ -46,20 +47,20 @@ ivec4 nibblesAt(int b, bool high) { return bytesOf(bytes4(b) >> (high ? 4u : 0u)
 ivec4 codes(int row, int k) {
 #if defined(GGML_Q8_0)
     // d, then 32 signed bytes.
-    return (bytesOf(bytes4(row + 34 * (k >> 5) + 2 + (k & 31))) << 24) >> 24;
+    return (bytesOf(bytes4(row + BLOCK_BYTES * (k >> 5) + 2 + (k & 31))) << 24) >> 24;
 #elif defined(GGML_Q4_0) || defined(GGML_Q4_1) || defined(GGML_Q5_0) || defined(GGML_Q5_1)
     // d (and m), then for 5 bits 32 high bits, then 16 bytes: value j in the low nibble of byte j,
     // value j + 16 in its high nibble.
 #if defined(GGML_Q4_0)
-    const int kQs = 2, kBlock = 18;
+    const int kQs = 2;
 #elif defined(GGML_Q4_1)
-    const int kQs = 4, kBlock = 20;
+    const int kQs = 4;
 #elif defined(GGML_Q5_0)
-    const int kQs = 6, kBlock = 22;
+    const int kQs = 6;
 #else
-    const int kQs = 8, kBlock = 24;
+    const int kQs = 8;
 #endif
-    int j = k & 31, block = row + kBlock * (k >> 5);
+    int j = k & 31, block = row + BLOCK_BYTES * (k >> 5);
     ivec4 low = nibblesAt(block + kQs + (j & 15), j >= 16);
 #if defined(GGML_Q5_0) || defined(GGML_Q5_1)
     ivec4 high = ivec4((uvec4(bytes4(block + kQs - 4)) >> uvec4(j, j + 1, j + 2, j + 3)) & 1u);
@@ -76,11 +77,11 @@ ivec4 codes(int row, int k) {
     // low nibble of byte 32c + l, value 64c + 32 + l in its high nibble; its high bit is bit 2c (or
     // 2c + 1) of high byte l.
 #if defined(GGML_Q4_K)
-    const int kQs = 16, kBlock = 144;
+    const int kQs = 16;
 #else
-    const int kQs = 48, kBlock = 176;
+    const int kQs = 48;
 #endif
-    int i = k & 255, chunk = i >> 6, second = (i >> 5) & 1, l = i & 31, block = row + kBlock * (k >> 8);
+    int i = k & 255, chunk = i >> 6, second = (i >> 5) & 1, l = i & 31, block = row + BLOCK_BYTES * (k >> 8);
     ivec4 low = nibblesAt(block + kQs + 32 * chunk + l, second == 1);
 #if defined(GGML_Q5_K)
     return low | (((bytesOf(bytes4(block + 16 + l)) >> (2 * chunk + second)) & 1) << 4);
@@ -91,7 +92,7 @@ ivec4 codes(int row, int k) {
     // 128 bytes of low nibbles, 64 of high bit pairs, 16 scales, d. Each half h of the super-block:
     // value 32p + l (p = 0..3) in nibble p / 2 of low byte 64h + 32 (p % 2) + l, and bits 2p of high
     // byte 32h + l.
-    int i = k & 255, h = i >> 7, p = (i >> 5) & 3, l = i & 31, block = row + 210 * (k >> 8);
+    int i = k & 255, h = i >> 7, p = (i >> 5) & 3, l = i & 31, block = row + BLOCK_BYTES * (k >> 8);
     ivec4 low = nibblesAt(block + 64 * h + 32 * (p & 1) + l, p >= 2);
     ivec4 high = (bytesOf(bytes4(block + 128 + 32 * h + l)) >> (2 * p)) & 3;
     return (low | (high << 4)) - 32;

@@ -1,23 +1,26 @@
 #include "model/ops/block_codes.h"
 
 #include <algorithm>
+#include <string>
 
 #include "util/error.h"
 
 namespace gpt2 {
 namespace {
 
-std::string typeDefine(GgmlType type) {
+// The shader's defines for blocks of `type`.
+std::string typeDefines(GgmlType type) {
     const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(type));
     if (!info || !isQuantized(type)) fail("BlockDecoder: ", ggmlTypeName(std::uint32_t(type)), " is not quantized");
-    return std::string("#define GGML_") + info->name + " 1\n";
+    return std::string("#define GGML_") + info->name + " 1\n#define BLOCK_BYTES " + std::to_string(info->blockBytes) +
+           "\n";
 }
 
 }  // namespace
 
 BlockDecoder::BlockDecoder(ProgramCache& programs, const Texture& staged, Texture& codes, GgmlType type,
                            bool transposed, std::int64_t rowBytes, int outputs)
-    : pass_(programs, "codes_from_blocks.frag", typeDefine(type) + (transposed ? "#define TRANSPOSED_WEIGHT 1\n" : ""),
+    : pass_(programs, "codes_from_blocks.frag", typeDefines(type) + (transposed ? "#define TRANSPOSED_WEIGHT 1\n" : ""),
             {&codes}, {{"u_blocks", &staged}}),
       transposed_(transposed),
       codeRows_(codes.rows()) {
