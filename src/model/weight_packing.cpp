@@ -184,20 +184,18 @@ BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType ty
     out.blocks = int(K / info.scaleValues);
     out.channels = ((channelsAreRows ? spec.rows : spec.cols) + 3) / 4 * 4;
     const std::size_t params = std::size_t(out.blocks) * std::size_t(out.channels);
-    // Scales of padding channels are 0.
-    if (info.halfParams) {
-        out.halfScales.assign(params, 0);
-        if (info.offsets) out.halfOffsets.assign(params, 0);
+    // Output n's scales (and offsets) go to column n; those of padding channels stay 0.
+    const auto decodeAll = [&](auto& scales, auto& offsets, auto decode) {
+        scales.assign(params, 0);
+        if (info.offsets) offsets.assign(params, 0);
         for (std::int64_t n = 0; n < outputs; ++n)
-            decodeHalfScales(type, bytes + n * out.rowBytes, K, out.halfScales.data() + n,
-                             info.offsets ? out.halfOffsets.data() + n : nullptr, out.channels);
-        return out;
-    }
-    out.scales.assign(params, 0.0f);
-    if (info.offsets) out.offsets.assign(params, 0.0f);
-    for (std::int64_t n = 0; n < outputs; ++n)
-        decodeScales(type, bytes + n * out.rowBytes, K, out.scales.data() + n,
-                     info.offsets ? out.offsets.data() + n : nullptr, out.channels);
+            decode(type, bytes + n * out.rowBytes, K, scales.data() + n, info.offsets ? offsets.data() + n : nullptr,
+                   out.channels);
+    };
+    if (info.halfParams)
+        decodeAll(out.halfScales, out.halfOffsets, decodeHalfScales);
+    else
+        decodeAll(out.scales, out.offsets, decodeScales);
     return out;
 }
 
