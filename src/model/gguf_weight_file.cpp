@@ -45,15 +45,18 @@ void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const st
     if (blocks_.count(name)) {
         return weights.uploadBlocks(name, packBlocks(config_, *spec, t.type, bytes, K, count / K));
     }
+    // Floats go up as they are stored, transposed on the GPU where the file keeps a Conv1D weight's
+    // [out, in] (Hugging Face's is [in, out]).
+    if (!isQuantized(t.type)) {
+        const DType dtype = t.type == GgmlType::F16 ? DType::F16 : t.type == GgmlType::BF16 ? DType::BF16 : DType::F32;
+        return weights.upload(name, spec->sourceShape, dtype, bytes, storedTransposed(name));
+    }
+    // The few small quantized tensors the engine reads as floats.
     std::vector<float> values(static_cast<std::size_t>(count));
-    if (isQuantized(t.type)) {
-        const AffineBlocks b = decodeAffineBlocks(t.type, bytes, count);
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const std::size_t block = i / std::size_t(b.scaleValues);
-            values[i] = float(b.codes[i]) * b.scales[block] + (b.offsets.empty() ? 0.0f : b.offsets[block]);
-        }
-    } else {
-        decodeFloats(t.type, bytes, count, values.data());
+    const AffineBlocks b = decodeAffineBlocks(t.type, bytes, count);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::size_t block = i / std::size_t(b.scaleValues);
+        values[i] = float(b.codes[i]) * b.scales[block] + (b.offsets.empty() ? 0.0f : b.offsets[block]);
     }
     // A Conv1D weight's [out, in] as stored, to Hugging Face's [in, out].
     weights.upload(name, spec->sourceShape, storedTransposed(name) ? transposed(values, count / K, K) : values);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "format/gguf_gpt2.h"
 #include "gl/pass.h"
 #include "model/ops/block_codes.h"
 #include "model/ops/quantize.h"
@@ -100,7 +101,7 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
 }
 
 void ModelWeights::upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
-                          const std::uint8_t* bytes) {
+                          const std::uint8_t* bytes, bool transposed) {
     Slot& s = slot(name);
     const TexelFormat format = s.texture->format();
     const bool floats =
@@ -109,22 +110,65 @@ void ModelWeights::upload(const std::string& name, const std::vector<std::int64_
     for (const std::int64_t dim : shape) count *= dim;
     if (!(floats && s.blockRows == 0) && !quantizedOnGpu(s))
         fail("tensor ", name, " was declared quantized, and arrived as floats");
+    const bool half = dtype == DType::F16;
+    // A transposed tensor goes up as it is when its stored rows are whole texels too, and unless its
+    // fp32 values are to be kept in fp16: a render target rounds as the GPU likes, the CPU as
+    // floatToHalf does.
+    const bool keptInHalf = format == TexelFormat::Float16 || format == TexelFormat::Int4Quads;
     if ((dtype != DType::F32 && dtype != DType::F16) || shape != s.spec.sourceShape ||
-        !packedInPlace(config_, s.spec)) {
+        !packedInPlace(config_, s.spec) || (transposed && (shape.front() % 4 != 0 || (!half && keptInHalf)))) {
         std::vector<float> values(static_cast<std::size_t>(count));
         convertToFloat(dtype, bytes, values.size(), values.data());
-        return upload(name, shape, values);
+        return upload(name, shape, transposed ? gpt2::transposed(values, shape.back(), shape.front()) : values);
     }
-    const bool half = dtype == DType::F16;
     if (const std::int64_t i = firstNonFinite(bytes, count, half); i >= 0) {
         float value = 0.0f;
         if (half)
             value = halfToFloat(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
         else
             std::memcpy(&value, bytes + 4 * i, 4);
-        failNonFinite(s.spec, value, i);
+        // Named by its index in the Hugging Face shape.
+        failNonFinite(s.spec, value, transposed ? shape.back() * (i % shape.front()) + i / shape.front() : i);
     }
-    uploadStream(s, bytes, int(count / s.spec.cols), s.spec.cols, half);
+    if (transposed)
+        uploadTransposed(s, bytes, int(shape.front()), half);
+    else
+        uploadStream(s, bytes, int(count / s.spec.cols), s.spec.cols, half);
+}
+
+void ModelWeights::uploadTransposed(Slot& s, const std::uint8_t* bytes, int inputs, bool half) {
+    if (!programs_) fail("model weights: ", s.spec.name, " is transposed on the GPU, and no programs were given");
+    // The tensor as stored, [outputs, inputs]; then the engine's [inputs, outputs] rendered from it,
+    // straight into a float texture, or into the staging texture of the pass that quantizes it, or as
+    // fp32 for the pass that pairs it. Each holds the stored values exactly.
+    const int outputs = s.spec.cols;
+    Texture stored(TensorLayout::make(outputs, inputs, limits_, s.spec.name.c_str()),
+                   half ? TexelFormat::HalfBits : TexelFormat::Float32, s.spec.name + " as stored",
+                   Texture::Allocation::Staging);
+    stored.uploadTexelStream(bytes, outputs, half);
+    const auto transpose = [&](Texture& into) {
+        Pass(*programs_, "rows_from_stored_columns.frag", "", {&into}, {{"u_x", &stored}})
+            .set("u_stored_cols", inputs)
+            .run(0, into.rows());
+    };
+    const TexelFormat format = s.texture->format();
+    if (format == TexelFormat::Float32 || format == TexelFormat::Float16) {
+        transpose(*s.texture);
+    } else if (quantizedOnGpu(s)) {
+        Texture staging = stagingFor(s, outputs, half);
+        transpose(staging);
+        quantizeStaged(s, staging);
+    } else {
+        Texture engine(TensorLayout::make(s.texture->rows(), outputs, limits_, s.spec.name.c_str()), TexelFormat::Float32,
+                       s.spec.name + " transposed", Texture::Allocation::Staging);
+        transpose(engine);
+        pairsPass(s, engine).set("u_first_row", 0).run(0, s.texture->rows());
+    }
+    s.uploaded = true;
+}
+
+Pass ModelWeights::pairsPass(Slot& s, const Texture& staging) const {
+    return Pass(*programs_, "half_pairs_from_stream.frag", "", {s.texture.get()}, {{"u_x", &staging}});
 }
 
 void ModelWeights::uploadStream(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half) {
@@ -151,7 +195,7 @@ void ModelWeights::pairsOnGpu(Slot& s, const std::uint8_t* bytes, int rows, int 
     Texture staging(TensorLayout::make(chunk, cols, limits_, s.spec.name.c_str()),
                     half ? TexelFormat::HalfBits : TexelFormat::Float32, s.spec.name + " as stored",
                     Texture::Allocation::Staging);
-    Pass pairs(*programs_, "half_pairs_from_stream.frag", "", {s.texture.get()}, {{"u_x", &staging}});
+    Pass pairs = pairsPass(s, staging);
     for (int first = 0; first < all; first += chunk) {
         const int end = std::min(all, first + chunk);
         staging.uploadTexelStream(bytes + std::int64_t(first) * cols * valueBytes,

