@@ -46,6 +46,9 @@ export async function misuseCheck({ options }) {
     (e) => `${errorClass(e)}: ${e.message}`,
   );
 
+  // An abort from a progress event rejects the load whatever the engine had done by then: in worker
+  // mode the worker may have loaded the model and replied before it hears of the abort (the page
+  // then disposes the model), so this answer does not depend on timing.
   const controller = new AbortController();
   out.abortedLoad = await GPT2.load('/models/default/', {
     ...options,

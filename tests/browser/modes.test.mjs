@@ -1,6 +1,7 @@
 // Where the engine runs, in Chromium: by default a Worker, and the page's thread where the browser
-// gives a Worker no WebGL2 (forced here as WebKit has it); one contract in both modes; and a WebGL2
-// that offers no more than the spec's minimums, as a conformant low-end phone may.
+// gives a Worker no WebGL2 (forced here as WebKit has it); one contract in both modes, aborts at every
+// point of a load, a restore and a generation included; and a WebGL2 that offers no more than the
+// spec's minimums, as a conformant low-end phone may.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
@@ -162,3 +163,162 @@ test("at WebGL2's minimum limits the engine gives the logits of an unrestricted 
   }
   await low.close();
 });
+
+// Aborts at every point of a call, in both modes, without timing luck: a load's weights arrive in a
+// fixed number of chunks (fetch re-chunks the fixture's model.safetensors into CHUNKS pieces, in the
+// page and in the module's worker), so a load has the same progress events every time; the page's
+// Worker lets a test act on a worker's reply before the module reads it (onWorkerReply), which is
+// how a load or a generation whose worker has finished is aborted on purpose.
+const CHUNKS = 3;
+const fixedChunks = `(() => {
+  const fetchOriginal = globalThis.fetch;
+  globalThis.fetch = async function fetch(input, init) {
+    const response = await fetchOriginal.call(this, input, init);
+    const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+    if (url.pathname !== '/models/gpt2-tiny/model.safetensors' || response.status !== 200) return response;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const size = Math.ceil(bytes.length / ${CHUNKS});
+    const body = new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += size) controller.enqueue(bytes.slice(at, at + size));
+        controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: response.headers });
+  };
+  if (globalThis.document && globalThis.Worker) {
+    const WorkerOriginal = globalThis.Worker;
+    globalThis.Worker = class Worker extends WorkerOriginal {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', ({ data }) => globalThis.onWorkerReply?.(data));
+      }
+    };
+  }
+})();\n`;
+
+// In a page (page.evaluate): loads of gpt2-tiny, each aborted from one of its progress events, the
+// last included (the one after which the engine checks the signal no more), then, in worker mode,
+// one aborted as the worker's reply arrives; a load aborted after it resolved, whose model then
+// generates; generations aborted from their last token, and, in worker mode, as the worker's reply
+// that the generation ended arrives; a restore() aborted from its last progress event. Returns what
+// each call settled as, and the GL objects left.
+async function abortEverywhere({ worker }) {
+  const { GPT2 } = await import('/gpt2.js');
+  const source = '/models/gpt2-tiny/';
+  const options = { worker, cache: false };
+  const outcome = (promise) =>
+    promise.then(
+      async (model) => {
+        await model?.dispose();
+        return 'settled';
+      },
+      (e) => e.name,
+    );
+  const out = { mode: null, loads: [] };
+
+  const events = [];
+  const settledFirst = new AbortController();
+  const model = await GPT2.load(source, { ...options, signal: settledFirst.signal, onProgress: (e) => events.push(e) });
+  settledFirst.abort();
+  out.mode = model.mode;
+  out.events = events.map(({ loaded, total }) => ({ loaded, total }));
+  out.gl = { loaded: await GPT2.liveGlObjects() };
+
+  for (let at = 0; at < events.length; at += 1) {
+    const controller = new AbortController();
+    let seen = 0;
+    const result = await outcome(
+      GPT2.load(source, {
+        ...options,
+        signal: controller.signal,
+        onProgress: () => {
+          if (seen === at) controller.abort();
+          seen += 1;
+        },
+      }),
+    );
+    out.loads.push({ at, result, gl: await GPT2.liveGlObjects() });
+  }
+  if (worker) {
+    // The worker has loaded the model and sent its reply: the page aborts before it reads it.
+    const controller = new AbortController();
+    globalThis.onWorkerReply = (data) => 'result' in data && controller.abort();
+    out.replyAbortedLoad = await outcome(GPT2.load(source, { ...options, signal: controller.signal }));
+    globalThis.onWorkerReply = null;
+  }
+
+  const greedy = { maxNewTokens: 4, stopAtEndOfText: false };
+  const generate = async (options, onToken) => {
+    const ids = [];
+    try {
+      for await (const t of model.generate('Hello', options)) {
+        ids.push(t.id);
+        onToken?.(ids);
+      }
+      return { ids, result: 'settled' };
+    } catch (e) {
+      return { ids, result: e.name };
+    }
+  };
+  out.alone = await generate(greedy);
+  const last = new AbortController();
+  out.lastTokenAborted = await generate({ ...greedy, signal: last.signal }, (ids) => {
+    if (ids.length === greedy.maxNewTokens) last.abort();
+  });
+  if (worker) {
+    // The worker has generated every token and sent the reply that the generation ended.
+    const controller = new AbortController();
+    globalThis.onWorkerReply = (data) => 'result' in data && controller.abort();
+    out.replyAbortedGeneration = await generate({ ...greedy, signal: controller.signal });
+    globalThis.onWorkerReply = null;
+  }
+  const after = new AbortController();
+  out.abortedAfterEnd = await generate({ ...greedy, signal: after.signal });
+  after.abort();
+  out.afterAborts = await generate(greedy);
+
+  await model.simulateContextLoss();
+  const restoring = new AbortController();
+  let seen = 0;
+  out.restore = await outcome(
+    model.restore({
+      signal: restoring.signal,
+      onProgress: () => {
+        seen += 1;
+        if (seen === events.length) restoring.abort();
+      },
+    }),
+  );
+  out.lostAfterRestore = model.contextLost;
+  await model.dispose();
+  out.gl.end = await GPT2.liveGlObjects();
+  return out;
+}
+
+for (const worker of [true, false])
+  test(`${worker ? 'worker' : 'same thread'}: an abort before a load, a restore or a generation settles rejects it with AbortError, from every progress event and the last token, whatever the worker had finished`, async () => {
+    const page = await site.scriptedPage(fixedChunks);
+    const r = await page.evaluate(abortEverywhere, { worker });
+    await page.close();
+    assert.equal(r.mode.worker, worker, JSON.stringify(r.mode));
+    // The chunks, then the event after the model is complete.
+    assert.equal(r.events.length, CHUNKS + 1, JSON.stringify(r.events));
+    const { total } = r.events.at(-1);
+    assert.deepEqual(r.events.at(-1), { loaded: total, total });
+    assert.deepEqual(
+      r.loads,
+      r.events.map((_, at) => ({ at, result: 'AbortError', gl: r.gl.loaded })),
+      'every aborted load rejects and frees what it had loaded',
+    );
+    if (worker) assert.equal(r.replyAbortedLoad, 'AbortError');
+    assert.equal(r.alone.result, 'settled');
+    assert.equal(r.alone.ids.length, 4);
+    assert.deepEqual(r.lastTokenAborted, { ids: r.alone.ids, result: 'AbortError' });
+    if (worker) assert.equal(r.replyAbortedGeneration.result, 'AbortError');
+    assert.deepEqual(r.abortedAfterEnd, r.alone, 'an abort after the load or the generation settled changes nothing');
+    assert.deepEqual(r.afterAborts, r.alone);
+    assert.equal(r.restore, 'AbortError');
+    assert.equal(r.lostAfterRestore, true, 'an aborted restore leaves the model as it was');
+    assert.equal(r.gl.end, 0, 'every model of the check was freed');
+  });

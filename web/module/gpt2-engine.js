@@ -14,16 +14,27 @@ export class Engine {
   // '/'), or a Blob of a GGUF or packed file. `options`: the load options resolved against
   // options.json (gpt2-option-check.js). `canvas`: the caller's canvas, else the engine makes its own.
   // `onContextLost` is called when the browser drops the model's WebGL context.
+  // An abort at any time before the returned promise settles rejects it with the signal's reason
+  // (abortError), freeing what was loaded: the loader checks the signal between tensors, and an
+  // abort from the load's last progress event, which the loader no longer checks, is caught here.
   static async load(source, options, { onProgress, signal, canvas, onContextLost } = {}) {
+    if (signal?.aborted) throw abortError(signal);
     const M = await nativeModule(options.wasmUrl);
+    if (signal?.aborted) throw abortError(signal);
     const surface = new Surface(M, canvas, onContextLost);
+    let loaded;
     try {
-      const { model, config } = await loadModel(M, surface.target, source, options, { onProgress, signal });
-      return new Engine(model, config, surface);
+      loaded = await loadModel(M, surface.target, source, options, { onProgress, signal });
     } catch (error) {
       surface.release();
-      throw surface.explain(error);
+      throw signal?.aborted ? abortError(signal) : surface.explain(error);
     }
+    const engine = new Engine(loaded.model, loaded.config, surface);
+    if (signal?.aborted) {
+      await engine.dispose();
+      throw abortError(signal);
+    }
+    return engine;
   }
 
   // The GPU bytes each of `models` would take with `options` (the load options, resolved), planned on a

@@ -169,18 +169,30 @@ export class RemoteEngine {
     return host.probed;
   }
 
+  // An abort before the returned promise settles rejects it with the signal's reason, whatever the
+  // worker had done: the worker stops at its next check of the signal, and a model it had already
+  // loaded (its reply was on its way when the page aborted, from the load's last progress event,
+  // say) is disposed there.
   static async load(source, options, { onProgress, signal } = {}) {
     const host = WorkerHost.for(options.workerUrl);
     if (signal?.aborted) throw abortError(signal);
     const { call, promise } = host.start('load', { args: [source, options, Boolean(onProgress)], onEvent: onProgress });
     const onAbort = () => host.abort(call);
     signal?.addEventListener('abort', onAbort);
+    let loaded;
     try {
-      const { model, config } = await promise;
-      return new RemoteEngine(host, model, config);
+      loaded = await promise;
+    } catch (error) {
+      throw signal?.aborted ? abortError(signal) : error;
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+    const engine = new RemoteEngine(host, loaded.model, loaded.config);
+    if (signal?.aborted) {
+      await engine.dispose();
+      throw abortError(signal);
+    }
+    return engine;
   }
 
   static plannedGpuBytes(models, options) {

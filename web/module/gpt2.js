@@ -7,7 +7,7 @@
 // methods, so this class does not care which it holds. Its request/response methods (tokenize,
 // logits, lens, ...) and their documentation come from the table in gpt2-methods.js.
 import { cachedModels, clearCache } from './gpt2-cache.js';
-import { ContextLostError, DisposedError } from './gpt2-errors.js';
+import { abortError, ContextLostError, DisposedError } from './gpt2-errors.js';
 import { defineMethods } from './gpt2-methods.js';
 import { resolveOptions } from './gpt2-option-check.js';
 import { RemoteEngine } from './gpt2-remote.js';
@@ -123,12 +123,31 @@ export class GPT2 {
   static async load(source, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);
     const url = modelUrl(source, { hubUrl, revision });
-    const { worker, reason, warning } = await chooseMode(settings, canvas);
-    if (warning) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning });
-    const backend = worker
-      ? await RemoteEngine.load(url, settings, { onProgress, signal })
-      : await (await engineHere()).load(url, settings, { onProgress, signal, canvas });
-    const mode = { worker, canvas: worker ? 'OffscreenCanvas' : backend.canvasKind, reason };
+    // An abort at any time before this promise settles rejects it with the signal's reason and frees
+    // what was loaded, in both modes, whatever the engine had done by then: an abort from the load's
+    // last progress event comes after the engine's last check of the signal (in worker mode its
+    // reply may already be on its way), so the backends check again once they have the model.
+    let backend;
+    let mode;
+    try {
+      if (signal?.aborted) throw abortError(signal);
+      const chosen = await chooseMode(settings, canvas);
+      if (chosen.warning) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning: chosen.warning });
+      backend = chosen.worker
+        ? await RemoteEngine.load(url, settings, { onProgress, signal })
+        : await (await engineHere()).load(url, settings, { onProgress, signal, canvas });
+      mode = {
+        worker: chosen.worker,
+        canvas: chosen.worker ? 'OffscreenCanvas' : backend.canvasKind,
+        reason: chosen.reason,
+      };
+    } catch (error) {
+      throw signal?.aborted ? abortError(signal) : error;
+    }
+    if (signal?.aborted) {
+      await backend.dispose();
+      throw abortError(signal);
+    }
     return new GPT2(backend, mode, {
       url,
       options: { ...options, onProgress: undefined, signal: undefined, canvas: undefined },
@@ -148,10 +167,13 @@ export class GPT2 {
     const models = (Array.isArray(model) ? model : [model]).map((m) =>
       typeof m === 'string' || m instanceof URL || isBlob(m) ? modelUrl(m, { hubUrl, revision }) : m,
     );
-    const { worker } = await chooseMode(settings, canvas);
-    const bytes = worker
-      ? await RemoteEngine.plannedGpuBytes(models, settings)
-      : await (await engineHere()).plannedGpuBytes(models, settings);
+    // Planning holds nothing once done: an abort rejects at once, and what runs finishes unheard.
+    const bytes = await unlessAborted(signal, async () => {
+      const { worker } = await chooseMode(settings, canvas);
+      return worker
+        ? RemoteEngine.plannedGpuBytes(models, settings)
+        : (await engineHere()).plannedGpuBytes(models, settings);
+    });
     return Array.isArray(model) ? bytes : bytes[0];
   }
 
@@ -214,15 +236,23 @@ export class GPT2 {
   async restore({ onProgress, signal } = {}) {
     if (this._disposed) throw new DisposedError();
     // The same thread as before: a model given a canvas of the page's stays on the page's thread.
+    // An abort before this promise settles rejects it (as load does) and leaves the model as it was.
     const fresh = await GPT2.load(this._loadedWith.url, {
       ...this._loadedWith.options,
       worker: this.mode.worker,
       onProgress,
       signal,
     });
-    await this._backend.dispose();
+    if (this._disposed || signal?.aborted) {
+      await fresh._backend.dispose();
+      throw signal?.aborted ? abortError(signal) : new DisposedError();
+    }
+    // Nothing waits between this check and the promise's settling: the lost backend is freed after
+    // (its dispose is sent, or done, before any later call of this model can start).
+    const lost = this._backend;
     this._backend = fresh._backend;
     this.mode = fresh.mode;
+    lost.dispose().catch(() => {});
   }
 
   /**
@@ -231,10 +261,17 @@ export class GPT2 {
    * AbortError).
    */
   async *generate(prompt, options = {}) {
-    this._check();
-    const { signal, ...settings } = resolveOptions('generate', options, { passThrough: ['signal'] });
-    const input = typeof prompt === 'string' ? prompt : Array.from(prompt);
-    yield* this._backend.generate(input, settings, signal);
+    const signal = options?.signal;
+    try {
+      this._check();
+      const { signal: _signal, ...settings } = resolveOptions('generate', options, { passThrough: ['signal'] });
+      const input = typeof prompt === 'string' ? prompt : Array.from(prompt);
+      yield* this._backend.generate(input, settings, signal);
+    } catch (error) {
+      // Whatever ended the iteration (a dispose, the generation's end racing the abort in the
+      // worker), an abort before it ended is what it reports.
+      throw signal?.aborted ? abortError(signal) : error;
+    }
   }
 
   /** Frees every GL object and the canvas this model made. Safe to call twice. */
@@ -243,6 +280,19 @@ export class GPT2 {
     this._disposed = true;
     await this._backend.dispose();
   }
+}
+
+// Runs `work`, rejecting with the signal's reason at once when it is aborted before `work` settles.
+function unlessAborted(signal, work) {
+  if (!signal) return work();
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work()
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 // Each checks the model's state, then its arguments (the table's `args`), before the engine sees them.
