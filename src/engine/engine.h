@@ -130,7 +130,8 @@ private:
 
 class Engine {
 public:
-    // `modelPath`: a packed model file (gpt2-pack), or a Hugging Face GPT-2 checkpoint folder whose
+    // `modelPath`: a GGUF file (told by its magic; config, tokenizer and weights in one file, its
+    // quantized tensors kept quantized on the GPU), or a Hugging Face GPT-2 checkpoint folder whose
     // vocab.json and merges.txt are read when present (otherwise call setTokenizer). Needs a
     // current GL context.
     Engine(const std::string& modelPath, const ModelOptions& options);

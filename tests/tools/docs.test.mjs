@@ -172,3 +172,53 @@ test("every method of the module (the methods table, GPT2's own) is declared in 
   );
   assert.deepEqual(missing, []);
 });
+
+// The values the README and docs/api.md list for an option are the ones src/options.json has: a CLI
+// flag written with its values (`--weights fp32|fp16|int8|int4`, `|` escaped as `\|` in a table)
+// lists every value of an enum option and no other (on|off for a boolean one), and docs/api.md's row
+// of an enum option names each value as `'value'` and no other.
+test('the option values the README and docs/api.md list are those of src/options.json', () => {
+  const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
+  const options = Object.entries(schema)
+    .filter(([, group]) => group && typeof group === 'object' && !Array.isArray(group))
+    .flatMap(([group, entries]) =>
+      Object.entries(entries).map(([name, spec]) => ({ key: group === 'tuning' ? `tuning.${name}` : name, spec })),
+    );
+  const enums = options.filter(({ spec }) => spec.type === 'enum');
+  assert.ok(
+    enums.some(({ key }) => key === 'weights') && enums.some(({ key }) => key === 'kvCache'),
+    `enum options found: ${enums.map(({ key }) => key)}`,
+  );
+  const literal = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const same = (listed, values) => listed.length === values.length && values.every((v) => listed.includes(v));
+  const wrong = [];
+  let listings = 0;
+  for (const doc of ['README.md', 'docs/api.md']) {
+    const text = readFileSync(join(root, doc), 'utf8');
+    for (const { spec } of options) {
+      if (!spec.cli || (spec.type !== 'enum' && spec.type !== 'boolean')) continue;
+      const values = spec.type === 'enum' ? spec.values : ['on', 'off'];
+      const flag = new RegExp(`(?<![\\w-])${literal(spec.cli)} ([\\w.-]+(?:\\\\?\\|[\\w.-]+)+)`, 'g');
+      for (const [, list] of text.matchAll(flag)) {
+        listings += 1;
+        const listed = list.split(/\\?\|/);
+        if (!same(listed, values))
+          wrong.push(`${doc}: ${spec.cli} ${listed.join('|')}, options.json: ${values.join('|')}`);
+      }
+    }
+    if (doc !== 'docs/api.md') continue;
+    for (const { key, spec } of enums) {
+      const row = text.match(new RegExp(`^\\| \`${literal(key)}\` \\|.*$`, 'm'));
+      if (!row) {
+        wrong.push(`${doc}: no row for ${key}`);
+        continue;
+      }
+      listings += 1;
+      const listed = [...new Set([...row[0].matchAll(/`'([^'`\s]+)'`/g)].map((m) => m[1]))];
+      if (!same(listed, spec.values))
+        wrong.push(`${doc}: the row of ${key} names ${listed.join(', ')}, options.json: ${spec.values.join(', ')}`);
+    }
+  }
+  assert.ok(listings >= 4, `value listings found: ${listings}`);
+  assert.deepEqual(wrong, []);
+});
