@@ -3,9 +3,7 @@
 #include <algorithm>
 
 #include "format/checkpoint.h"
-#include "format/packed_model.h"
 #include "model/gguf_weight_file.h"
-#include "model/weight_file.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -59,18 +57,8 @@ Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
         setTokenizer(ggufTokenizer(file.header()));
         return;
     }
-    if (fileExists(modelPath)) {
-        // A packed model file: config, tokenizer and texel streams in one file.
-        const SafetensorsFile file(modelPath);
-        const PackedMetadata meta = parsePackedMetadata(file.header());
-        makeModel(meta.config, options);
-        WeightFile weights(file.header(), model_->weights());
-        for (const TensorInfo* info : weights.wanted()) weights.upload(*info, file.readRaw(*info).data());
-        weights.finish();
-        finishLoad(modelPath);
-        if (!meta.vocabJson.empty()) setTokenizer(Tokenizer::fromJsonAndMerges(meta.vocabJson, meta.mergesText));
-        return;
-    }
+    // Any other file: the engine reads a checkpoint's safetensors from its folder.
+    if (fileExists(modelPath)) refuseLoneSafetensors(SafetensorsFile(modelPath).header());
     const HuggingFaceCheckpoint checkpoint(modelPath);
     makeModel(checkpoint.config(), options);
     model_->weights().uploadAll(checkpoint);

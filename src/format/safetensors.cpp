@@ -153,11 +153,23 @@ SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t 
     return header;
 }
 
+void refuseLoneSafetensors(const SafetensorsHeader& header) {
+    const auto format = header.metadata.find("format");
+    if (format != header.metadata.end() && format->second == "gpt2-webgl-packed")
+        fail(header.label,
+             ": a packed model file, a format this engine no longer reads; make a GGUF file from the checkpoint "
+             "folder it was packed from: gpt2-gguf DIR model.gguf --type F16 (or F32, Q8_0 for int8, Q4_0, "
+             "Q4_K_M), or load that folder");
+    fail(header.label,
+         ": a safetensors file is a model only with its checkpoint folder (config.json, vocab.json and merges.txt "
+         "beside model.safetensors): load the folder, or a GGUF file");
+}
+
 void requireFloatTensor(const TensorInfo& info, const std::string& label) {
     if (info.dtype == DType::I8)
         fail(label, ": tensor ", info.name,
-             " is I8; checkpoint tensors must be F32, F16 or BF16 (int8 weights come in packed files, "
-             "from gpt2-pack --dtype int8)");
+             " is I8; checkpoint tensors must be F32, F16 or BF16 (for int8 weights, load with weights 'int8', or "
+             "a GGUF Q8_0 file)");
 }
 
 void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, float* out) {

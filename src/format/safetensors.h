@@ -11,7 +11,7 @@
 
 namespace gpt2 {
 
-// I8 holds the quantized matrices of int8 packed files (docs/weights-format.md); checkpoints hold floats.
+// Checkpoints hold floats; I8 is read only to be refused by name.
 enum class DType { F32, F16, BF16, I8 };
 
 std::size_t dtypeSize(DType dtype);
@@ -47,6 +47,10 @@ std::uint64_t safetensorsHeaderBytes(const std::uint8_t* prefix, std::size_t pre
 SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t size, std::uint64_t fileSize,
                                          const std::string& label);
 
+// A safetensors file on its own is no model: its config.json is beside it in a checkpoint folder.
+// Throws saying so, naming header.label; a file of the project's retired packed format is told how
+// to convert its checkpoint to GGUF.
+[[noreturn]] void refuseLoneSafetensors(const SafetensorsHeader& header);
 // Throws unless a checkpoint tensor holds floats (F32, F16 or BF16), naming `label` and the tensor.
 void requireFloatTensor(const TensorInfo& info, const std::string& label);
 // Converts one tensor's raw bytes (F32, F16 or BF16, little-endian) to floats.

@@ -39,7 +39,7 @@ ModelWeights::ModelWeights(const ModelConfig& config, TexelFormat format, const 
             return std::make_unique<Texture>(TensorLayout::make(rows, cols, limits, name.c_str()), f, name, when);
         };
         auto rowsIn = [](int rows, TexelFormat f) { return (rows + rowsPerTexel(f) - 1) / rowsPerTexel(f); };
-        Slot slot{spec, nullptr, nullptr, nullptr, 0, false, false, {}};
+        Slot slot{spec, nullptr, nullptr, nullptr, 0, false, false};
         const auto block = blocks.find(spec.name);
         const bool int4 = block == blocks.end() && format == TexelFormat::Int4Quads && quantizedWithInt8(spec);
         if (block != blocks.end() || int4) {
@@ -159,8 +159,8 @@ void ModelWeights::uploadTransposed(Slot& s, const std::uint8_t* bytes, int inpu
         transpose(staging);
         quantizeStaged(s, staging);
     } else {
-        Texture engine(TensorLayout::make(s.texture->rows(), outputs, limits_, s.spec.name.c_str()), TexelFormat::Float32,
-                       s.spec.name + " transposed", Texture::Allocation::Staging);
+        Texture engine(TensorLayout::make(s.texture->rows(), outputs, limits_, s.spec.name.c_str()),
+                       TexelFormat::Float32, s.spec.name + " transposed", Texture::Allocation::Staging);
         transpose(engine);
         pairsPass(s, engine).set("u_first_row", 0).run(0, s.texture->rows());
     }
@@ -211,7 +211,7 @@ bool ModelWeights::quantizedOnGpu(const Slot& s) {
 Texture ModelWeights::stagingFor(const Slot& s, int cols, bool halfValues) const {
     if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
     // int8 stages values as precise as they are (fp32 weights in fp32, so that they give the codes
-    // that quantizeInt8 gives, a packed int8 file's; fp16 weights in fp16, half the bytes); 4-bit
+    // that quantizeInt8 gives; fp16 weights in fp16, half the bytes); 4-bit
     // blocks stage fp16, as their rule says. The passes read whole quads of rows: the rows past the
     // matrix are zeros.
     const bool fp32 = s.texture->format() == TexelFormat::Int8Quads && !halfValues;
@@ -237,65 +237,6 @@ void ModelWeights::uploadMatrix(Slot& s, const std::vector<float>& matrix, int c
         staging.uploadRows(0, staging.rows(), padded.data());
         quantizeStaged(s, staging);
     }
-    s.uploaded = true;
-}
-
-void ModelWeights::uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label) {
-    const std::string suffix = scalesTensorName("");
-    const bool isScales = info.name.size() > suffix.size() &&
-                          info.name.compare(info.name.size() - suffix.size(), suffix.size(), suffix) == 0;
-    const std::string matrix = isScales ? info.name.substr(0, info.name.size() - suffix.size()) : info.name;
-    auto it = slots_.find(matrix);
-    if (it == slots_.end()) fail(label, ": tensor ", info.name, " is not an engine matrix of this config");
-    Slot& s = it->second;
-    if (isScales) return keepScales(s, info, bytes, label);
-    if (info.dtype == DType::BF16)
-        fail(label, ": packed tensor ", info.name, " is BF16; packed files hold F32, F16 or I8");
-    const std::vector<std::int64_t> shape = packedShape(s.spec, info.dtype);
-    if (info.shape != shape)
-        fail(label, ": packed tensor ", info.name, " has shape ", shapeText(info.shape), ", expected ",
-             shapeText(shape));
-    const int paddedCols = int(shape[1]);
-    if (info.dtype == DType::I8)
-        return uploadPackedInt8(s, reinterpret_cast<const std::int8_t*>(bytes), paddedCols, label);
-    if (!s.pendingScales.empty())
-        fail(label, ": tensor ", info.name, " is ", dtypeName(info.dtype),
-             " but int8 scales came before it; only I8 matrices have scales");
-    const bool half = info.dtype == DType::F16;
-    if (const std::int64_t i = firstNonFinite(bytes, info.elementCount(), half); i >= 0)
-        fail(label, ": tensor ", info.name, " holds a non-finite value at element ", i, "; the file is corrupt");
-    uploadStream(s, bytes, s.spec.rows, paddedCols, half);
-}
-
-void ModelWeights::keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label) {
-    const std::vector<std::int64_t> shape = {int8Channels(s.spec)};
-    if (info.dtype != DType::F32 || info.shape != shape)
-        fail(label, ": tensor ", info.name, " is ", dtypeName(info.dtype), " ", shapeText(info.shape),
-             ", expected F32 ", shapeText(shape));
-    s.pendingScales.resize(std::size_t(shape[0]));
-    std::memcpy(s.pendingScales.data(), bytes, s.pendingScales.size() * 4);
-    for (std::size_t i = 0; i < s.pendingScales.size(); ++i)
-        if (!std::isfinite(s.pendingScales[i]) || s.pendingScales[i] < 0)
-            fail(label, ": tensor ", info.name, " holds ", s.pendingScales[i], " at element ", i,
-                 "; scales are finite and >= 0, the file is corrupt");
-}
-
-void ModelWeights::uploadPackedInt8(Slot& s, const std::int8_t* values, int paddedCols, const std::string& label) {
-    if (s.pendingScales.empty())
-        fail(label, ": int8 tensor ", s.spec.name, " arrived before its scales ", scalesTensorName(s.spec.name),
-             "; the scales come first in a packed file");
-    if (s.texture->format() == TexelFormat::Int8Quads && !s.quantizedHere) {
-        s.texture->uploadCodes(values);
-        s.scales->uploadRows(0, 1, s.pendingScales.data());
-    } else {
-        const auto matrix =
-            dequantizeInt8(values, s.pendingScales.data(), s.spec.rows, paddedCols, outputChannelsAreRows(s.spec));
-        s.pendingScales = {};
-        if (s.quantizedHere) return uploadMatrix(s, matrix, paddedCols);
-        // fp16 row pairs are made on the GPU, as from any other stream.
-        return uploadStream(s, reinterpret_cast<const std::uint8_t*>(matrix.data()), s.spec.rows, paddedCols, false);
-    }
-    s.pendingScales = {};
     s.uploaded = true;
 }
 

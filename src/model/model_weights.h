@@ -49,11 +49,8 @@ public:
     // (shaders/half_pairs_from_stream.frag, which needs useGpuPasses first).
     // `transposed`: the bytes hold the tensor transposed, [shape[1], shape[0]] (GGUF's Conv1D weights,
     // a row per output channel); the GPU transposes it (shaders/rows_from_stored_columns.frag).
-    void upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype,
-                const std::uint8_t* bytes, bool transposed = false);
-    // Uploads a tensor of a packed file (docs/weights-format.md): an engine matrix as F32, F16 or I8,
-    // or the scales of an I8 matrix, which come just before it.
-    void uploadPacked(const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
+    void upload(const std::string& name, const std::vector<std::int64_t>& shape, DType dtype, const std::uint8_t* bytes,
+                bool transposed = false);
     // Uploads a matrix declared in the constructor's BlockFormats, in the engine's layout.
     void uploadBlocks(const std::string& name, const BlockMatrix& matrix);
     // Uploads every weight of a checkpoint.
@@ -76,7 +73,6 @@ private:
         int blockRows = 0;                 // blocks only
         bool quantizedHere = false;        // blocks that arrive as floats (weights 'int4')
         bool uploaded = false;
-        std::vector<float> pendingScales;  // a packed I8 matrix's scales, until the matrix arrives
     };
     Slot& slot(const std::string& name);
     const Slot& slot(const std::string& name) const;
@@ -102,9 +98,6 @@ private:
     void uploadMatrix(Slot& s, const std::vector<float>& matrix, int cols);
     // Writes the codes of a matrix that arrived in blocks, decoded on the GPU from its bytes.
     void decodeOnGpu(Slot& s, const BlockMatrix& m);
-    void keepScales(Slot& s, const TensorInfo& info, const std::uint8_t* bytes, const std::string& label);
-    // An I8 matrix of a packed file: uploaded as is into int8 textures, dequantized into others.
-    void uploadPackedInt8(Slot& s, const std::int8_t* values, int paddedCols, const std::string& label);
 
     ModelConfig config_;
     TextureLimits limits_;

@@ -136,27 +136,10 @@ Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bo
         }
     return out;
 }
-std::vector<float> dequantizeInt8(const std::int8_t* values, const float* scales, int rows, int paddedCols,
-                                  bool channelsAreRows) {
-    std::vector<float> out(std::size_t(rows) * std::size_t(paddedCols));
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < paddedCols; ++c) {
-            const std::size_t i = std::size_t(r) * std::size_t(paddedCols) + std::size_t(c);
-            out[i] = float(values[i]) * scales[channelsAreRows ? r : c];
-        }
-    return out;
-}
 
 bool quantizedWithInt8(const MatrixSpec& spec) { return spec.rows > 1 && spec.name != "wpe.weight"; }
 
 int int8Channels(const MatrixSpec& spec) { return ((outputChannelsAreRows(spec) ? spec.rows : spec.cols) + 3) / 4 * 4; }
-
-std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype) {
-    const std::int64_t rows = dtype == DType::I8 ? (spec.rows + 3) / 4 * 4 : spec.rows;
-    return {rows, (spec.cols + 3) / 4 * 4};
-}
-
-std::string scalesTensorName(const std::string& matrix) { return matrix + ".scales"; }
 
 BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType type, const std::uint8_t* bytes,
                        std::int64_t K, std::int64_t outputs) {

@@ -60,20 +60,12 @@ struct Int8Matrix {
     std::vector<float> scales;
 };
 Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bool channelsAreRows);
-// value = q * scale of its channel, for the first `rows` rows of a padded int8 matrix (paddedCols wide).
-std::vector<float> dequantizeInt8(const std::int8_t* values, const float* scales, int rows, int paddedCols,
-                                  bool channelsAreRows);
 
 // Whether int8 weights quantize this matrix: every weight matrix but wpe, which is small and added to
 // the embedding rather than multiplied. LayerNorm parameters and biases (one row) stay fp32.
 bool quantizedWithInt8(const MatrixSpec& spec);
 // How many scales an int8 matrix has: one per output channel, padded to whole texels.
 int int8Channels(const MatrixSpec& spec);
-
-// The packed file's tensors for an engine matrix (docs/weights-format.md): the matrix is
-// [rows, cols padded to whole texels]; as I8 its rows are padded to a multiple of 4 as well (a texel
-// holds four rows), and its F32 scales [int8Channels] come first, named scalesTensorName(matrix).
-std::vector<std::int64_t> packedShape(const MatrixSpec& spec, DType dtype);
 
 // A matrix of affine blocks (format/ggml_type.h) in the engine's layout. Its codes stay in the
 // tensor's bytes, which go to the GPU as they are and are decoded there (model/ops/block_codes.h);
@@ -101,6 +93,5 @@ struct BlockMatrix {
 // which would split blocks or move output channels.
 BlockMatrix packBlocks(const ModelConfig& config, const MatrixSpec& spec, GgmlType type, const std::uint8_t* bytes,
                        std::int64_t K, std::int64_t outputs);
-std::string scalesTensorName(const std::string& matrix);
 
 }  // namespace gpt2

@@ -41,17 +41,4 @@ inline float bf16ToFloat(std::uint16_t bits) {
 // Rounds through fp16 and back: what a weight becomes once stored in an RGBA16F texture.
 inline float roundToHalf(float value) { return halfToFloat(floatToHalf(value)); }
 
-// True when fp16 holds `value` exactly and it is finite: roundToHalf(value) == value, from its bits
-// alone (a GGUF load checks millions of block scales).
-inline bool holdsInHalf(float value) {
-    std::uint32_t x;
-    std::memcpy(&x, &value, sizeof x);
-    if ((x & 0x7FFFFFFFu) == 0) return true;  // ±0
-    const int e = int((x >> 23) & 0xFFu) - 127;
-    if (e > 15 || e < -24) return false;  // too large, Inf or NaN; below the least subnormal
-    // A normal fp16 keeps 10 of the 23 mantissa bits; a subnormal one (e < -14) fewer.
-    const int dropped = e >= -14 ? 13 : 13 + (-14 - e);
-    return (x & ((1u << dropped) - 1)) == 0;
-}
-
 }  // namespace gpt2

@@ -1,6 +1,6 @@
 // Shared by the browser benchmarks: their command-line flags, and the model PATH served beside
-// build/site (a packed .gpt2 file or a Hugging Face folder, linked into `folder` of the tests'
-// folder that harness.mjs serves beside the site).
+// build/site (a GGUF file or a Hugging Face folder, linked into `folder` of the tests' folder that
+// harness.mjs serves beside the site).
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { testSiteDir } from '../browser/harness.mjs';

@@ -1,8 +1,8 @@
 // node tests/bench/browser.mjs --model PATH [--prompt-tokens P] [--new-tokens N] [--weights fp16|fp32] [--profile]
 //                              [--half-pairs on|off] [--split-texels N] [--rows-per-fragment N]
 // The `gpt2 bench` measurements from headless Chromium (Debian's, WebGL2 over SwiftShader): one JSON
-// line with load_ms added, run in the module's worker (the default mode). PATH is a packed .gpt2 file
-// or a Hugging Face folder; it is served from localhost next to build/site. tests/bench/modes.mjs
+// line with load_ms added, run in the module's worker (the default mode). PATH is a GGUF file or a
+// Hugging Face folder; it is served from localhost next to build/site. tests/bench/modes.mjs
 // compares worker and same-thread mode through the public API.
 import { benchArgs, serveModel } from './bench_args.mjs';
 import { startSite } from '../browser/harness.mjs';

@@ -4,7 +4,7 @@
 // summary line of medians. --live 0,1 measures generations without and with the live views;
 // --sampling names bench.js's SAMPLING configurations (greedy, demo, topk-topp, temperature, penalty);
 // --module another build of the module served with the site (an A/B run: e.g. /before/gpt2.js);
-// --browser firefox runs Debian's Firefox ESR (WebGL2 over llvmpipe, tests/browser/firefox.mjs). PATH (a packed .gpt2 file or a Hugging Face folder) is served from
+// --browser firefox runs Debian's Firefox ESR (WebGL2 over llvmpipe, tests/browser/firefox.mjs). PATH (a GGUF file or a Hugging Face folder) is served from
 // localhost beside build/site. On the GPU machine the same page runs through ../shared/gpubrowser
 // (tests/bench/gpu/README.md).
 import { cpSync } from 'node:fs';

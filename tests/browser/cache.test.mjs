@@ -23,14 +23,14 @@ let base;
 before(async () => {
   for (const f of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'])
     files[`/tiny/${f}`] = readFileSync(join(tinyModelDir, f));
-  const packed = join(testModelsDir, 'cache-tiny.gpt2');
-  execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, packed, '--dtype', 'fp32']);
-  files['/tiny.gpt2'] = readFileSync(packed);
+  const gguf = join(testModelsDir, 'cache-tiny.gguf');
+  execFileSync(join(root, 'build/native/gpt2-gguf'), [tinyModelDir, gguf, '--type', 'F32']);
+  files['/tiny.gguf'] = readFileSync(gguf);
   models = createServer((req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     const body = files[new URL(req.url, 'http://x').pathname];
     if (!body) return res.writeHead(404).end('not found');
-    if (/\.(safetensors|gpt2)$/.test(req.url)) weightBytes += body.length;
+    if (/\.(safetensors|gguf)$/.test(req.url)) weightBytes += body.length;
     res.writeHead(200, { 'Content-Length': body.length, 'Content-Type': 'application/octet-stream' }).end(body);
   });
   await new Promise((ok) => models.listen(0, '127.0.0.1', ok));
@@ -184,20 +184,20 @@ test('a truncated cache entry is detected and fetched again', async () => {
   assert.equal((await load(`${base}/tiny/`)).sent, 0, 'and cached whole again');
 });
 
-test('a cached packed file that fails its checksum is dropped and fetched again', async () => {
+test('a cached GGUF file that fails the load (a corrupted header) is dropped and fetched again', async () => {
   await clear();
-  const first = await load(`${base}/tiny.gpt2`);
+  const first = await load(`${base}/tiny.gguf`);
   assert.ok(first.diff <= 1e-3, `max |dlogit| ${first.diff}`);
-  const r = await load(`${base}/tiny.gpt2`, {
+  const r = await load(`${base}/tiny.gguf`, {
     before: async () => {
       const cache = await caches.open('gpt2-webgl-models');
       const [url] = (await cache.keys()).map((k) => k.url);
       const bytes = new Uint8Array(await (await cache.match(url)).arrayBuffer());
-      bytes[bytes.length - 4000] ^= 0x10;
+      bytes[4] ^= 0x10; // the format version
       await cache.put(url, new Response(bytes, { headers: { 'X-Gpt2-Bytes': String(bytes.length) } }));
     },
   });
-  assert.equal(r.sent, files['/tiny.gpt2'].length, 'the packed file was fetched again');
+  assert.equal(r.sent, files['/tiny.gguf'].length, 'the GGUF file was fetched again');
   assert.deepEqual(r.logits, first.logits);
 });
 

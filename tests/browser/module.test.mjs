@@ -14,14 +14,21 @@ let site;
 let page;
 
 before(async () => {
-  // Packed model files made by the native gpt2-pack: fp32, int8, and fp32 with a flipped payload byte.
+  // The checkpoint as a GGUF F32 file (native gpt2-gguf: Conv1D weights stored transposed, as
+  // llama.cpp stores them), and a file in the retired packed format: a safetensors header whose
+  // metadata names it, which is all a load reads before it refuses the file.
   const models = testModelsDir;
   mkdirSync(models, { recursive: true });
-  execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, join(models, 'tiny.gpt2'), '--dtype', 'fp32']);
-  execFileSync(join(root, 'build/native/gpt2-pack'), [tinyModelDir, join(models, 'tiny-int8.gpt2'), '--dtype', 'int8']);
-  const corrupt = readFileSync(join(models, 'tiny.gpt2'));
-  corrupt[corrupt.length - 4000] ^= 0x10;
-  writeFileSync(join(models, 'corrupt.gpt2'), corrupt);
+  execFileSync(join(root, 'build/native/gpt2-gguf'), [tinyModelDir, join(models, 'tiny-f32.gguf'), '--type', 'F32']);
+  const header = Buffer.from(
+    JSON.stringify({
+      __metadata__: { format: 'gpt2-webgl-packed', format_version: '1' },
+      wte: { dtype: 'F32', shape: [1, 4], data_offsets: [0, 16] },
+    }),
+  );
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(header.length));
+  writeFileSync(join(models, 'old.gpt2'), Buffer.concat([length, header, Buffer.alloc(16)]));
   site = await startSite();
   page = await site.page();
   // Headless CI can pass on a blank canvas when WebGL silently fails: assert the context first.
@@ -131,40 +138,44 @@ for (const { worker, name } of modes)
   });
 
 for (const { worker, name } of modes)
-  test(`${name}: a packed model file loads with its tokenizer and the same logits; a corrupted one is refused`, async () => {
+  test(`${name}: a GGUF F32 file of the checkpoint loads with its tokenizer and the same logits; a packed model file or a lone safetensors file is refused with what to load instead`, async () => {
     const r = await page.evaluate(
       async ({ p1, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
-        const model = await GPT2.load('/test-models/tiny.gpt2', { weights: 'fp32', worker });
+        const model = await GPT2.load('/test-models/tiny-f32.gguf', { weights: 'fp32', worker });
         const logits = await model.logits(p1.ids);
         const out = {
           ids: await model.tokenize(p1.text),
           diff: Math.max(...p1.last_logits.map((v, i) => Math.abs(v - logits[i]))),
         };
         await model.dispose();
-        try {
-          await GPT2.load('/test-models/corrupt.gpt2', { worker });
-          out.corrupt = 'no error';
-        } catch (e) {
-          out.corrupt = e.message;
-        }
+        const refusal = (source) =>
+          GPT2.load(source, { worker }).then(
+            (m) => m.dispose().then(() => 'loaded'),
+            (e) => e.message,
+          );
+        out.packed = await refusal('/test-models/old.gpt2');
+        out.lone = await refusal('/models/gpt2-tiny/model.safetensors');
         return out;
       },
       { p1: prompts[0], worker },
     );
     assert.deepEqual(r.ids, prompts[0].ids);
     assert.ok(r.diff <= 1e-4, `max |dlogit| ${r.diff}`);
-    assert.match(r.corrupt, /corrupt\.gpt2: payload checksum mismatch/);
+    assert.match(
+      r.packed,
+      /old\.gpt2: a packed model file, a format this engine no longer reads; make a GGUF file from the checkpoint folder it was packed from: gpt2-gguf DIR model\.gguf/,
+    );
+    assert.match(r.lone, /model\.safetensors: a safetensors file is a model only with its checkpoint folder/);
   });
 
-test("worker: int8 weights, quantized at load from a checkpoint or a packed file or packed as int8, keep the fixture's greedy tokens", async () => {
+test("worker: int8 weights, quantized at load from a checkpoint or a GGUF F32 file, keep the fixture's greedy tokens", async () => {
   const r = await page.evaluate(async (prompts) => {
     const { GPT2 } = await import('/gpt2.js');
     const fp32 = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32' });
     const int8 = await GPT2.load('/models/gpt2-tiny/', { weights: 'int8' });
-    const packed = await GPT2.load('/test-models/tiny.gpt2', { weights: 'int8' });
-    const packedInt8 = await GPT2.load('/test-models/tiny-int8.gpt2', { weights: 'int8' });
-    const out = { firstEqual: true, agreed: 0, total: 0, logitDiff: 0, packedDiff: 0, packedInt8Diff: 0 };
+    const gguf = await GPT2.load('/test-models/tiny-f32.gguf', { weights: 'int8' });
+    const out = { firstEqual: true, agreed: 0, total: 0, logitDiff: 0, ggufDiff: 0 };
     for (const p of prompts) {
       const greedy = async (model) => {
         const ids = [];
@@ -177,30 +188,25 @@ test("worker: int8 weights, quantized at load from a checkpoint or a packed file
       while (same < a.length && a[same] === b[same]) same += 1;
       out.agreed += same;
       out.total += a.length;
-      const [la, lb, lc] = [await fp32.logits(p.ids), await int8.logits(p.ids), await packed.logits(p.ids)];
+      const [la, lb, lc] = [await fp32.logits(p.ids), await int8.logits(p.ids), await gguf.logits(p.ids)];
       la.forEach((v, i) => {
         out.logitDiff = Math.max(out.logitDiff, Math.abs(v - lb[i]));
       });
       lb.forEach((v, i) => {
-        out.packedDiff = Math.max(out.packedDiff, Math.abs(v - lc[i]));
-      });
-      const ld = await packedInt8.logits(p.ids);
-      lb.forEach((v, i) => {
-        out.packedInt8Diff = Math.max(out.packedInt8Diff, Math.abs(v - ld[i]));
+        out.ggufDiff = Math.max(out.ggufDiff, Math.abs(v - lc[i]));
       });
     }
     out.bytes = [(await fp32.stats()).gpuBytes, (await int8.stats()).gpuBytes];
-    for (const model of [fp32, int8, packed, packedInt8]) await model.dispose();
+    for (const model of [fp32, int8, gguf]) await model.dispose();
     return out;
   }, prompts);
   console.log(
     `[ measured ] browser int8: ${r.agreed} of ${r.total} greedy tokens as fp32's before the first difference, max |dlogit| against fp32 ${r.logitDiff}, GPU bytes ${r.bytes[1]} against fp32's ${r.bytes[0]}`,
   );
   assert.ok(r.firstEqual, 'the first greedy token of each prompt');
-  // A packed fp32 file quantized at load holds the same int8 values as the checkpoint quantized at load.
-  assert.equal(r.packedDiff, 0);
-  // A file packed as int8 holds those values too.
-  assert.equal(r.packedInt8Diff, 0);
+  // A GGUF F32 file (transposed on the GPU, then quantized there) holds the same int8 values as the
+  // checkpoint quantized at load.
+  assert.equal(r.ggufDiff, 0);
   assert.ok(r.bytes[1] < r.bytes[0] / 2, JSON.stringify(r.bytes));
 });
 
@@ -245,7 +251,7 @@ for (const { worker, name } of modes)
   });
 
 for (const { worker, name } of modes)
-  test(`${name}: int4 weights, quantized on the GPU at load from a checkpoint or a packed file, give the native engine's int4 logits`, async () => {
+  test(`${name}: int4 weights, quantized on the GPU at load from a checkpoint or a GGUF F32 file, give the native engine's int4 logits`, async () => {
     // The native engine's int4 logits are checked against the CPU reference over the same 4-bit weights
     // (tests/model/int4_weights_test.cpp).
     const native = prompts.map(
@@ -272,7 +278,7 @@ for (const { worker, name } of modes)
       async ({ prompts, native, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
         const out = { diff: 0, bytes: [] };
-        for (const source of ['/models/gpt2-tiny/', '/test-models/tiny.gpt2']) {
+        for (const source of ['/models/gpt2-tiny/', '/test-models/tiny-f32.gguf']) {
           // SwiftShader is a software renderer: its prompt inputs are fp32, as the native run's here.
           const model = await GPT2.load(source, { weights: 'int4', worker });
           for (const [i, p] of prompts.entries()) {

@@ -18,7 +18,7 @@ let app;
 let dir;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gpt2-package-'));
+  dir = mkdtempSync(join(tmpdir(), 'gpt2-tarball-'));
   execFileSync('npm', ['pack', siteDir, '--pack-destination', dir, '--silent'], { encoding: 'utf8' });
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   writeFileSync(

@@ -137,8 +137,8 @@ TEST_F(BadInputTest, NanAndInfHalfWeights) {
     }
 }
 
-// I8 is a packed file's dtype (quantized values with their scales beside them); a checkpoint tensor
-// in I8 has no scales and is refused rather than read as if its integers were weights.
+// A checkpoint tensor in I8 has no scales: it is refused rather than read as if its integers were
+// weights.
 TEST_F(BadInputTest, Int8TensorInACheckpoint) {
     const std::string dir = checkpoint();
     const std::string path = dir + "/model.safetensors";
@@ -154,6 +154,20 @@ TEST_F(BadInputTest, Int8TensorInACheckpoint) {
     }
     writeSafetensors(path, tensors, [&](std::size_t i) { return values[i]; });
     expectLoadError(dir, "tensor transformer.h.1.mlp.c_fc.weight is I8; checkpoint tensors must be F32, F16 or BF16");
+}
+
+// A safetensors file is a model only in its folder. A file of the retired packed format (its metadata
+// names it) is told how to make a GGUF file instead; any other is told to load its folder.
+TEST_F(BadInputTest, ASafetensorsFileOnItsOwn) {
+    const std::string dir = checkpoint();
+    expectLoadError(dir + "/model.safetensors",
+                    "model.safetensors: a safetensors file is a model only with its checkpoint folder");
+    const std::string packed = dir + "/model.gpt2";
+    writeSafetensors(packed, {{"wte", DType::F16, {4, 4}}}, [](std::size_t) { return std::vector<float>(16, 0.5f); },
+                     {{"format", "gpt2-webgl-packed"}, {"format_version", "1"}});
+    expectLoadError(packed,
+                    "model.gpt2: a packed model file, a format this engine no longer reads; make a GGUF file "
+                    "from the checkpoint folder it was packed from: gpt2-gguf DIR model.gguf");
 }
 
 TEST_F(BadInputTest, HeadsThatDoNotDivideTheWidth) {

@@ -1,6 +1,6 @@
 // Arbitrary text as a Hugging Face config.json. An accepted config must be one the engine can run
 // (positive sizes, n_embd a multiple of n_head, a positive finite epsilon), and what
-// modelConfigToJson writes for it (gpt2-pack stores that in packed models) must parse back to the same
+// modelConfigToJson writes for it (the config that a model reports to the page) must parse back to the same
 // config.
 #include <cmath>
 #include <string>

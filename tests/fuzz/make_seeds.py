@@ -138,26 +138,6 @@ def main():
     write("config", "truncated.json", fixture[: len(fixture) // 2])
     write("config", "invalid_utf8.json", b'{"model_type": "gp\xff2"}')
 
-    # --- packed: the JSON header of a packed model (the harness adds the 8-byte length) ----------
-    vocab, merges = tiny_tokenizer()
-    config = json.dumps({"model_type": "gpt2", "vocab_size": len(vocab), "n_positions": 16, "n_embd": 8,
-                         "n_layer": 1, "n_head": 2})
-    meta = {"format": "gpt2-webgl-packed", "format_version": "1", "config": config,
-            "payload_crc32": "3735928559", "payload_bytes": "0"}
-    tensor = {"dtype": "F16", "shape": [0, 4], "data_offsets": [0, 0]}
-    packed = lambda m: json.dumps({"__metadata__": m, "wte": tensor})
-    write("packed", "valid_no_tokenizer.json", packed(meta))
-    write("packed", "valid_with_tokenizer.json",
-          packed(dict(meta, vocab=json.dumps(vocab, ensure_ascii=False), merges=merges)))
-    write("packed", "not_packed.json", json.dumps({"__metadata__": {"format": "pt"}}))
-    write("packed", "version_2.json", packed(dict(meta, format_version="2")))
-    write("packed", "version_text.json", packed(dict(meta, format_version="one")))
-    write("packed", "version_negative.json", packed(dict(meta, format_version="-1")))
-    write("packed", "missing_crc.json", packed({k: v for k, v in meta.items() if k != "payload_crc32"}))
-    write("packed", "bad_config.json", packed(dict(meta, config="{\"n_head\": 0}")))
-    write("packed", "vocab_without_merges.json", packed(dict(meta, vocab="{}")))
-    write("packed", "bad_vocab.json", packed(dict(meta, vocab="{\"a\": 0}", merges="")))
-
     # --- tokenizer: text -------------------------------------------------------------------------
     texts = {
         "english": "Hello, world! It's a test: the quick brown fox jumps over the lazy dog. I'll've we're.",

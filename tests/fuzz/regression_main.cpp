@@ -16,7 +16,6 @@
 
 GPT2_FUZZ_ENTRY(safetensors)(const std::uint8_t* data, std::size_t size);
 GPT2_FUZZ_ENTRY(config)(const std::uint8_t* data, std::size_t size);
-GPT2_FUZZ_ENTRY(packed)(const std::uint8_t* data, std::size_t size);
 GPT2_FUZZ_ENTRY(tokenizer)(const std::uint8_t* data, std::size_t size);
 GPT2_FUZZ_ENTRY(vocab)(const std::uint8_t* data, std::size_t size);
 GPT2_FUZZ_ENTRY(gguf)(const std::uint8_t* data, std::size_t size);
@@ -31,8 +30,11 @@ struct Target {
 };
 
 const Target kTargets[] = {
-    {"safetensors", gpt2_fuzz_safetensors}, {"config", gpt2_fuzz_config}, {"packed", gpt2_fuzz_packed},
-    {"tokenizer", gpt2_fuzz_tokenizer},     {"vocab", gpt2_fuzz_vocab},   {"gguf", gpt2_fuzz_gguf},
+    {"safetensors", gpt2_fuzz_safetensors},
+    {"config", gpt2_fuzz_config},
+    {"tokenizer", gpt2_fuzz_tokenizer},
+    {"vocab", gpt2_fuzz_vocab},
+    {"gguf", gpt2_fuzz_gguf},
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 #                                                              committed corpus (tests/fuzz/corpus/TARGET)
 #   tests/fuzz/run.sh all SECONDS                             every target for SECONDS each, one line
 #                                                              each, then "fuzz: N passed, N failed"
-# TARGET: safetensors config packed tokenizer vocab gguf.
+# TARGET: safetensors config tokenizer vocab gguf.
 # Configures and builds build/fuzz (clang++, libFuzzer, ASan + UBSan) when needed. Fuzzing runs on a
 # copy of the committed corpus in build/fuzz/corpus/TARGET, so the committed one only grows by merge;
 # crashing inputs are saved as build/fuzz/artifacts/TARGET/crash-*, the run's log as
@@ -14,7 +14,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-targets="safetensors config packed tokenizer vocab gguf"
+targets="safetensors config tokenizer vocab gguf"
 target=${1:-}
 if [[ $target == all ]]; then
   seconds=${2:-10}
@@ -59,7 +59,7 @@ exe=$build/tests/fuzz/fuzz_$target
 
 dict=()
 case $target in
-  safetensors|packed|config) dict=(-dict="$root/tests/fuzz/json.dict") ;;
+  safetensors|config) dict=(-dict="$root/tests/fuzz/json.dict") ;;
   gguf) dict=(-dict="$root/tests/fuzz/gguf.dict") ;;
 esac
 

@@ -142,9 +142,10 @@ TEST(StoredWeights, TransposedGgufFloatsReachEveryWeightFormatAsTheCheckpointsDo
         int pairs;
         bool fromHalf;  // the F16 file gives the folder's values in this format
     };
-    for (const Case& c : {Case{"fp32", TexelFormat::Float32, -1, false}, Case{"fp16 row pairs", TexelFormat::Float16, 1, true},
-                          Case{"RGBA16F", TexelFormat::Float16, 0, true}, Case{"int8", TexelFormat::Int8Quads, -1, false},
-                          Case{"int4", TexelFormat::Int4Quads, -1, true}}) {
+    for (const Case& c :
+         {Case{"fp32", TexelFormat::Float32, -1, false}, Case{"fp16 row pairs", TexelFormat::Float16, 1, true},
+          Case{"RGBA16F", TexelFormat::Float16, 0, true}, Case{"int8", TexelFormat::Int8Quads, -1, false},
+          Case{"int4", TexelFormat::Int4Quads, -1, true}}) {
         const std::vector<float> want = logits(dir.string(), c.weights, c.pairs);
         for (const char* file : {"f32.gguf", "f16.gguf"}) {
             if (std::string(file) == "f16.gguf" && !c.fromHalf) continue;
@@ -152,8 +153,8 @@ TEST(StoredWeights, TransposedGgufFloatsReachEveryWeightFormatAsTheCheckpointsDo
             ASSERT_EQ(got.size(), want.size());
             int differ = 0;
             for (std::size_t i = 0; i < want.size(); ++i) differ += !(got[i] == want[i]);
-            EXPECT_EQ(differ, 0) << c.name << ", " << file << ": " << differ << " logits differ from the folder's, max |d| "
-                                 << testing::maxAbsDiff(got, want);
+            EXPECT_EQ(differ, 0) << c.name << ", " << file << ": " << differ
+                                 << " logits differ from the folder's, max |d| " << testing::maxAbsDiff(got, want);
         }
     }
     fs::remove_all(dir);

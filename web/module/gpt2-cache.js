@@ -1,7 +1,7 @@
 // A model's files through the browser's Cache API: read from the cache when a complete entry is
 // there, else fetched and written to the cache as they stream into the engine. An entry is only
 // committed once its whole body has arrived (Cache.put), carries its size, and is checked against
-// it when read; one that fails the check (or whose packed payload fails its checksum) is dropped and
+// it when read; one that fails the check (or the load) is dropped and
 // fetched again, never used. Without a Cache API, or past the storage quota, the model loads all
 // the same and a warning says so.
 import { cachedFileStream } from './gpt2-cache-reader.js';
@@ -117,7 +117,7 @@ export class ModelFiles {
   }
 }
 
-// Every cached model: { source, bytes } per folder or packed file.
+// Every cached model: { source, bytes } per folder or GGUF file.
 export async function cachedModels() {
   const storage = cacheStorage();
   if (!storage || !(await storage.has(CACHE_NAME))) return [];
@@ -125,9 +125,9 @@ export async function cachedModels() {
   const models = new Map();
   for (const request of await store.keys()) {
     const url = new URL(request.url);
-    const packed =
+    const singleFile =
       !url.pathname.endsWith('.json') && !url.pathname.endsWith('.txt') && !url.pathname.endsWith('.safetensors');
-    const source = packed ? url.href : new URL('./', url).href;
+    const source = singleFile ? url.href : new URL('./', url).href;
     const response = await store.match(request);
     models.set(source, (models.get(source) ?? 0) + Number(response.headers.get(SIZE_HEADER) ?? 0));
   }

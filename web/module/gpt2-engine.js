@@ -10,8 +10,8 @@ import { isSource, plannedSourceBytes } from './gpt2-plan.js';
 import { Surface } from './gpt2-surface.js';
 
 export class Engine {
-  // `source`: an absolute http(s) URL of a GGUF or packed file or a Hugging Face folder (ending in
-  // '/'), or a Blob of a GGUF or packed file. `options`: the load options resolved against
+  // `source`: an absolute http(s) URL of a GGUF file or a Hugging Face folder (ending in '/'), or a
+  // Blob of a GGUF file. `options`: the load options resolved against
   // options.json (gpt2-option-check.js). `canvas`: the caller's canvas, else the engine makes its own.
   // `onContextLost` is called when the browser drops the model's WebGL context.
   // An abort at any time before the returned promise settles rejects it with the signal's reason

@@ -1,4 +1,4 @@
-// Loading a model's files into the engine: a GGUF or packed file, or a Hugging Face folder,
+// Loading a model's files into the engine: a GGUF file or a Hugging Face folder,
 // streamed one tensor in the wasm heap at a time (the files come from gpt2-cache.js and
 // gpt2-download.js). Used by gpt2-engine.js on whichever thread runs the engine.
 import { ModelFiles } from './gpt2-cache.js';
@@ -6,8 +6,8 @@ import { abortError } from './gpt2-errors.js';
 import { sleep } from './gpt2-event-loop.js';
 import { nativeOptions } from './gpt2-native.js';
 
-// Loads `source`, an absolute http(s) URL of a GGUF or packed file or of a Hugging Face folder
-// (ending in '/'), or a Blob (a File) of a GGUF or packed file, into a model of the wasm module `M`
+// Loads `source`, an absolute http(s) URL of a GGUF file or of a Hugging Face folder (ending in
+// '/'), or a Blob (a File) of a GGUF file, into a model of the wasm module `M`
 // rendering on the canvas registered as `target`, with `options` (the load options, resolved).
 // Resolves to { model, config }.
 export async function loadModel(M, target, source, options, { onProgress, signal }) {
@@ -18,7 +18,7 @@ export async function loadModel(M, target, source, options, { onProgress, signal
     return await loadFiles(M, target, source, options, files, progress, signal);
   } catch (error) {
     if (!error.cachedFile || signal?.aborted) throw error;
-    // A file read from the cache failed the load (a packed payload's checksum, say): drop what
+    // A file read from the cache failed the load (a corrupt GGUF header, say): drop what
     // came from the cache and fetch everything again.
     await files.dropCached();
     const warn = files.warn;
@@ -50,7 +50,7 @@ async function loadFiles(M, target, source, options, files, progress, signal) {
     let tokenizer = { vocab: '', merges: '' };
     const label = sourceLabel(source);
     if (typeof source !== 'string' || !source.endsWith('/')) {
-      // A GGUF or packed file: one file with the config, the tokenizer and the weights. The page's own
+      // A GGUF file: one file with the config, the tokenizer and the weights. The page's own
       // file is read as it is, never cached.
       const response =
         typeof source === 'string'
@@ -65,7 +65,7 @@ async function loadFiles(M, target, source, options, files, progress, signal) {
           progress,
           {
             openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, label)),
-            openPacked: (ptr, length, fileSize) => made(M.openPacked(target, ptr, length, fileSize, native, label)),
+            refuse: (ptr, length, fileSize) => M.refuseSafetensorsFile(ptr, length, fileSize, label),
           },
           signal,
         ),
@@ -240,11 +240,12 @@ function streamSafetensors(M, url, response, progress, open, signal) {
   return streamFile(M, url, response, progress, signal, () => beginSafetensors(M, url, progress, open));
 }
 
-// Streams a single-file model, told apart by its first bytes: a GGUF file (`openGguf`) or a packed
-// safetensors file (`openPacked`), each opened as its streamer says.
-function streamModelFile(M, url, response, progress, { openGguf, openPacked }, signal) {
+// Streams a single-file model, told apart by its first bytes: a GGUF file (`openGguf`), or a
+// safetensors file whose header `refuse` turns into the error that says what to load instead (a
+// checkpoint's folder; the retired packed file's conversion to GGUF).
+function streamModelFile(M, url, response, progress, { openGguf, refuse }, signal) {
   return streamFile(M, url, response, progress, signal, (prefix) =>
-    isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, openPacked),
+    isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, refuse),
   );
 }
 

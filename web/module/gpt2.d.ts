@@ -9,7 +9,7 @@ export interface LoadProgress {
   fromCache: number;
   /**
    * GPU bytes the model's textures take (weights, KV cache, activations): on every event from the one
-   * after the model's config or packed header is read, before any weight is uploaded. `maxGpuBytes`
+   * after the model's config or GGUF header is read, before any weight is uploaded. `maxGpuBytes`
    * refuses a model above it before allocating any texture.
    */
   gpuBytes?: number;
@@ -28,7 +28,7 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
   /**
-   * Texture format of the weight matrices; activations are fp32, except that with fp16 or int8 weights on a GPU the rows a prompt's matmuls read after a LayerNorm or activation are fp16. int8: symmetric, one scale per output channel, quantized on the GPU at load (or read as is from an int8 packed file). int4: 4-bit codes with a scale and an offset per block of 32 inputs, quantized on the GPU at load (the layout of 4-bit GGUF tensors, which stay as they are whatever this says).
+   * Texture format of the weight matrices; activations are fp32, except that with fp16 or int8 weights on a GPU the rows a prompt's matmuls read after a LayerNorm or activation are fp16. int8: symmetric, one scale per output channel, quantized on the GPU at load. int4: 4-bit codes with a scale and an offset per block of 32 inputs, quantized on the GPU at load (the layout of 4-bit GGUF tensors, which stay as they are whatever this says).
    * @default 'fp16'
    */
   weights?: 'fp16' | 'fp32' | 'int8' | 'int4';
@@ -283,10 +283,9 @@ export type ModelToPlan = (Partial<GPT2Config> & Record<string, unknown>) | stri
 export declare class GPT2 {
   /**
    * Loads a GGUF file (llama.cpp's GPT-2, any of its tensor types, quantized weights kept quantized),
-   * a packed model file (gpt2-pack), a Hugging Face GPT-2 checkpoint folder (config.json,
-   * model.safetensors or a sharded index, vocab.json, merges.txt), a hub id ('owner/name', or
-   * 'owner/name/FILE.gguf' for a GGUF file in that repository), or a File or Blob of a GGUF or packed
-   * file that the page holds (one a user picked or dropped).
+   * a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors or a sharded index,
+   * vocab.json, merges.txt), a hub id ('owner/name', or 'owner/name/FILE.gguf' for a GGUF file in that
+   * repository), or a File or Blob of a GGUF file that the page holds (one a user picked or dropped).
    */
   static load(source: string | URL | Blob, options?: LoadOptions): Promise<GPT2>;
   /**

@@ -21,7 +21,7 @@ function isBlob(source) {
   return typeof Blob !== 'undefined' && source instanceof Blob;
 }
 
-// `source` as an absolute URL: a single-file model (GGUF or packed) keeps its name; a folder ends in
+// `source` as an absolute URL: a single-file model (GGUF) keeps its name; a folder ends in
 // '/'; a hub id becomes its resolve folder, or that folder's GGUF file, which the hub may redirect
 // to another origin (fetch follows). A Blob stays as it is.
 function modelUrl(source, { hubUrl, revision }) {
@@ -39,8 +39,8 @@ function modelUrl(source, { hubUrl, revision }) {
   const target = new URL(text, base);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new Error(`${source}: only http(s) model URLs are supported`);
-  const packed = !target.pathname.endsWith('/') && target.pathname.split('/').pop().includes('.');
-  if (!packed && !target.pathname.endsWith('/')) target.pathname += '/';
+  const singleFile = !target.pathname.endsWith('/') && target.pathname.split('/').pop().includes('.');
+  if (!singleFile && !target.pathname.endsWith('/')) target.pathname += '/';
   return target.href;
 }
 
@@ -113,12 +113,11 @@ async function chooseMode({ worker, workerUrl }, canvas) {
 
 export class GPT2 {
   /**
-   * Loads a model from `source`: a single-file model (the last path segment has a dot): a GGUF file
-   * (e.g. gpt2.Q4_K_M.gguf) or a packed model file (gpt2-pack, e.g. model.gpt2); a Hugging Face GPT-2
-   * checkpoint folder (config.json, model.safetensors or a sharded index, vocab.json, merges.txt); or
-   * a hub id such as 'openai-community/gpt2' (that folder on the hub) or
-   * 'QuantFactory/gpt2-GGUF/gpt2.Q4_K_M.gguf' (that file); or a File or Blob of a GGUF or packed file
-   * (one a user picked or dropped), streaming the weights into GPU textures.
+   * Loads a model from `source`: a single-file model (the last path segment has a dot), a GGUF file
+   * (e.g. gpt2.Q4_K_M.gguf); a Hugging Face GPT-2 checkpoint folder (config.json, model.safetensors
+   * or a sharded index, vocab.json, merges.txt); or a hub id such as 'openai-community/gpt2' (that
+   * folder on the hub) or 'QuantFactory/gpt2-GGUF/gpt2.Q4_K_M.gguf' (that file); or a File or Blob of
+   * a GGUF file (one a user picked or dropped), streaming the weights into GPU textures.
    */
   static async load(source, options = {}) {
     const { onProgress, signal, canvas, hubUrl, revision, ...settings } = loadOptions(options);

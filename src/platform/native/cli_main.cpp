@@ -13,7 +13,6 @@
 #include "engine/engine.h"
 #include "gl/gl_api.h"
 #include "format/gguf.h"
-#include "format/packed_model.h"
 #include "platform/native/cli_args.h"
 #include "platform/native/egl_context.h"
 #include "platform/native/tool_main.h"
@@ -93,11 +92,6 @@ ModelOptions modelOptions(const CliArgs& args) {
 Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
     if (fileExists(modelDir) && !args.has("--vocab") && isGgufFile(modelDir))
         return ggufTokenizer(GgufFile(modelDir).header());
-    if (fileExists(modelDir) && !args.has("--vocab")) {
-        const PackedMetadata meta = parsePackedMetadata(SafetensorsFile(modelDir).header());
-        if (meta.vocabJson.empty()) fail(modelDir, ": packed without a tokenizer (pass --vocab and --merges)");
-        return Tokenizer::fromJsonAndMerges(meta.vocabJson, meta.mergesText);
-    }
     const std::string vocab = args.has("--vocab") ? args.text("--vocab") : joinPath(modelDir, "vocab.json");
     const std::string merges = args.has("--merges") ? args.text("--merges") : joinPath(modelDir, "merges.txt");
     if (!fileExists(vocab) || !fileExists(merges))
@@ -319,8 +313,7 @@ std::string commandsTaking(bool (*pick)(const Command&)) {
 }
 
 void printHelp() {
-    std::cout << "usage: gpt2 COMMAND --model PATH [flags]   (PATH: a Hugging Face folder, a GGUF file or a packed "
-                 ".gpt2 file)\n";
+    std::cout << "usage: gpt2 COMMAND --model PATH [flags]   (PATH: a Hugging Face folder or a GGUF file)\n";
     const std::string indent(13, ' ');
     for (const Command& command : commands()) {
         std::string name = command.name;

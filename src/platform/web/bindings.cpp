@@ -12,10 +12,9 @@
 
 #include "engine/benchmark.h"
 #include "engine/engine.h"
-#include "format/packed_model.h"
 #include "gl/gl_objects.h"
 #include "model/gguf_weight_file.h"
-#include "model/weight_file.h"
+#include "model/safetensors_weight_file.h"
 #include "platform/web/js_options.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
@@ -164,17 +163,16 @@ public:
         file_->upload(info, reinterpret_cast<const std::uint8_t*>(bytes));
     }
 
-    // The file's tensors have all been sent: checks a packed file's payload checksum.
+    // The file's tensors have all been sent.
     void endFile() {
         current();
         if (gguf_) return gguf_.reset();
         if (!file_) fail("no file is being loaded");
-        file_->finish();
         file_.reset();
     }
 
-    // Checks that every weight arrived and attaches the tokenizer (empty strings: the packed
-    // file's, or none). Returns the config as Hugging Face names it.
+    // Checks that every weight arrived and attaches the tokenizer (empty strings: the GGUF file's,
+    // or none). Returns the config as Hugging Face names it.
     val finishLoad(const std::string& vocabJson, const std::string& mergesText, const std::string& label) {
         current();
         loadingWeights();
@@ -195,10 +193,6 @@ public:
 
     // Bytes of the model's textures, known once it is made, before any weight arrives.
     double gpuBytes() { return double(engine_->gpuBytes()); }
-
-    void setPackedTokenizer(const std::string& vocab, const std::string& merges) {
-        if (!vocab.empty()) fileTokenizer_.emplace(Tokenizer::fromJsonAndMerges(vocab, merges));
-    }
 
     val tokenize(const std::string& text, bool allowSpecial) {
         return typedArray(engine().tokenizer().encode(text, allowSpecial));
@@ -361,7 +355,7 @@ public:
 
 private:
     val wantedTensors(SafetensorsHeader header) {
-        file_ = std::make_unique<WeightFile>(std::move(header), loadingWeights());
+        file_ = std::make_unique<SafetensorsWeightFile>(std::move(header), loadingWeights());
         val list = val::array();
         const std::uint64_t base = file_->header().dataOffset;
         for (const TensorInfo* info : file_->wanted())
@@ -415,10 +409,10 @@ private:
     std::unique_ptr<WebGlContext> context_;
     std::unique_ptr<Engine> engine_;  // loading until finishLoad
     bool loaded_ = false;
-    std::unique_ptr<WeightFile> file_;        // the safetensors file being streamed in
-    std::unique_ptr<GgufWeightFile> gguf_;    // or the GGUF file
-    std::unique_ptr<Benchmark> benchmark_;    // the last startBench's, until takeBench
-    std::optional<Tokenizer> fileTokenizer_;  // a packed or GGUF file's, until finishLoad
+    std::unique_ptr<SafetensorsWeightFile> file_;  // the safetensors file being streamed in
+    std::unique_ptr<GgufWeightFile> gguf_;         // or the GGUF file
+    std::unique_ptr<Benchmark> benchmark_;         // the last startBench's, until takeBench
+    std::optional<Tokenizer> fileTokenizer_;       // a GGUF file's, until finishLoad
     std::unique_ptr<Generation> generation_;
     std::unique_ptr<LogitsRun> logits_;
 };
@@ -453,18 +447,12 @@ double plannedGgufGpuBytes(const std::string& canvasTarget, std::uintptr_t heade
     });
 }
 
-// A model for a packed file, from its header (at heap `header`), which carries the config and
-// tokenizer; the file's tensors then stream in through beginFile with the same header.
-WebModel* openPacked(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
-                     const val& options, const std::string& label) {
-    return guarded([&] {
-        const auto* bytes = reinterpret_cast<const std::uint8_t*>(header);
-        const SafetensorsHeader parsed =
-            parseSafetensorsHeader(bytes, std::size_t(headerSize), std::uint64_t(fileSize), label);
-        const PackedMetadata meta = parsePackedMetadata(parsed);
-        auto model = std::make_unique<WebModel>(canvasTarget, meta.config, options);
-        model->setPackedTokenizer(meta.vocabJson, meta.mergesText);
-        return model.release();
+// A safetensors file given as a model on its own (its header at heap `header`): an error that says
+// what to load instead (refuseLoneSafetensors).
+void refuseSafetensorsFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
+    guarded([&] {
+        refuseLoneSafetensors(parseSafetensorsHeader(reinterpret_cast<const std::uint8_t*>(header),
+                                                     std::size_t(headerSize), std::uint64_t(fileSize), label));
     });
 }
 
@@ -537,7 +525,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("contextLost", &WebModel::contextLost)
         .function("softwareRenderer", &safe<&WebModel::softwareRenderer>);
     function("createModel", &createModel, allow_raw_pointers());
-    function("openPacked", &openPacked, allow_raw_pointers());
+    function("refuseSafetensorsFile", &refuseSafetensorsFile, allow_raw_pointers());
     function("openGguf", &openGguf, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);
     function("plannedGpuBytes", &plannedGpuBytes);
