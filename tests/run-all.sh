@@ -6,11 +6,18 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# Where the command's time goes: each step's seconds, printed as it ends and again at the end.
+step_start=$SECONDS
+steps=()
+step() { steps+=("$1: $((SECONDS - step_start)) s"); echo "[time] ${steps[-1]}"; step_start=$SECONDS; }
 
 bash .ci/install-deps.sh || exit 1
+step install
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build/native -j"$jobs" || exit 1
+step "native build"
 NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null &&
   NODE_PATH=/usr/share/nodejs cmake --build build/wasm -j"$jobs" || exit 1
+step "wasm build and site"
 
 # The native suites, then the same suites built with AddressSanitizer + UndefinedBehaviorSanitizer
 # (any report fails the test that caused it). LeakSanitizer's own tracer used to crash at the exit of
@@ -25,16 +32,20 @@ NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=
 # ASan's allocator, and the suite took 1,472 s instead of 384 (542 tests, 2026-11-28, no crash).
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPT2_SANITIZE=ON >/dev/null &&
   cmake --build build/asan -j"$jobs" || exit 1
+step "sanitizer build"
 # A test that hangs fails by name rather than stalling the run past CI's limit: no native test takes
 # a minute even under the sanitizers (600 s each here), and a browser test file takes a few minutes
 # at most (node 20 applies --test-timeout to each file as a whole: 900 s below).
 ctest --test-dir build/native --output-on-failure --timeout 600 -j"$jobs" 2>&1 | tee build/ctest.log
+step "native tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   LSAN_OPTIONS=use_tls=0:print_suppressions=0:suppressions="$PWD/tests/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --test-dir build/asan --output-on-failure --timeout 600 -j"$jobs" 2>&1 | tee build/ctest-asan.log
+step "sanitizer tests"
 # Every fuzz target for 15 seconds (clang++, libFuzzer, ASan + UBSan; tests/fuzz/README.md), so a new
 # parser bug is caught here; the committed corpora run above as fuzz_regression_*.
 tests/fuzz/run.sh all 15 2>&1 | tee build/fuzz-smoke.log
+step "fuzz build and runs"
 read -r fuzz_passed fuzz_failed <<< "$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/fuzz-smoke.log)"
 summary() { sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 \2/p' "$1" | tail -1; }
 read -r failed_plain total_plain <<< "$(summary build/ctest.log)"
@@ -44,6 +55,7 @@ native_failed=$(( ${failed_plain:-1} + ${failed_asan:-1} ))
 
 node --test --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination=build/browser.tap tests/browser/ tests/tools/
+step "browser and tools tests"
 browser_passed=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
 browser_failed=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' build/browser.tap | tail -1)
 # A test cut off by its time limit, or one still running in a file that another ended, is cancelled.
@@ -55,5 +67,6 @@ failed=$(( ${native_failed:-1} + ${browser_failed:-1} + ${fuzz_failed:-1} ))
 [ -n "$total_plain" ] && [ -n "$total_asan" ] || echo "CTest printed no summary"
 [ -n "$browser_passed" ] || echo "the browser tests printed no summary"
 [ -n "$fuzz_passed" ] || echo "the fuzz smoke runs printed no summary"
+printf '[time] %s\n' "${steps[@]}"
 echo "Summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
