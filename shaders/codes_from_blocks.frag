@@ -5,7 +5,7 @@
 // GGML_Q5_K, GGML_Q6_K, and BLOCK_BYTES, the bytes of one of its blocks; TRANSPOSED_WEIGHT where the
 // engine's rows are the tensor's (its output channels: wte), not its inputs. Input (declared by the
 // pass): u_blocks, the bytes of tensor rows u_first_output onwards, one after another, as a stream of
-// RG32UI texels (TexelFormat::HalfBits, eight bytes a texel, the first in the lowest bits). Output:
+// RG32UI texels (TexelFormat::Bits, eight bytes a texel, the first in the lowest bits). Output:
 // 4-bit quads (Int4Quads) for the 4-bit types, int8 quads (Int8Quads) for the others (QUAD_OUTPUT;
 // fetch.glsl).
 #include "common.glsl"

@@ -1,7 +1,7 @@
 // A matrix as fp16 row pairs (TexelFormat::HalfPairs; PAIR_OUTPUT), from its fp16 or fp32 values: how
 // fp16 weights are made from a checkpoint's bytes, uploaded as they are (ModelWeights::uploadStream).
 // Input (declared by the pass): u_x, rows u_first_row onwards of the matrix (it arrives a few MB at a
-// time), as fp16 bits (TexelFormat::HalfBits: u_x_half_bits), which are paired as they are, or as
+// time), as fp16 bits (TexelFormat::Bits: u_x_bits), which are paired as they are, or as
 // RGBA32F. An fp32 value is rounded to the nearest fp16, ties to even, in integer arithmetic as
 // floatToHalf (src/util/half.h) does it, and written as bits: the GPU's own float -> half conversions
 // (packHalf2x16, a render target) round and flush subnormals as the implementation likes. So every
@@ -33,7 +33,7 @@ uint halfBits(float low, float high) { return halfBits(low) | (halfBits(high) <<
 void main() {
     ivec2 c = outputCoord();  // (pair, texel)
     int row = 2 * c.x - u_first_row;
-#ifdef u_x_half_bits
+#ifdef u_x_bits
     uvec2 even = texelFetch(u_x, texelAddress(u_x_layout, row, c.y), 0).xy;
     uvec2 odd = texelFetch(u_x, texelAddress(u_x_layout, row + 1, c.y), 0).xy;
     o_pair = uvec4(even, odd);

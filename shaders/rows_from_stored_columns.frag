@@ -2,7 +2,7 @@
 // keeps a row per output channel, where the engine keeps a row per input (ModelWeights). This is how
 // such a tensor's bytes, uploaded as they are, get the engine's layout without a CPU transpose.
 // Input (declared by the pass): u_x, the stored matrix (its rows are the output's columns), as fp16
-// bits (TexelFormat::HalfBits: u_x_half_bits) or RGBA32F. fp16 bits are widened exactly, subnormals
+// bits (TexelFormat::Bits: u_x_bits) or RGBA32F. fp16 bits are widened exactly, subnormals
 // included (unpackHalf2x16 may flush them), so the values are those the CPU would upload. Output rows
 // past the stored matrix's columns are zeros (quantizing reads whole quads of rows).
 #include "common.glsl"
@@ -19,7 +19,7 @@ float halfValue(uint bits) {
 
 // Column `col` of stored row `row`.
 float stored(int row, int col) {
-#ifdef u_x_half_bits
+#ifdef u_x_bits
     uvec2 u = texelFetch(u_x, texelAddress(u_x_layout, row, col >> 2), 0).xy;
     uint word = (col & 2) == 0 ? u.x : u.y;
     return halfValue((col & 1) == 0 ? word & 0xFFFFu : word >> 16);

@@ -10,7 +10,7 @@
 #include "format/checkpoint.h"
 #include "format/ggml_type.h"
 #include "format/gguf_gpt2.h"
-#include "model/weight_packing.h"
+#include "model/engine_matrices.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/half.h"

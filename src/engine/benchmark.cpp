@@ -78,13 +78,12 @@ void Benchmark::finishGeneration() {
 // run. Reading the candidate waits for the GPU everywhere (glFinish does not wait in browsers).
 void Benchmark::runSteps() {
     BenchmarkResult& r = result_;
-    Gpt2Model& model = engine_.model();
     NextToken& nextToken = engine_.readouts().next();
     engine_.prefill(prompt_);
     int next = nextToken.topCandidates(1).front().id;
     std::vector<double> steps, submits;
     const long long drawsBefore = passDraws();
-    const auto readBefore = model.readbackBytes();
+    const auto readBefore = engine_.readbackBytes();
     for (int i = 0; i < r.newTokens; ++i) {
         const auto start = std::chrono::steady_clock::now();
         engine_.step(next);
@@ -94,19 +93,19 @@ void Benchmark::runSteps() {
     }
     if (r.newTokens == 1) r.decodeMsPerToken = r.decodeMsFirst = r.decodeMsLast = steps.front();
     r.passesPerToken = double(passDraws() - drawsBefore) / r.newTokens;
-    r.readbackBytesPerToken = double(model.readbackBytes() - readBefore) / r.newTokens;
+    r.readbackBytesPerToken = double(engine_.readbackBytes() - readBefore) / r.newTokens;
     std::sort(steps.begin(), steps.end());
     r.decodeLatencyMs = steps[steps.size() / 2];
     std::sort(submits.begin(), submits.end());
     r.decodeSubmitMs = submits[submits.size() / 2];
     r.gpuBytes = engine_.gpuBytes();
-    r.renderer = model.capabilities().renderer;
-    r.colorBits = model.capabilities().colorBits;
-    r.renderTargets = model.capabilities().renderTargets;
+    r.renderer = engine_.capabilities().renderer;
+    r.colorBits = engine_.capabilities().colorBits;
+    r.renderTargets = engine_.capabilities().renderTargets;
     if (!profile_) return;
     // Software renderers run on the CPU, where wall time per pass is exact; llvmpipe's timer
     // queries are wrong (docs/benchmarks.md, `profile_source`).
-    const bool timers = gpuTimersAvailable() && !model.capabilities().softwareRenderer;
+    const bool timers = gpuTimersAvailable() && !engine_.capabilities().softwareRenderer;
     const PassProfiling mode = timers ? PassProfiling::GpuTimers : PassProfiling::WallClock;
     takePassProfile();
     setPassProfiling(mode, "prompt");

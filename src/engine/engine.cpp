@@ -230,9 +230,8 @@ std::optional<GeneratedToken> Generation::next() {
 std::optional<GeneratedToken> Generation::poll() { return done_ ? std::nullopt : advance(false); }
 
 std::optional<GeneratedToken> Generation::advance(bool wait) {
-    Gpt2Model& model = engine_.model();
     if (prefilling_) {
-        if (!wait && !model.chunkDone()) return std::nullopt;
+        if (!wait && !engine_.chunkDone()) return std::nullopt;
         if (!engine_.prefillStep()) return std::nullopt;
         prefilling_ = false;
         request(cpuPicks_);
@@ -315,9 +314,8 @@ std::optional<GeneratedToken> Generation::emit(int id) {
 LogitsRun::LogitsRun(Engine& engine, const std::vector<int>& ids) : engine_(engine) { engine.beginPrefill(ids); }
 
 bool LogitsRun::poll() {
-    Gpt2Model& model = engine_.model();
     if (prefilling_) {
-        if (!model.chunkDone() || !engine_.prefillStep()) return false;
+        if (!engine_.chunkDone() || !engine_.prefillStep()) return false;
         prefilling_ = false;
         engine_.readouts().next().requestLogits();
         return false;

@@ -135,7 +135,7 @@ public:
     // vocab.json and merges.txt are read when present (otherwise call setTokenizer). Needs a
     // current GL context.
     Engine(const std::string& modelPath, const ModelOptions& options);
-    // A model whose weights the caller uploads (model().weights(); the web module streams them in),
+    // A model whose weights the caller uploads (weights(); the web module streams them in),
     // then finishLoad(`label`, what errors name) checks them and the shader programs.
     Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
     void finishLoad(const std::string& label);
@@ -145,7 +145,13 @@ public:
                                         const BlockFormats& blocks = {});
 
     const ModelConfig& config() const { return model_->config(); }
-    Gpt2Model& model() { return *model_; }
+    // What the model lets callers see: its weights (to upload), the GL capabilities its tuning read,
+    // the bytes it has read back, whether its last prefill chunk is done and its programs linked.
+    ModelWeights& weights() { return model_->weights(); }
+    const GlCapabilities& capabilities() const { return model_->capabilities(); }
+    std::int64_t readbackBytes() const { return model_->readbackBytes(); }
+    bool chunkDone() { return model_->chunkDone(); }
+    bool programsLinked() { return model_->programsLinked(); }
     // The next-token choice and the readouts, owned beside the model.
     Readouts& readouts() { return *readouts_; }
     // Bytes of every texture of the model and its readouts.

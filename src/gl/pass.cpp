@@ -47,7 +47,7 @@ Pass::Pass(ProgramCache& programs, const std::string& shader, std::string define
         // 4-bit quads and fp16 bits share usampler2DArray with fp16 row pairs: the shaders tell them
         // apart by these.
         if (texture->format() == TexelFormat::Int4Quads) defines += "#define " + name + "_nibbles 1\n";
-        if (texture->format() == TexelFormat::HalfBits) defines += "#define " + name + "_half_bits 1\n";
+        if (texture->format() == TexelFormat::Bits) defines += "#define " + name + "_bits 1\n";
     }
     program_ = &programs.get(shader, defines, vertexShader);
     declaredInputs_ = inputs;

@@ -21,7 +21,7 @@ const TexelFormatInfo& formatInfo(TexelFormat format) {
         {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 2, "usampler2DArray"},  // HalfPairs
         {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, 16, 4, "isampler2DArray"},            // Int8Quads
         {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, 8, 4, "usampler2DArray"},       // Int4Quads
-        {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, 8, 1, "usampler2DArray"},       // HalfBits
+        {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, 8, 1, "usampler2DArray"},       // Bits
     };
     return table[static_cast<int>(format)];
 }
@@ -86,7 +86,7 @@ void Texture::clearPages() {
     const GLint zeroInts[4] = {0, 0, 0, 0};
     for (int page = 0; page < layout_.pages; ++page) {
         glFramebufferTextureLayer(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, texture_.get(), 0, page);
-        if (format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int4Quads || format_ == TexelFormat::HalfBits)
+        if (format_ == TexelFormat::HalfPairs || format_ == TexelFormat::Int4Quads || format_ == TexelFormat::Bits)
             glClearBufferuiv(GL_COLOR, 0, zeroUints);
         else if (format_ == TexelFormat::Int8Quads)
             glClearBufferiv(GL_COLOR, 0, zeroInts);
@@ -163,8 +163,8 @@ void Texture::uploadCodes(const std::int8_t* values) {
 
 void Texture::uploadBytes(const std::uint8_t* bytes, std::int64_t count) {
     const std::int64_t rowBytes = std::int64_t(layout_.texelsPerRow) * texelBytes(format_);
-    if (format_ != TexelFormat::HalfBits || count < 0 || count > rowBytes * rows())
-        fail("texture ", name_, ": ", count, " bytes do not fit its ", rowBytes * rows(), " as a HalfBits stream");
+    if (format_ != TexelFormat::Bits || count < 0 || count > rowBytes * rows())
+        fail("texture ", name_, ": ", count, " bytes do not fit its ", rowBytes * rows(), " as a Bits stream");
     // WebGL (through Emscripten) reads 32-bit texels from a Uint32Array view of memory: an address
     // that is not a multiple of 4 would be rounded down.
     if (reinterpret_cast<std::uintptr_t>(bytes) % 4 != 0)

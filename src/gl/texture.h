@@ -27,10 +27,11 @@ namespace gpt2 {
 // texels: .x of texel (q, t) holds texel t of row 4q in its low 16 bits and of row 4q + 1 in its high
 // ones, .y rows 4q + 2 and 4q + 3, four codes a row, the first in the lowest bits: one fetch per
 // 4 x 4 block of weights, in half the bytes of Int8Quads (shaders/fetch.glsl, fetchNibbleRows).
-// HalfBits: fp16 values as their bits, one row per line of RG32UI texels (four halves a texel, the
-// first in the lowest bits): how fp16 weights are staged before the GPU pairs their rows, read with
-// integer fetches only (sampling fp16 may flush subnormals).
-enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads, Int4Quads, HalfBits };
+// Bits: raw bits, one row per line of RG32UI texels, eight bytes a texel, the first in the lowest
+// bits: how a file's bytes reach the GPU as they are, read with integer fetches only. fp16 weights
+// are staged so (four halves a texel; sampling fp16 may flush subnormals) before the GPU pairs or
+// transposes them, and GGUF blocks before the GPU decodes them.
+enum class TexelFormat { Float32, Float16, HalfPairs, Int8Quads, Int4Quads, Bits };
 
 // What GL and the shaders see of a format: one row of this table per format.
 struct TexelFormatInfo {
@@ -85,7 +86,7 @@ public:
     // Writes every row of an Int8Quads texture from rows() x (texelsPerRow * 4) int8 values, or of an
     // Int4Quads texture from as many codes 0..15, row-major.
     void uploadCodes(const std::int8_t* values);
-    // Writes a HalfBits texture's texels, row after row, from `count` bytes (eight a texel, the first
+    // Writes a Bits texture's texels, row after row, from `count` bytes (eight a texel, the first
     // in the lowest bits), then zeros to the end of the last row written; the rows after it keep their
     // contents; `bytes` 4-byte aligned. How a GGUF tensor's blocks go to the GPU as they are
     // (model/ops/block_codes.h).

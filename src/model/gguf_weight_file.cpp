@@ -43,7 +43,7 @@ void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const st
              shapeText(expected), " from the gpt2.* metadata");
     const std::int64_t count = t.elementCount(), K = t.dims[0];
     if (blocks_.count(name)) {
-        return weights.uploadBlocks(name, packBlocks(config_, *spec, t.type, bytes, K, count / K));
+        return weights.uploadBlocks(name, blockMatrix(config_, *spec, t.type, bytes, K, count / K));
     }
     // Floats go up as they are stored, transposed on the GPU where the file keeps a Conv1D weight's
     // [out, in] (Hugging Face's is [in, out]).

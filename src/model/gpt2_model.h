@@ -6,7 +6,7 @@
 // (one row) are the same passes over different row ranges.
 //
 // The class runs the forward: the graph and its chunk loop. The next-token choice and the readouts
-// (next_token.h, readouts/) are declared with the graph, at the ReadoutSite its constructor
+// (readouts/) are declared with the graph, at the ReadoutSite its constructor
 // hands whoever owns the model (Readouts, in the Engine), and see it only as a ForwardView.
 #include <deque>
 #include <functional>

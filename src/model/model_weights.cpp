@@ -140,10 +140,11 @@ void ModelWeights::uploadTransposed(Slot& s, const std::uint8_t* bytes, int inpu
     if (!programs_) fail("model weights: ", s.spec.name, " is transposed on the GPU, and no programs were given");
     // The tensor as stored, [outputs, inputs]; then the engine's [inputs, outputs] rendered from it,
     // straight into a float texture, or into the staging texture of the pass that quantizes it, or as
-    // fp32 for the pass that pairs it. Each holds the stored values exactly.
+    // fp32 for the pass that pairs it. Each holds the stored values exactly (an fp16 render target may
+    // flush subnormals, as sampling one may anyway).
     const int outputs = s.spec.cols;
     Texture stored(TensorLayout::make(outputs, inputs, limits_, s.spec.name.c_str()),
-                   half ? TexelFormat::HalfBits : TexelFormat::Float32, s.spec.name + " as stored",
+                   half ? TexelFormat::Bits : TexelFormat::Float32, s.spec.name + " as stored",
                    Texture::Allocation::Staging);
     stored.uploadTexelStream(bytes, outputs, half);
     const auto transpose = [&](Texture& into) {
@@ -193,7 +194,7 @@ void ModelWeights::pairsOnGpu(Slot& s, const std::uint8_t* bytes, int rows, int 
     const int all = s.texture->rows(), valueBytes = half ? 2 : 4;
     const int chunk = std::min(all, std::max(2, int(kStagingBytes / (std::int64_t(cols) * valueBytes)) / 2 * 2));
     Texture staging(TensorLayout::make(chunk, cols, limits_, s.spec.name.c_str()),
-                    half ? TexelFormat::HalfBits : TexelFormat::Float32, s.spec.name + " as stored",
+                    half ? TexelFormat::Bits : TexelFormat::Float32, s.spec.name + " as stored",
                     Texture::Allocation::Staging);
     Pass pairs = pairsPass(s, staging);
     for (int first = 0; first < all; first += chunk) {
@@ -211,9 +212,8 @@ bool ModelWeights::quantizedOnGpu(const Slot& s) {
 Texture ModelWeights::stagingFor(const Slot& s, int cols, bool halfValues) const {
     if (!programs_) fail("model weights: ", s.spec.name, " is quantized on the GPU, and no programs were given");
     // int8 stages values as precise as they are (fp32 weights in fp32, so that they give the codes
-    // that quantizeInt8 gives; fp16 weights in fp16, half the bytes); 4-bit
-    // blocks stage fp16, as their rule says. The passes read whole quads of rows: the rows past the
-    // matrix are zeros.
+    // that quantizeInt8 gives; fp16 weights in fp16, half the bytes); 4-bit blocks stage fp16, as
+    // their rule says. The passes read whole quads of rows: the rows past the matrix are zeros.
     const bool fp32 = s.texture->format() == TexelFormat::Int8Quads && !halfValues;
     return Texture(TensorLayout::make((s.spec.rows + 3) / 4 * 4, cols, limits_, s.spec.name.c_str()),
                    fp32 ? TexelFormat::Float32 : TexelFormat::Float16, s.spec.name + " before quantizing",
@@ -285,7 +285,7 @@ void ModelWeights::decodeOnGpu(Slot& s, const BlockMatrix& m) {
     if (!blockBytes_)
         blockBytes_ =
             std::make_unique<Texture>(TensorLayout::make(kRows, 4 * kTexelsPerRow, limits_, "GGUF blocks"),
-                                      TexelFormat::HalfBits, "GGUF blocks as stored", Texture::Allocation::Staging);
+                                      TexelFormat::Bits, "GGUF blocks as stored", Texture::Allocation::Staging);
     const int chunk = int(std::min<std::int64_t>(m.channels, blockBytes_->bytes() / m.rowBytes / 4 * 4));
     if (chunk == 0)
         fail("tensor ", s.spec.name, " has rows of ", m.rowBytes, " bytes, more than a quarter of the ",

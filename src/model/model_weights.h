@@ -12,7 +12,9 @@
 #include "gl/program.h"
 #include "gl/texture.h"
 #include "model/ops/matmul.h"
-#include "model/weight_packing.h"
+#include "format/checkpoint.h"
+#include "model/block_matrix.h"
+#include "model/int8_quantization.h"
 
 namespace gpt2 {
 

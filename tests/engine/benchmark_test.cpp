@@ -98,7 +98,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         options.passPerOutput = perOutput;
         options.rowMomentsInVertex = momentsInVertex;
         Engine engine(testing::tinyModelDir(), options);
-        if (split > 0 && !engine.model().capabilities().floatBlend) continue;  // split-K needs float blending
+        if (split > 0 && !engine.capabilities().floatBlend) continue;  // split-K needs float blending
         const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
         expectConsistentRow(r, 5, 3, "split " + std::to_string(split));
         const int layers = engine.config().layers;
@@ -114,7 +114,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         EXPECT_EQ(r.gpuBytes, engine.gpuBytes());
         // The row says what the policy chose within: the colour bits a pass may write, as probed.
         const auto row = nlohmann::json::parse(benchmarkJson(r));
-        EXPECT_EQ(row.at("color_bits").get<int>(), engine.model().capabilities().colorBits);
+        EXPECT_EQ(row.at("color_bits").get<int>(), engine.capabilities().colorBits);
         EXPECT_EQ(row.at("render_targets").get<int>() * kTargetColorBits, row.at("color_bits").get<int>());
 
         // Every shader of a decode step has an entry; each took some time, and together no more than a
@@ -153,7 +153,7 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
                                  "attention_row_max.frag -> chunk attention row maxima",
                                  "attention_apply.frag -> attention output", "topk_merge.frag -> top-k candidates"})
             EXPECT_GT(r.profilePrefillMs.count(pass) ? r.profilePrefillMs.at(pass) : 0.0, 0) << pass;
-        const bool software = engine.model().capabilities().softwareRenderer;
+        const bool software = engine.capabilities().softwareRenderer;
         EXPECT_EQ(r.profileSource,
                   std::string(software || !gpuTimersAvailable() ? "wall clock, each pass waiting for its result"
                                                                 : "gpu timer queries"));

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "engine/engine.h"
-#include "model/next_token.h"
+#include "model/readouts/next_token.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
@@ -62,11 +62,11 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
 
 TEST_F(GenerationTest, GreedyStepReadsBackOneCandidate) {
     engine_->prefill(testing::tinyPrompts()[0].ids);
-    const auto before = engine_->model().readbackBytes();
+    const auto before = engine_->readbackBytes();
     GenerateOptions o;
     o.maxNewTokens = 5;
     engine_->generate(testing::tinyPrompts()[0].ids, o);
-    const auto perToken = (engine_->model().readbackBytes() - before) / 5;
+    const auto perToken = (engine_->readbackBytes() - before) / 5;
     EXPECT_LE(perToken, 1024) << "a greedy step must read back at most 1 KB";
     std::cout << "[ measured ] greedy readback per token: " << perToken << " bytes\n";
 }

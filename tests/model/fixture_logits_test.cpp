@@ -447,7 +447,7 @@ TEST(FixtureColourBits, CappedPassesGiveTheUnrestrictedRunsLogits) {
             options.maxColorBits = bits;
             Engine engine(testing::tinyModelDir(), options);
             if (bits > 0) {
-                EXPECT_EQ(engine.model().capabilities().colorBits, bits);
+                EXPECT_EQ(engine.capabilities().colorBits, bits);
             }
             std::vector<float> all;
             for (const auto& prompt : tinyPrompts()) {

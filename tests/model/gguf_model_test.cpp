@@ -91,7 +91,7 @@ TEST_P(GgufFixture, QuantizedTensorsStayQuantizedOnTheGpu) {
     for (const auto& [gguf, hf] : hfNames) {
         const GgufTensor& tensor = *file.header().tensor(gguf);
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(tensor.type));
-        const WeightMatrix m = engine->model().weights().matrix(hf);
+        const WeightMatrix m = engine->weights().matrix(hf);
         const TexelFormat want = info.blockValues == 1 ? TexelFormat::Float32
                                  : info.codeBits == 4  ? TexelFormat::Int4Quads
                                                        : TexelFormat::Int8Quads;

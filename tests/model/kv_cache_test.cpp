@@ -69,7 +69,7 @@ TEST(KvCache, APolledPrefillKeepsUpToChunksInFlightQueued) {
         Engine engine(testing::tinyModelDir(), options);
         engine.beginPrefill(ids);
         for (int issued = 0; issued < inFlight; ++issued) {
-            EXPECT_TRUE(engine.model().chunkDone()) << issued << " chunks issued, " << inFlight << " in flight";
+            EXPECT_TRUE(engine.chunkDone()) << issued << " chunks issued, " << inFlight << " in flight";
             ASSERT_FALSE(engine.prefillStep());
         }
         LogitsRun run(engine, ids);

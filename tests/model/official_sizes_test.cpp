@@ -8,7 +8,7 @@
 
 #include "engine/engine.h"
 #include "format/ggml_type.h"
-#include "model/weight_packing.h"
+#include "model/engine_matrices.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "weights-tools/gguf_writer.h"

@@ -11,12 +11,15 @@
 #include <random>
 
 #include "engine/engine.h"
+#include "format/gguf.h"
+#include "format/gguf_gpt2.h"
 #include "format/safetensors_writer.h"
-#include "model/weight_packing.h"
+#include "model/engine_matrices.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
 #include "support/model_fixture.h"
 #include "support/random_checkpoint.h"
+#include "util/error.h"
 #include "util/half.h"
 #include "weights-tools/gguf_writer.h"
 
@@ -156,6 +159,33 @@ TEST(StoredWeights, TransposedGgufFloatsReachEveryWeightFormatAsTheCheckpointsDo
             EXPECT_EQ(differ, 0) << c.name << ", " << file << ": " << differ
                                  << " logits differ from the folder's, max |d| " << testing::maxAbsDiff(got, want);
         }
+    }
+    // A NaN in a transposed tensor is named by its index in the Hugging Face shape, [in, out]: stored
+    // output 2's input 5 of h.0.mlp.c_fc.weight is element 5 * out + 2.
+    const std::string path = (dir / "f16.gguf").string();
+    std::int64_t in = 0, out = 0;
+    std::uint64_t at = 0;
+    {
+        const GgufFile gguf(path);
+        const GgufTensor& fc = *gguf.header().tensor(ggufName("h.0.mlp.c_fc.weight"));
+        in = fc.dims[0];
+        out = fc.dims[1];
+        at = gguf.header().dataOffset + fc.begin + 2 * std::uint64_t(2 * in + 5);
+    }
+    {
+        std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp(std::streamoff(at));
+        const char nan[2] = {0x00, 0x7E};
+        file.write(nan, 2);
+    }
+    try {
+        Engine engine(path, ModelOptions{TexelFormat::Float16});
+        ADD_FAILURE() << "loaded a file holding a NaN";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("tensor h.0.mlp.c_fc.weight holds a non-finite value (nan) at element " +
+                                             std::to_string(5 * out + 2)),
+                  std::string::npos)
+            << e.what();
     }
     fs::remove_all(dir);
 }

@@ -56,7 +56,7 @@ void expectCpuCodes(GgmlType type, const Shape& s, int runs) {
     const TexelFormat format = info.codeBits == 4 ? TexelFormat::Int4Quads : TexelFormat::Int8Quads;
     const int rows = s.transposed ? channels : s.K, cols = s.transposed ? s.K : s.outputs;
     Texture codes(TensorLayout::make((rows + 3) / 4, cols, limits, "codes"), format, "codes");
-    Texture staged(TensorLayout::make(64, 4 * 64, limits, "blocks"), TexelFormat::HalfBits, "blocks");
+    Texture staged(TensorLayout::make(64, 4 * 64, limits, "blocks"), TexelFormat::Bits, "blocks");
     ASSERT_GE(staged.bytes(), rowBytes * s.outputs);
     ProgramCache programs;
     BlockDecoder decoder(programs, staged, codes, type, s.transposed, rowBytes, s.outputs);

@@ -20,7 +20,7 @@
 #include "gl/capabilities.h"
 #include "model/linear.h"
 #include "model/ops.h"
-#include "model/weight_packing.h"
+#include "model/int8_quantization.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"

@@ -26,7 +26,7 @@ BlockDecoder::BlockDecoder(ProgramCache& programs, const Texture& staged, Textur
       codeRows_(codes.rows()) {
     const TexelFormat wanted =
         ggmlTypeInfo(std::uint32_t(type))->codeBits == 4 ? TexelFormat::Int4Quads : TexelFormat::Int8Quads;
-    if (codes.format() != wanted || staged.format() != TexelFormat::HalfBits)
+    if (codes.format() != wanted || staged.format() != TexelFormat::Bits)
         fail("BlockDecoder: ", codes.name(), " cannot take the codes of ", ggmlTypeName(std::uint32_t(type)),
              " blocks from ", staged.name());
     pass_.set("u_row_bytes", int(rowBytes)).set("u_outputs", outputs);

@@ -12,7 +12,7 @@ class BlockDecoder {
 public:
     // `codes` gets the matrix of `outputs` tensor rows of `rowBytes` bytes each (blocks of `type`
     // along each row); `transposed` where the engine's rows are the tensor's rows (wte), not its
-    // inputs. `staged` is a HalfBits texel stream (Texture::uploadBytes) that run() reads.
+    // inputs. `staged` is a Bits texel stream (Texture::uploadBytes) that run() reads.
     BlockDecoder(ProgramCache& programs, const Texture& staged, Texture& codes, GgmlType type, bool transposed,
                  std::int64_t rowBytes, int outputs);
     // Writes the codes of output channels [first, end) (multiples of 4; past `outputs`, padding that

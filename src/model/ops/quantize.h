@@ -5,7 +5,7 @@
 //  - Int4Quads (weights 'int4'): 4-bit affine blocks, a scale and an offset per block of inputs and
 //    output column (BlockFormat; shaders/matmul_weight_blocks.glsl);
 //  - Int8Quads (weights 'int8'): symmetric int8 codes, a scale per output column and no offset
-//    (shaders/matmul_weight_scale.glsl); the same values as quantizeInt8 (model/weight_packing.h).
+//    (shaders/matmul_weight_scale.glsl); the same values as quantizeInt8 (model/int8_quantization.h).
 #include "gl/program.h"
 #include "gl/texture.h"
 

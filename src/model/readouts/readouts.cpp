@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "model/weight_packing.h"
+#include "model/engine_matrices.h"
 
 namespace gpt2 {
 namespace {

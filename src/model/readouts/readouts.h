@@ -5,7 +5,7 @@
 // computes whole row groups) and the top-k block lists.
 #include <cstdint>
 
-#include "model/next_token.h"
+#include "model/readouts/next_token.h"
 #include "model/readouts/attention_readout.h"
 #include "model/readouts/hidden_states.h"
 #include "model/readouts/live_capture.h"

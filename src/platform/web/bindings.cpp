@@ -188,7 +188,7 @@ public:
 
     bool programsLinked() {
         current();
-        return engine_->model().programsLinked();
+        return engine_->programsLinked();
     }
 
     // Bytes of the model's textures, known once it is made, before any weight arrives.
@@ -314,15 +314,14 @@ public:
     }
 
     val stats() {
-        Gpt2Model& m = engine().model();
         val out = val::object();
         out.set("gpuBytes", double(engine().gpuBytes()));
-        out.set("readbackBytes", double(m.readbackBytes()));
+        out.set("readbackBytes", double(engine().readbackBytes()));
         out.set("passDraws", double(passDraws()));
-        out.set("renderer", m.capabilities().renderer);
-        out.set("maxTextureSize", m.capabilities().limits.maxTextureSize);
-        out.set("colorBits", m.capabilities().colorBits);
-        out.set("renderTargets", m.capabilities().renderTargets);
+        out.set("renderer", engine().capabilities().renderer);
+        out.set("maxTextureSize", engine().capabilities().limits.maxTextureSize);
+        out.set("colorBits", engine().capabilities().colorBits);
+        out.set("renderTargets", engine().capabilities().renderTargets);
         out.set("wasmHeapBytes", double(emscripten_get_heap_size()));
         return out;
     }
@@ -351,7 +350,7 @@ public:
     }
 
     bool contextLost() const { return context_->lost(); }
-    bool softwareRenderer() { return engine().model().capabilities().softwareRenderer; }
+    bool softwareRenderer() { return engine().capabilities().softwareRenderer; }
 
 private:
     val wantedTensors(SafetensorsHeader header) {
@@ -392,7 +391,7 @@ private:
 
     ModelWeights& loadingWeights() {
         if (loaded_) fail("the model has finished loading");
-        return engine_->model().weights();
+        return engine_->weights();
     }
 
     // A call's input: text (encoded with the model's tokenizer) or token ids.

@@ -1,4 +1,4 @@
-#include "model/next_token.h"
+#include "model/readouts/next_token.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "model/weight_packing.h"
+#include "model/engine_matrices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,11 +67,14 @@ void failNonFinite(const MatrixSpec& spec, float value, std::int64_t at) {
          "; the checkpoint is corrupt");
 }
 
-bool packedInPlace(const ModelConfig& c, const MatrixSpec& spec) {
-    const bool headsPadded = engineDims(c).headsTexels * 4 != c.embedDim;
+bool headsPadded(const ModelConfig& c, const MatrixSpec& spec) {
     const bool attention = endsWith(spec.name, "attn.c_attn.weight") || endsWith(spec.name, "attn.c_attn.bias") ||
                            endsWith(spec.name, "attn.c_proj.weight");
-    return spec.cols % 4 == 0 && spec.sourceShape.back() == spec.cols && !(attention && headsPadded);
+    return attention && engineDims(c).headsTexels * 4 != c.embedDim;
+}
+
+bool packedInPlace(const ModelConfig& c, const MatrixSpec& spec) {
+    return spec.cols % 4 == 0 && spec.sourceShape.back() == spec.cols && !headsPadded(c, spec);
 }
 
 std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, const std::vector<float>& in) {
@@ -104,82 +107,6 @@ std::vector<float> packMatrix(const ModelConfig& c, const MatrixSpec& spec, cons
 
 bool outputChannelsAreRows(const MatrixSpec& spec) {
     return spec.name == "wte.weight" || spec.name == "lm_head.weight";
-}
-
-Int8Matrix quantizeInt8(const std::vector<float>& values, int rows, int cols, bool channelsAreRows) {
-    const int paddedRows = (rows + 3) / 4 * 4, paddedCols = (cols + 3) / 4 * 4;
-    Int8Matrix out;
-    out.scales.assign(std::size_t(channelsAreRows ? paddedRows : paddedCols), 0.0f);
-    auto at = [&](int r, int c) { return values[std::size_t(r) * std::size_t(cols) + std::size_t(c)]; };
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-            float& largest = out.scales[std::size_t(channelsAreRows ? r : c)];
-            largest = std::max(largest, std::abs(at(r, c)));
-        }
-    // float arithmetic throughout, as the GPU's passes do it (quantize_block_params.frag).
-    const float oneOver127 = 1.0f / 127.0f;
-    for (float& scale : out.scales) {
-        std::uint32_t bits;
-        const float product = scale * oneOver127;
-        std::memcpy(&bits, &product, 4);
-        bits &= 0xFFFFFF00u;
-        std::memcpy(&scale, &bits, 4);
-    }
-    out.values.assign(std::size_t(paddedRows) * std::size_t(paddedCols), 0);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-            const float scale = out.scales[std::size_t(channelsAreRows ? r : c)], value = at(r, c);
-            if (!(scale > 0)) continue;
-            int code = 0;
-            while (code < 127 && std::abs(value) >= float(2 * code + 1) * (0.5f * scale)) ++code;
-            out.values[std::size_t(r) * paddedCols + c] = std::int8_t(value < 0 ? -code : code);
-        }
-    return out;
-}
-
-bool quantizedWithInt8(const MatrixSpec& spec) { return spec.rows > 1 && spec.name != "wpe.weight"; }
-
-int int8Channels(const MatrixSpec& spec) { return ((outputChannelsAreRows(spec) ? spec.rows : spec.cols) + 3) / 4 * 4; }
-
-BlockMatrix packBlocks(const ModelConfig& c, const MatrixSpec& spec, GgmlType type, const std::uint8_t* bytes,
-                       std::int64_t K, std::int64_t outputs) {
-    const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
-    const bool channelsAreRows = outputChannelsAreRows(spec);
-    const std::int64_t engineK = channelsAreRows ? spec.cols : spec.rows;
-    const std::int64_t engineOutputs =
-        channelsAreRows ? std::int64_t(spec.sourceShape[0]) : std::int64_t(spec.sourceShape[1]);
-    const bool attention = endsWith(spec.name, "attn.c_attn.weight") || endsWith(spec.name, "attn.c_proj.weight");
-    if (attention && engineDims(c).headsTexels * 4 != c.embedDim)
-        fail("tensor ", spec.name, ": the engine pads its heads of ", c.headDim(),
-             " values to whole texels (a head size that is not a multiple of 4); such a model cannot keep its "
-             "weights quantized");
-    if (K != engineK) fail("tensor ", spec.name, " has ", K, " inputs per output, the engine expects ", engineK);
-    if (outputs != engineOutputs || K % info.blockValues != 0)
-        fail("tensor ", spec.name, " has ", outputs, " outputs of ", K, " values, expected ", engineOutputs,
-             " of whole ", info.name, " blocks");
-    BlockMatrix out;
-    out.type = type;
-    out.source = bytes;
-    out.K = K;
-    out.rowBytes = K / info.blockValues * info.blockBytes;
-    out.outputs = int(outputs);
-    out.channelsAreRows = channelsAreRows;
-    out.blocks = int(K / info.scaleValues);
-    out.channels = ((channelsAreRows ? spec.rows : spec.cols) + 3) / 4 * 4;
-    const std::size_t params = std::size_t(out.blocks) * std::size_t(out.channels);
-    // Output n's scales (and offsets) go to column n; those of padding channels stay 0.
-    const auto decodeAll = [&](auto& scales, auto& offsets, auto decode) {
-        scales.assign(params, 0);
-        if (info.offsets) offsets.assign(params, 0);
-        for (std::int64_t n = 0; n < outputs; ++n)
-            decode(type, bytes + n * out.rowBytes, K, scales.data() + n, info.offsets ? offsets.data() + n : nullptr,
-                   out.channels);
-    };
-    if (info.halfParams)
-        decodeAll(out.halfScales, out.halfOffsets, decodeHalfScales);
-    else
-        decodeAll(out.scales, out.offsets, decodeScales);
-    return out;
 }
 
 }  // namespace gpt2
