@@ -76,6 +76,8 @@ export async function run(post) {
       bytes: last.total,
       from_cache: last.fromCache,
       renderer: stats.renderer,
+      // the wasm heap never shrinks: after a page's first load, that load's peak
+      wasm_heap_bytes: stats.wasmHeapBytes,
       webgl: take(),
     });
   }
