@@ -2,8 +2,9 @@
 // call (GPT2 in gpt2.js) into those of the engine's method of the same name (Engine in
 // gpt2-engine.js), checking them on the caller's thread, so that what crosses to the worker is
 // already plain and valid. GPT2, the page's proxy of a worker's engine (gpt2-remote.js) and the
-// worker's handlers (gpt2-worker.js) are all made from this table. Adding such a method takes an
-// entry here, the Engine method, its binding in bindings.cpp, its type in gpt2.d.ts and docs/api.md.
+// worker's handlers (gpt2-worker.js) are all made from this table. Adding such a method takes seven
+// places: an entry here, the Engine method, the C++ Engine's method, its WebModel method and its
+// .function line in bindings.cpp, its type in gpt2.d.ts and docs/api.md.
 // load, generate (streamed), dispose and the static methods are written out where they live.
 
 // A text or token ids as the engine takes it: a string, or an array (a typed array is copied).
