@@ -51,15 +51,15 @@ void GgufWeightFile::upload(ModelWeights& weights, const GgufTensor& t, const st
         const DType dtype = t.type == GgmlType::F16 ? DType::F16 : t.type == GgmlType::BF16 ? DType::BF16 : DType::F32;
         return weights.upload(name, spec->sourceShape, dtype, bytes, storedTransposed(name));
     }
-    // The few small quantized tensors the engine reads as floats.
+    // The few small quantized tensors the engine reads as floats go the same way, as fp32.
     std::vector<float> values(static_cast<std::size_t>(count));
     const AffineBlocks b = decodeAffineBlocks(t.type, bytes, count);
     for (std::size_t i = 0; i < values.size(); ++i) {
         const std::size_t block = i / std::size_t(b.scaleValues);
         values[i] = float(b.codes[i]) * b.scales[block] + (b.offsets.empty() ? 0.0f : b.offsets[block]);
     }
-    // A Conv1D weight's [out, in] as stored, to Hugging Face's [in, out].
-    weights.upload(name, spec->sourceShape, storedTransposed(name) ? transposed(values, count / K, K) : values);
+    weights.upload(name, spec->sourceShape, DType::F32, reinterpret_cast<const std::uint8_t*>(values.data()),
+                   storedTransposed(name));
 }
 
 }  // namespace gpt2
