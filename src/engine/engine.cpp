@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "format/checkpoint.h"
-#include "model/gguf_weight_file.h"
+#include "model/weight_ingest.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -36,35 +36,24 @@ void Engine::finishLoad(const std::string& label) {
     model_->finishPrograms();
 }
 
-Tokenizer ggufTokenizer(const GgufHeader& header) {
-    const std::string& model = header.text("tokenizer.ggml.model");
-    if (model != "gpt2")
-        fail(header.label, ": tokenizer.ggml.model is \"", model,
-             "\"; GPT-2 models use GPT-2's byte-level BPE (\"gpt2\")");
-    return Tokenizer::fromTokensAndMerges(header.strings("tokenizer.ggml.tokens"),
-                                          header.strings("tokenizer.ggml.merges"), header.label);
+Tokenizer fileTokenizer(const ModelFileHeader& header) {
+    requireWholeModel(header);
+    return Tokenizer::fromTokensAndMerges(header.tokens, header.merges, header.label);
 }
 
 Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
-    if (fileExists(modelPath) && isGgufFile(modelPath)) {
-        // A GGUF file: config, tokenizer and (often quantized) weights in one file.
-        const GgufFile file(modelPath);
-        const GgufWeightFile weights(file.header());
-        makeModel(weights.config(), options, weights.blocks());
-        for (const GgufTensor* tensor : weights.wanted())
-            weights.upload(model_->weights(), *tensor, file.read(*tensor).data());
-        finishLoad(modelPath);
-        setTokenizer(ggufTokenizer(file.header()));
-        return;
-    }
-    // Any other file: the engine reads a checkpoint's safetensors from its folder.
-    if (fileExists(modelPath)) refuseLoneSafetensors(SafetensorsFile(modelPath).header());
-    const HuggingFaceCheckpoint checkpoint(modelPath);
-    makeModel(checkpoint.config(), options);
-    model_->weights().uploadAll(checkpoint);
+    const ModelOnDisk model = openModelOnDisk(modelPath);
+    makeModel(model.config, options, blockFormats(model.config, model.headers()));
+    ModelWeights& weights = model_->weights();
+    for (const auto& file : model.files)
+        for (const StoredTensor* tensor : wantedTensors(weights, file->header()))
+            ingest(weights, file->header(), *tensor, file->read(*tensor).data());
     finishLoad(modelPath);
     const std::string vocab = joinPath(modelPath, "vocab.json"), merges = joinPath(modelPath, "merges.txt");
-    if (fileExists(vocab) && fileExists(merges)) setTokenizer(Tokenizer::fromFiles(vocab, merges));
+    if (model.oneFile)
+        setTokenizer(fileTokenizer(model.files.front()->header()));
+    else if (fileExists(vocab) && fileExists(merges))
+        setTokenizer(Tokenizer::fromFiles(vocab, merges));
 }
 
 void Engine::setTokenizer(Tokenizer tokenizer) {

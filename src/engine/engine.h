@@ -9,7 +9,7 @@
 #include "engine/perplexity.h"
 #include "engine/sampling.h"
 #include "engine/stop_strings.h"
-#include "format/gguf.h"
+#include "format/model_file.h"
 #include "model/gpt2_model.h"
 #include "model/ops/sampler.h"
 #include "model/readouts/readouts.h"
@@ -47,9 +47,8 @@ struct GenerateResult {
     StopReason reason = StopReason::MaxTokens;
 };
 
-// The tokenizer of a GGUF file's metadata (tokenizer.ggml.tokens and merges); throws unless it is
-// GPT-2's byte-level BPE.
-Tokenizer ggufTokenizer(const GgufHeader& header);
+// The tokenizer that a whole-model file carries (a GGUF file's tokenizer.ggml.tokens and merges).
+Tokenizer fileTokenizer(const ModelFileHeader& header);
 
 class Engine;
 

@@ -31,24 +31,29 @@ std::vector<std::string> shardFiles(const std::string& indexPath) {
 
 }  // namespace
 
-HuggingFaceCheckpoint::HuggingFaceCheckpoint(const std::string& dir) : dir_(dir) {
+ModelConfig checkpointConfig(const std::string& dir) {
     const std::string configPath = joinPath(dir, "config.json");
     if (!fileExists(configPath)) fail(dir, ": no config.json; expected a Hugging Face GPT-2 checkpoint folder");
-    config_ = parseModelConfig(readTextFile(configPath), configPath);
+    return parseModelConfig(readTextFile(configPath), configPath);
+}
 
+std::vector<std::string> checkpointWeightFiles(const std::string& dir) {
     const std::string single = joinPath(dir, "model.safetensors");
     const std::string index = joinPath(dir, "model.safetensors.index.json");
-    if (fileExists(single)) {
-        files_.push_back(std::make_unique<SafetensorsFile>(single));
-    } else if (fileExists(index)) {
-        for (const auto& shard : shardFiles(index))
-            files_.push_back(std::make_unique<SafetensorsFile>(joinPath(dir, shard)));
-    } else {
+    if (fileExists(single)) return {single};
+    if (!fileExists(index))
         fail(
             dir,
             ": neither model.safetensors nor model.safetensors.index.json found (PyTorch .bin files are not supported; "
             "convert with save_pretrained(safe_serialization=True))");
-    }
+    std::vector<std::string> paths;
+    for (const auto& shard : shardFiles(index)) paths.push_back(joinPath(dir, shard));
+    return paths;
+}
+
+HuggingFaceCheckpoint::HuggingFaceCheckpoint(const std::string& dir) : dir_(dir), config_(checkpointConfig(dir)) {
+    for (const std::string& path : checkpointWeightFiles(dir))
+        files_.push_back(std::make_unique<SafetensorsFile>(path));
 }
 
 bool HuggingFaceCheckpoint::locate(const std::string& name, Located& out) const {

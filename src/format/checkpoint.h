@@ -21,6 +21,12 @@ public:
     virtual std::vector<float> read(const std::string& name, const std::vector<std::int64_t>& expectedShape) const = 0;
 };
 
+// A checkpoint folder's config.json.
+ModelConfig checkpointConfig(const std::string& dir);
+// A checkpoint folder's safetensors files: model.safetensors, or the shards that
+// model.safetensors.index.json lists.
+std::vector<std::string> checkpointWeightFiles(const std::string& dir);
+
 class HuggingFaceCheckpoint : public TensorSource {
 public:
     explicit HuggingFaceCheckpoint(const std::string& dir);

@@ -267,4 +267,13 @@ void decodeFloats(GgmlType type, const std::uint8_t* bytes, std::int64_t count, 
     }
 }
 
+void decodeValues(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out) {
+    if (!isQuantized(type)) return decodeFloats(type, bytes, count, out);
+    const AffineBlocks b = decodeAffineBlocks(type, bytes, count);
+    for (std::int64_t i = 0; i < count; ++i) {
+        const std::size_t block = std::size_t(i / b.scaleValues);
+        out[i] = float(b.codes[std::size_t(i)]) * b.scales[block] + (b.offsets.empty() ? 0.0f : b.offsets[block]);
+    }
+}
+
 }  // namespace gpt2

@@ -24,6 +24,7 @@ enum class GgmlType : std::uint32_t {
     Q4_K = 12,
     Q5_K = 13,
     Q6_K = 14,
+    I8 = 24,  // never a GGUF weight here: a safetensors checkpoint's int8 tensor, refused by name
     BF16 = 30,
 };
 
@@ -86,5 +87,8 @@ void decodeHalfScales(GgmlType type, const std::uint8_t* bytes, std::int64_t cou
                       std::uint16_t* offsets, std::ptrdiff_t stride);
 // Converts `count` values of a float type (F32, F16, BF16) to floats.
 void decodeFloats(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out);
+// Any type's `count` values as floats: a float type's exactly, a block type's (whole blocks) as
+// code * scale + offset.
+void decodeValues(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out);
 
 }  // namespace gpt2

@@ -73,6 +73,15 @@ ModelConfig ggufGpt2Config(const GgufHeader& h) {
     return parseModelConfig(json.dump(), h.label + " (gpt2.* metadata)");
 }
 
+std::vector<std::string> gpt2TensorNames(const ModelConfig& config) {
+    std::vector<std::string> names;
+    for (const auto& [gguf, hf] : kModelNames)
+        if (std::string(hf) != "lm_head.weight" || !config.tieWordEmbeddings) names.push_back(hf);
+    for (int layer = 0; layer < config.layers; ++layer)
+        for (const auto& [gguf, hf] : kBlockNames) names.push_back("h." + std::to_string(layer) + "." + hf);
+    return names;
+}
+
 std::string huggingFaceName(const std::string& gguf) { return mapName(gguf, true); }
 
 std::string ggufName(const std::string& hf) { return mapName(hf, false); }

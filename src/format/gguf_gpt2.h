@@ -15,6 +15,8 @@ namespace gpt2 {
 // Throws naming the file and key unless the header describes a GPT-2 model the engine can run.
 ModelConfig ggufGpt2Config(const GgufHeader& header);
 
+// The Hugging Face names (without "transformer.") of every tensor of a GPT-2 model of `config`.
+std::vector<std::string> gpt2TensorNames(const ModelConfig& config);
 // The Hugging Face name ("h.3.attn.c_attn.weight", without "transformer.") of a GGUF tensor, or ""
 // for a tensor GPT-2 does not have.
 std::string huggingFaceName(const std::string& ggufName);

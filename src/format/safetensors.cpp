@@ -166,10 +166,13 @@ void refuseLoneSafetensors(const SafetensorsHeader& header) {
 }
 
 void requireFloatTensor(const TensorInfo& info, const std::string& label) {
-    if (info.dtype == DType::I8)
-        fail(label, ": tensor ", info.name,
-             " is I8; checkpoint tensors must be F32, F16 or BF16 (for int8 weights, load with weights 'int8', or "
-             "a GGUF Q8_0 file)");
+    if (info.dtype == DType::I8) refuseIntegerTensor(label, info.name);
+}
+
+void refuseIntegerTensor(const std::string& label, const std::string& name) {
+    fail(label, ": tensor ", name,
+         " is I8; checkpoint tensors must be F32, F16 or BF16 (for int8 weights, load with weights 'int8', or a GGUF "
+         "Q8_0 file)");
 }
 
 void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, float* out) {

@@ -53,6 +53,8 @@ SafetensorsHeader parseSafetensorsHeader(const std::uint8_t* bytes, std::size_t 
 [[noreturn]] void refuseLoneSafetensors(const SafetensorsHeader& header);
 // Throws unless a checkpoint tensor holds floats (F32, F16 or BF16), naming `label` and the tensor.
 void requireFloatTensor(const TensorInfo& info, const std::string& label);
+// Throws that the checkpoint tensor `name` holds integers (I8), naming `label`.
+[[noreturn]] void refuseIntegerTensor(const std::string& label, const std::string& name);
 // Converts one tensor's raw bytes (F32, F16 or BF16, little-endian) to floats.
 void convertToFloat(DType dtype, const std::uint8_t* bytes, std::size_t count, float* out);
 

@@ -109,4 +109,11 @@ bool outputChannelsAreRows(const MatrixSpec& spec) {
     return spec.name == "wte.weight" || spec.name == "lm_head.weight";
 }
 
+void checkStoredTensor(const ModelFileHeader& file, const StoredTensor& t, const MatrixSpec& spec) {
+    if (t.shape != spec.sourceShape)
+        fail(file.label, ": tensor ", t.storedName, " has shape ", shapeText(t.shape), ", expected ",
+             shapeText(spec.sourceShape), " from ", file.shapesFrom);
+    if (t.type == GgmlType::I8) refuseIntegerTensor(file.label, t.storedName);
+}
+
 }  // namespace gpt2

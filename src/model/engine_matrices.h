@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/model_config.h"
+#include "format/model_file.h"
 
 namespace gpt2 {
 
@@ -45,6 +46,10 @@ bool headsPadded(const ModelConfig& config, const MatrixSpec& spec);
 bool packedInPlace(const ModelConfig& config, const MatrixSpec& spec);
 // Throws that the tensor of `spec` holds a non-finite value at element `at`.
 [[noreturn]] void failNonFinite(const MatrixSpec& spec, float value, std::int64_t at);
+
+// Throws unless `tensor` of `file` can be the weight of `spec`: its shape, and a storage type the
+// engine reads.
+void checkStoredTensor(const ModelFileHeader& file, const StoredTensor& tensor, const MatrixSpec& spec);
 
 // Whether a matrix's output channels are its rows: wte and lm_head ([vocab, n_embd], read
 // transposed by the lm_head, and row by row by the embedding); every Conv1D weight is [in, out].

@@ -80,6 +80,11 @@ void ModelWeights::allocate() {
 
 bool ModelWeights::wants(const std::string& name) const { return slots_.count(withoutPrefix(name)) != 0; }
 
+bool ModelWeights::arrivesInBlocks(const std::string& name) const {
+    const Slot& s = slot(name);
+    return s.blockRows > 0 && !s.quantizedHere;
+}
+
 ModelWeights::Slot& ModelWeights::slot(const std::string& name) {
     return const_cast<Slot&>(static_cast<const ModelWeights&>(*this).slot(name));
 }
@@ -296,13 +301,6 @@ void ModelWeights::decodeOnGpu(Slot& s, const BlockMatrix& m) {
         blockBytes_->uploadBytes(m.source + std::int64_t(first) * m.rowBytes,
                                  std::int64_t(std::max(0, std::min(end, m.outputs) - first)) * m.rowBytes);
         decoder.run(first, end);
-    }
-}
-
-void ModelWeights::uploadAll(const HuggingFaceCheckpoint& checkpoint) {
-    for (auto& [name, s] : slots_) {
-        const HuggingFaceCheckpoint::Stored stored = checkpoint.readStored(name, s.spec.sourceShape);
-        upload(name, s.spec.sourceShape, stored.dtype, stored.bytes.data());
     }
 }
 

@@ -12,7 +12,7 @@
 #include "gl/program.h"
 #include "gl/texture.h"
 #include "model/ops/matmul.h"
-#include "format/checkpoint.h"
+#include "format/model_config.h"
 #include "model/block_matrix.h"
 #include "model/int8_quantization.h"
 
@@ -41,10 +41,13 @@ public:
     // Allocates the textures of weights made with Allocation::Later.
     void allocate();
 
+    const ModelConfig& config() const { return config_; }
     // True when `name` (a Hugging Face tensor name, "transformer." optional) is a weight the engine uses.
     bool wants(const std::string& name) const;
-    // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
-    void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
+    // The engine matrix of the weight `name`.
+    const MatrixSpec& spec(const std::string& name) const { return slot(name).spec; }
+    // Whether the weight `name` was declared to arrive in blocks (the constructor's BlockFormats).
+    bool arrivesInBlocks(const std::string& name) const;
     // The same from the tensor's bytes as stored (F32, F16 or BF16). Where packing keeps every value in
     // place (packedInPlace) and the texture holds floats (no quantization), F32 and F16 bytes go to
     // the GPU as they are: no copy as floats, no packing; fp16 row pairs are made there
@@ -55,8 +58,6 @@ public:
                 bool transposed = false);
     // Uploads a matrix declared in the constructor's BlockFormats, in the engine's layout.
     void uploadBlocks(const std::string& name, const BlockMatrix& matrix);
-    // Uploads every weight of a checkpoint.
-    void uploadAll(const HuggingFaceCheckpoint& checkpoint);
     // Throws naming the weights that never arrived, or the GL error their uploads raised.
     void checkComplete(const std::string& label) const;
 
@@ -76,6 +77,8 @@ private:
         bool quantizedHere = false;        // blocks that arrive as floats (weights 'int4')
         bool uploaded = false;
     };
+    // Packs and uploads a Hugging Face tensor; `values` has the tensor's Hugging Face shape.
+    void upload(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
     Slot& slot(const std::string& name);
     const Slot& slot(const std::string& name) const;
     // Whether the slot's codes are made on the GPU from floats (weights 'int8' and 'int4').

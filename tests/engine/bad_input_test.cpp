@@ -86,7 +86,7 @@ TEST_F(BadInputTest, HeaderLengthBeyondTheFile) {
 TEST_F(BadInputTest, WrongTensorShapes) {
     const std::string dir = checkpoint();
     editConfig(dir, [](auto& j) { j["n_inner"] = 120; });
-    expectLoadError(dir, "mlp.c_fc.bias has shape [160], expected [120] from config.json");
+    expectLoadError(dir, "mlp.c_fc.weight has shape [40, 160], expected [40, 120] from config.json");
 }
 
 TEST_F(BadInputTest, MissingTensors) {

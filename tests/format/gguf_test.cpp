@@ -7,7 +7,7 @@
 
 #include "format/gguf.h"
 #include "format/gguf_gpt2.h"
-#include "model/gguf_weight_file.h"
+#include "format/model_file.h"
 #include "support/fixture.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -36,11 +36,13 @@ void put(std::vector<std::uint8_t>& bytes, std::size_t at, T value) {
     std::memcpy(bytes.data() + at, &value, sizeof value);
 }
 
-// The error that parsing (and, for a header that parses, preparing the weights) throws; "" if none.
+// The error that reading the file as a model (its header, then GPT-2's config and tensors from it)
+// throws; "" if none.
 std::string errorOf(const std::vector<std::uint8_t>& bytes, std::uint64_t fileSize) {
     try {
-        GgufHeader header = parse(bytes, fileSize);
-        GgufWeightFile weights(std::move(header));
+        parse(bytes, fileSize);
+        if (!parseModelFileHeader(bytes.data(), bytes.size(), fileSize, "test.gguf"))
+            throw std::runtime_error("the header was incomplete");
     } catch (const Error& e) {
         return e.what();
     }

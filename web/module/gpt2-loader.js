@@ -50,24 +50,16 @@ async function loadFiles(M, target, source, options, files, progress, signal) {
     let tokenizer = { vocab: '', merges: '' };
     const label = sourceLabel(source);
     if (typeof source !== 'string' || !source.endsWith('/')) {
-      // A GGUF file: one file with the config, the tokenizer and the weights. The page's own
-      // file is read as it is, never cached.
+      // A file on its own is a whole model (a GGUF file: config, tokenizer and weights). The
+      // page's own file is read as it is, never cached.
       const response =
         typeof source === 'string'
           ? await files.response(source)
           : new Response(source.stream(), { headers: { 'Content-Length': String(source.size) } });
       progress.expect(label, response);
       await reading(label, () =>
-        streamModelFile(
-          M,
-          label,
-          response,
-          progress,
-          {
-            openGguf: (ptr, length, fileSize) => made(M.openGguf(target, ptr, length, fileSize, native, label)),
-            refuse: (ptr, length, fileSize) => M.refuseSafetensorsFile(ptr, length, fileSize, label),
-          },
-          signal,
+        streamFile(M, label, response, progress, signal, (ptr, length, fileSize) =>
+          made(M.openModelFile(target, ptr, length, fileSize, native, label)),
         ),
       );
     } else {
@@ -113,7 +105,11 @@ async function loadFolder(M, target, source, native, files, progress, signal, { 
   for (const [fileUrl, response] of weightFiles) progress.expect(fileUrl, response);
   for (const [fileUrl, response] of weightFiles) {
     if (signal?.aborted) throw abortError(signal);
-    await reading(fileUrl, () => streamSafetensors(M, fileUrl, response, progress, () => model, signal));
+    await reading(fileUrl, () =>
+      streamFile(M, fileUrl, response, progress, signal, (ptr, length, fileSize) =>
+        model.beginFile(ptr, length, fileSize, fileUrl) ? model : null,
+      ),
+    );
   }
   return { vocab: vocab ?? '', merges: merges ?? '' };
 }
@@ -129,34 +125,46 @@ class ByteStream {
     this.offset = 0;
   }
 
-  async nextChunk(needed) {
+  // The next chunk of the body; false where the file ends.
+  async pull() {
     const { done, value } = await this.reader.read();
-    if (done) {
-      throw new Error(
-        `${this.url}: the file ends after ${this.position} bytes but ${needed} are needed (truncated download?)`,
-      );
-    }
+    if (done) return false;
     this.chunk = value;
     this.offset = 0;
     this.onBytes(value.length);
+    return true;
   }
 
-  // Copies `length` bytes at the current position into `write(bytes, at)`.
-  async read(length, write) {
+  truncated(needed) {
+    return new Error(
+      `${this.url}: the file ends after ${this.position} bytes but ${needed} are needed (truncated download?)`,
+    );
+  }
+
+  // Copies up to `length` bytes at the current position into `write(bytes, at)`, fewer where the
+  // file ends first; resolves to how many.
+  async readUpTo(length, write) {
     let done = 0;
     while (done < length) {
-      if (this.offset === this.chunk.length) await this.nextChunk(this.position + length - done);
+      if (this.offset === this.chunk.length && !(await this.pull())) break;
       const n = Math.min(length - done, this.chunk.length - this.offset);
       write(this.chunk.subarray(this.offset, this.offset + n), done);
       this.offset += n;
       this.position += n;
       done += n;
     }
+    return done;
+  }
+
+  // Copies exactly `length` bytes.
+  async read(length, write) {
+    const done = await this.readUpTo(length, write);
+    if (done < length) throw this.truncated(this.position + length - done);
   }
 
   async skipTo(position) {
     while (this.position < position) {
-      if (this.offset === this.chunk.length) await this.nextChunk(position);
+      if (this.offset === this.chunk.length && !(await this.pull())) throw this.truncated(position);
       const n = Math.min(position - this.position, this.chunk.length - this.offset);
       this.offset += n;
       this.position += n;
@@ -233,71 +241,30 @@ export function withHeapCopy(M, bytes, use) {
   }
 }
 
-// Streams one safetensors file into a model's textures. `open(headerPtr, headerLength, fileSize)`
-// hands the header to C++ (which checks it) and returns the model; its beginFile lists the tensors
-// to send, in file order.
-function streamSafetensors(M, url, response, progress, open, signal) {
-  return streamFile(M, url, response, progress, signal, () => beginSafetensors(M, url, progress, open));
-}
+const FIRST_PREFIX = 1 << 20;
 
-// Streams a single-file model, told apart by its first bytes: a GGUF file (`openGguf`), or a
-// safetensors file whose header `refuse` turns into the error that says what to load instead (a
-// checkpoint's folder; the retired packed file's conversion to GGUF).
-function streamModelFile(M, url, response, progress, { openGguf, refuse }, signal) {
-  return streamFile(M, url, response, progress, signal, (prefix) =>
-    isGguf(prefix) ? beginGguf(M, url, progress, openGguf) : beginSafetensors(M, url, progress, refuse),
-  );
-}
-
-// True when `prefix` starts with GGUF's magic.
-export function isGguf(prefix) {
-  return prefix[0] === 0x47 && prefix[1] === 0x47 && prefix[2] === 0x55 && prefix[3] === 0x46;
-}
-
-// The safetensors header: an 8-byte length, then that many bytes of JSON.
-function beginSafetensors(M, url, progress, open) {
-  return async (stream, prefix) => {
-    const headerLength = Number(new DataView(prefix.buffer).getBigUint64(0, true));
-    if (headerLength > 100 * 1024 * 1024)
-      throw new Error(`${url}: header length ${headerLength} is implausible; not a safetensors file`);
-    const header = new Uint8Array(8 + headerLength);
-    header.set(prefix);
-    await stream.read(headerLength, (bytes, at) => header.set(bytes, 8 + at));
-    const fileSize = progress.sizeOf(url) ?? Number.MAX_SAFE_INTEGER;
-    return withHeapCopy(M, header, (ptr) => {
-      const model = open(ptr, header.length, fileSize);
-      return { model, tensors: model.beginFile(ptr, header.length, fileSize, url), header };
-    });
-  };
-}
-
-// A GGUF header has no length field: it is read in growing prefixes until `open(headerPtr,
-// prefixLength, fileSize)` (C++, which checks it) returns the model instead of null; the model's
-// ggufTensors lists the tensors to send, in file order. The prefix may hold tensors' first bytes too.
-function beginGguf(M, url, progress, open) {
-  return async (stream, prefix) => {
-    const fileSize = progress.sizeOf(url) ?? Number.MAX_SAFE_INTEGER;
-    let header = prefix;
-    for (;;) {
-      const model = withHeapCopy(M, header, (ptr) => open(ptr, header.length, fileSize));
-      if (model) return { model, tensors: model.ggufTensors(), header };
-      const grown = new Uint8Array(Math.min(Math.max(2 * header.length, 1 << 20), fileSize));
-      grown.set(header);
-      await stream.read(grown.length - header.length, (bytes, at) => grown.set(bytes, header.length + at));
-      header = grown;
-    }
-  };
-}
-
-// The first 8 bytes, then `begin(prefix)(stream, prefix)` for the model, its tensor list and the
-// header bytes read, then each tensor through a heap block of its own (from those bytes as far as
-// they go, then from the stream).
-async function streamFile(M, url, response, progress, signal, begin) {
+// Streams one model file into a model's textures. The file's first bytes are read in growing
+// prefixes until `open(headerPtr, prefixLength, fileSize)` (C++, which tells the formats apart and
+// checks the header) returns the model, not null; its tensors() lists the tensors to send, in file
+// order. Each then goes through a heap block of its own, from the prefix as far as it reaches, then
+// from the stream.
+async function streamFile(M, url, response, progress, signal, open) {
   const stream = new ByteStream(url, response, progress.bytesOf(url));
   try {
-    const prefix = new Uint8Array(8);
-    await stream.read(8, (bytes, at) => prefix.set(bytes, at));
-    const { model, tensors, header } = await begin(prefix)(stream, prefix);
+    let fileSize = progress.sizeOf(url) ?? Number.MAX_SAFE_INTEGER;
+    let header = new Uint8Array(0);
+    let model = null;
+    while (!model) {
+      const grown = new Uint8Array(Math.min(Math.max(2 * header.length, FIRST_PREFIX), fileSize));
+      grown.set(header);
+      const read = await stream.readUpTo(grown.length - header.length, (bytes, at) =>
+        grown.set(bytes, header.length + at),
+      );
+      header = grown.subarray(0, header.length + read);
+      if (header.length < grown.length) fileSize = header.length; // the whole file
+      model = withHeapCopy(M, header, (ptr) => open(ptr, header.length, fileSize));
+    }
+    const tensors = model.tensors();
     progress.knowEnd(
       url,
       tensors.reduce((end, t) => Math.max(end, t.end), header.length),

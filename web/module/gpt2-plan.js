@@ -7,11 +7,11 @@
 // with other options reads nothing.
 import { ModelFiles } from './gpt2-cache.js';
 import { fetchPrefix, fetchResponse } from './gpt2-download.js';
-import { isGguf, sourceLabel, withHeapCopy } from './gpt2-loader.js';
+import { sourceLabel, withHeapCopy } from './gpt2-loader.js';
 
 const FIRST_PREFIX = 2 << 20;
 const KEPT_HEADERS = 8;
-const ggufHeaders = new Map(); // URL -> { bytes, size } of a GGUF file's header, oldest first
+const fileHeaders = new Map(); // URL -> { bytes, size } of a GGUF file's header, oldest first
 
 // Whether `model` (of GPT2.gpuBytes, resolved) is a source to read rather than a config object.
 export function isSource(model) {
@@ -22,9 +22,9 @@ export function isSource(model) {
 // a Blob of a GGUF file) with `native` (the engine's options), planned by the wasm module `M` on the
 // canvas registered as `target`; `cache` (the load option) allows reading the browser's cached copy.
 export async function plannedSourceBytes(M, target, source, native, { cache, signal }) {
-  if (typeof source !== 'string') return ggufBytes(M, target, sourceLabel(source), blobPrefix(source), native);
-  const kept = ggufHeaders.get(source);
-  if (kept) return planGguf(M, target, source, kept, native);
+  if (typeof source !== 'string') return wholeFileBytes(M, target, sourceLabel(source), blobPrefix(source), native);
+  const kept = fileHeaders.get(source);
+  if (kept) return planFile(M, target, source, kept, native);
   const files = new ModelFiles({ cache, signal, warn: () => {} });
   await files.open();
   if (source.endsWith('/')) {
@@ -35,7 +35,7 @@ export async function plannedSourceBytes(M, target, source, native, { cache, sig
   }
   const cached = await files.fromCache(source);
   const read = cached ? blobPrefix(cached) : (length) => fetchPrefix(source, length, signal);
-  return ggufBytes(M, target, source, read, native, { keep: true });
+  return wholeFileBytes(M, target, source, read, native, { keep: true });
 }
 
 // Reads the first bytes of a Blob as fetchPrefix answers.
@@ -45,7 +45,7 @@ function blobPrefix(blob) {
 
 // The plan of the GGUF file `label` from its header, read by `read(length)` (fetchPrefix's answer) in
 // growing prefixes; `keep` keeps the header for planning again.
-async function ggufBytes(M, target, label, read, native, { keep = false } = {}) {
+async function wholeFileBytes(M, target, label, read, native, { keep = false } = {}) {
   for (let length = FIRST_PREFIX; ; length *= 2) {
     const prefix = await read(length);
     if (prefix.bytes.length < length) {
@@ -55,15 +55,11 @@ async function ggufBytes(M, target, label, read, native, { keep = false } = {}) 
         );
       prefix.size = prefix.bytes.length; // the whole file
     }
-    if (!isGguf(prefix.bytes))
-      throw new Error(
-        `${label}: is not a GGUF file; GPT2.gpuBytes plans a config object, a folder (from its config.json) or a GGUF file`,
-      );
-    const bytes = planGguf(M, target, label, prefix, native);
+    const bytes = planFile(M, target, label, prefix, native);
     if (bytes >= 0) {
       if (keep) {
-        ggufHeaders.set(label, prefix);
-        if (ggufHeaders.size > KEPT_HEADERS) ggufHeaders.delete(ggufHeaders.keys().next().value);
+        fileHeaders.set(label, prefix);
+        if (fileHeaders.size > KEPT_HEADERS) fileHeaders.delete(fileHeaders.keys().next().value);
       }
       return bytes;
     }
@@ -72,8 +68,8 @@ async function ggufBytes(M, target, label, read, native, { keep = false } = {}) 
 
 // The plan from `bytes`, the first bytes of a GGUF file of `size` bytes (null: unknown); -1 while they
 // end inside the header.
-function planGguf(M, target, label, { bytes, size }, native) {
+function planFile(M, target, label, { bytes, size }, native) {
   return withHeapCopy(M, bytes, (ptr) =>
-    M.plannedGgufGpuBytes(target, ptr, bytes.length, size ?? Number.MAX_SAFE_INTEGER, native, label),
+    M.plannedFileGpuBytes(target, ptr, bytes.length, size ?? Number.MAX_SAFE_INTEGER, native, label),
   );
 }

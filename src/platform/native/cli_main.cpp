@@ -90,8 +90,7 @@ ModelOptions modelOptions(const CliArgs& args) {
 }
 
 Tokenizer loadTokenizer(const CliArgs& args, const std::string& modelDir) {
-    if (fileExists(modelDir) && !args.has("--vocab") && isGgufFile(modelDir))
-        return ggufTokenizer(GgufFile(modelDir).header());
+    if (fileExists(modelDir) && !args.has("--vocab")) return fileTokenizer(ModelFileReader(modelDir).header());
     const std::string vocab = args.has("--vocab") ? args.text("--vocab") : joinPath(modelDir, "vocab.json");
     const std::string merges = args.has("--merges") ? args.text("--merges") : joinPath(modelDir, "merges.txt");
     if (!fileExists(vocab) || !fileExists(merges))

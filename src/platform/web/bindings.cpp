@@ -7,14 +7,14 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
 #include "engine/benchmark.h"
 #include "engine/engine.h"
 #include "gl/gl_objects.h"
-#include "model/gguf_weight_file.h"
-#include "model/safetensors_weight_file.h"
+#include "model/weight_ingest.h"
 #include "platform/web/js_options.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
@@ -112,12 +112,12 @@ public:
         : context_(std::make_unique<WebGlContext>(canvasTarget)) {
         engine_ = std::make_unique<Engine>(config, modelOptionsFromJs(options), blocks);
     }
-    // A model for a GGUF file (openGguf): its tensors stream in through uploadTensor, its tokenizer
-    // comes with the header.
-    WebModel(const std::string& canvasTarget, std::unique_ptr<GgufWeightFile> gguf, const val& options)
-        : WebModel(canvasTarget, gguf->config(), options, gguf->blocks()) {
-        fileTokenizer_.emplace(ggufTokenizer(gguf->header()));
-        gguf_ = std::move(gguf);
+    // A model for a whole-model file (openModelFile): its tensors stream in as a checkpoint file's do,
+    // its tokenizer comes with it.
+    WebModel(const std::string& canvasTarget, ModelFileHeader file, const val& options)
+        : WebModel(canvasTarget, *file.config, options, blockFormats(*file.config, {&file})) {
+        fileTokenizer_.emplace(fileTokenizer(file));
+        file_ = std::make_unique<ModelFileHeader>(std::move(file));
     }
 
     ~WebModel() {
@@ -126,48 +126,49 @@ public:
         emscripten_webgl_make_context_current(context_->handle());
         endRuns();
         file_.reset();
-        gguf_.reset();
         engine_.reset();
     }
 
-    // Starts streaming one safetensors file whose header (8-byte length + JSON) is at heap
-    // `header`: the tensors to send, [{name, begin, end}] with absolute offsets, in file order.
-    val beginFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
+    // Starts streaming one file of a checkpoint folder from its first `headerSize` bytes (at heap
+    // `header`); false while those end inside its header (the caller reads more and calls again).
+    bool beginFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
         current();
-        return wantedTensors(parseSafetensorsHeader(reinterpret_cast<const std::uint8_t*>(header),
-                                                    std::size_t(headerSize), std::uint64_t(fileSize), label));
+        loadingWeights();
+        auto parsed = parseModelFileHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
+                                           std::uint64_t(fileSize), label);
+        if (parsed) file_ = std::make_unique<ModelFileHeader>(std::move(*parsed));
+        return bool(parsed);
     }
 
-    // A GGUF file's tensors to send, as beginFile's.
-    val ggufTensors() {
-        current();
-        if (!gguf_) fail("no GGUF file is being loaded");
+    // The tensors of the file being streamed to send, [{name, begin, end}] with absolute offsets, in
+    // file order.
+    val tensors() {
+        const ModelFileHeader& file = loadingFile();
         val list = val::array();
-        for (const GgufTensor* t : gguf_->wanted())
-            list.call<void>("push", tensorEntry(t->name, gguf_->header().dataOffset, t->begin, t->end));
+        for (const StoredTensor* t : wantedTensors(loadingWeights(), file)) {
+            val entry = val::object();
+            entry.set("name", t->storedName);
+            entry.set("begin", double(t->begin));
+            entry.set("end", double(t->end));
+            list.call<void>("push", entry);
+        }
         return list;
     }
 
     void uploadTensor(const std::string& name, std::uintptr_t bytes, int size) {
         current();
-        if (gguf_) {
-            const GgufTensor* t = gguf_->header().tensor(name);
-            if (!t || std::uint64_t(size) != t->end - t->begin)
-                fail(gguf_->header().label, ": tensor ", name, " got ", size, " bytes");
-            return gguf_->upload(loadingWeights(), *t, reinterpret_cast<const std::uint8_t*>(bytes));
-        }
-        if (!file_) fail("no file is being loaded");
-        const TensorInfo& info = file_->header().tensor(name);
-        if (std::uint64_t(size) != info.end - info.begin)
-            fail(file_->header().label, ": tensor ", name, " got ", size, " bytes");
-        file_->upload(info, reinterpret_cast<const std::uint8_t*>(bytes));
+        const ModelFileHeader& file = loadingFile();
+        const auto t = std::find_if(file.tensors.begin(), file.tensors.end(),
+                                    [&](const StoredTensor& t) { return t.storedName == name; });
+        if (t == file.tensors.end() || std::uint64_t(size) != t->end - t->begin)
+            fail(file.label, ": tensor ", name, " got ", size, " bytes");
+        ingest(loadingWeights(), file, *t, reinterpret_cast<const std::uint8_t*>(bytes));
     }
 
     // The file's tensors have all been sent.
     void endFile() {
         current();
-        if (gguf_) return gguf_.reset();
-        if (!file_) fail("no file is being loaded");
+        loadingFile();
         file_.reset();
     }
 
@@ -353,22 +354,9 @@ public:
     bool softwareRenderer() { return engine().capabilities().softwareRenderer; }
 
 private:
-    val wantedTensors(SafetensorsHeader header) {
-        file_ = std::make_unique<SafetensorsWeightFile>(std::move(header), loadingWeights());
-        val list = val::array();
-        const std::uint64_t base = file_->header().dataOffset;
-        for (const TensorInfo* info : file_->wanted())
-            list.call<void>("push", tensorEntry(info->name, base, info->begin, info->end));
-        return list;
-    }
-
-    // {name, begin, end}, the offsets absolute.
-    static val tensorEntry(const std::string& name, std::uint64_t base, std::uint64_t begin, std::uint64_t end) {
-        val t = val::object();
-        t.set("name", name);
-        t.set("begin", double(base + begin));
-        t.set("end", double(base + end));
-        return t;
+    const ModelFileHeader& loadingFile() const {
+        if (!file_) fail("no file is being loaded");
+        return *file_;
     }
 
     void current() {
@@ -408,10 +396,9 @@ private:
     std::unique_ptr<WebGlContext> context_;
     std::unique_ptr<Engine> engine_;  // loading until finishLoad
     bool loaded_ = false;
-    std::unique_ptr<SafetensorsWeightFile> file_;  // the safetensors file being streamed in
-    std::unique_ptr<GgufWeightFile> gguf_;         // or the GGUF file
-    std::unique_ptr<Benchmark> benchmark_;         // the last startBench's, until takeBench
-    std::optional<Tokenizer> fileTokenizer_;       // a GGUF file's, until finishLoad
+    std::unique_ptr<ModelFileHeader> file_;   // the file being streamed in
+    std::unique_ptr<Benchmark> benchmark_;    // the last startBench's, until takeBench
+    std::optional<Tokenizer> fileTokenizer_;  // a whole-model file's, until finishLoad
     std::unique_ptr<Generation> generation_;
     std::unique_ptr<LogitsRun> logits_;
 };
@@ -431,41 +418,37 @@ double plannedGpuBytes(const std::string& canvasTarget, const std::string& confi
     });
 }
 
-// The GPU bytes the GGUF file whose first `headerSize` bytes lie at heap `header` would take with
-// `options`, planned from its config and tensor types as plannedGpuBytes plans a config; -1 while
-// those bytes end inside the header (the caller reads more and calls again).
-double plannedGgufGpuBytes(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
+// The GPU bytes the whole-model file whose first `headerSize` bytes lie at heap `header` would take
+// with `options`, planned from its config and tensor types as plannedGpuBytes plans a config; -1
+// while those bytes end inside the header (the caller reads more and calls again).
+double plannedFileGpuBytes(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
                            const val& options, const std::string& label) {
     return guarded([&]() -> double {
-        auto parsed = parseGgufHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
-                                      std::uint64_t(fileSize), label);
-        if (!parsed) return -1;
-        const GgufWeightFile file(std::move(*parsed));
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(header);
+        if (!isWholeModelFile(bytes, std::size_t(headerSize)))
+            fail(label,
+                 ": is not a GGUF file; GPT2.gpuBytes plans a config object, a folder (from its config.json) or "
+                 "a GGUF file");
+        const auto file = parseModelFileHeader(bytes, std::size_t(headerSize), std::uint64_t(fileSize), label);
+        if (!file) return -1;
         const WebGlContext context(canvasTarget);
-        return double(Engine::plannedGpuBytes(file.config(), modelOptionsFromJs(options), file.blocks()));
+        return double(
+            Engine::plannedGpuBytes(*file->config, modelOptionsFromJs(options), blockFormats(*file->config, {&*file})));
     });
 }
 
-// A safetensors file given as a model on its own (its header at heap `header`): an error that says
-// what to load instead (refuseLoneSafetensors).
-void refuseSafetensorsFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
-    guarded([&] {
-        refuseLoneSafetensors(parseSafetensorsHeader(reinterpret_cast<const std::uint8_t*>(header),
-                                                     std::size_t(headerSize), std::uint64_t(fileSize), label));
-    });
-}
-
-// A model for a GGUF file from the first `headerSize` bytes of the file (at heap `header`); null
-// while those end inside the header (the caller reads more and calls again). Config, tokenizer and
-// the quantized tensors' block formats come from the header; the tensors then stream in through
-// ggufTensors and uploadTensor.
-WebModel* openGguf(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
-                   const val& options, const std::string& label) {
+// A model for a file given on its own, from its first `headerSize` bytes (at heap `header`); null
+// while those end inside the header (the caller reads more and calls again). The file must be a
+// whole model (a GGUF file: config, tokenizer and tensors); its tensors then stream in through
+// tensors and uploadTensor.
+WebModel* openModelFile(const std::string& canvasTarget, std::uintptr_t header, int headerSize, double fileSize,
+                        const val& options, const std::string& label) {
     return guarded([&]() -> WebModel* {
-        auto parsed = parseGgufHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
-                                      std::uint64_t(fileSize), label);
-        if (!parsed) return nullptr;
-        return new WebModel(canvasTarget, std::make_unique<GgufWeightFile>(std::move(*parsed)), options);
+        auto file = parseModelFileHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
+                                         std::uint64_t(fileSize), label);
+        if (!file) return nullptr;
+        requireWholeModel(*file);
+        return new WebModel(canvasTarget, std::move(*file), options);
     });
 }
 
@@ -499,7 +482,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .field("captured", &WebStep::captured);
     class_<WebModel>("Model")
         .function("beginFile", &safe<&WebModel::beginFile, std::uintptr_t, int, double, std::string>)
-        .function("ggufTensors", &safe<&WebModel::ggufTensors>)
+        .function("tensors", &safe<&WebModel::tensors>)
         .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
         .function("endFile", &safe<&WebModel::endFile>)
         .function("programsLinked", &safe<&WebModel::programsLinked>)
@@ -524,10 +507,9 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("contextLost", &WebModel::contextLost)
         .function("softwareRenderer", &safe<&WebModel::softwareRenderer>);
     function("createModel", &createModel, allow_raw_pointers());
-    function("refuseSafetensorsFile", &refuseSafetensorsFile, allow_raw_pointers());
-    function("openGguf", &openGguf, allow_raw_pointers());
+    function("openModelFile", &openModelFile, allow_raw_pointers());
     function("liveGlObjects", &liveGlObjects);
     function("plannedGpuBytes", &plannedGpuBytes);
-    function("plannedGgufGpuBytes", &plannedGgufGpuBytes, allow_raw_pointers());
+    function("plannedFileGpuBytes", &plannedFileGpuBytes, allow_raw_pointers());
     function("optionsSeen", &optionsSeen);
 }

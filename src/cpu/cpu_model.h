@@ -1,0 +1,51 @@
+#pragma once
+// GPT-2 on the CPU, for machines where no GPU runs the engine: the same forward (picoGPT's), over
+// weights kept in memory as their files store them (StoredMatrix: 4-bit blocks stay 4-bit), with fp32
+// activations and an fp32 K/V cache at absolute positions, as the GPU path keeps them. Tensors
+// arrive one at a time from the one ingest list (format/model_file.h), as they do for the GPU.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/stored_matrix.h"
+#include "format/model_file.h"
+#include "model/engine_matrices.h"
+
+namespace gpt2 {
+
+class CpuModel {
+public:
+    explicit CpuModel(const ModelConfig& config);
+    // Loads every weight of a model on disk.
+    explicit CpuModel(const ModelOnDisk& model);
+
+    const ModelConfig& config() const { return config_; }
+    // Whether `name` (GPT-2's Hugging Face name) is a weight the forward reads.
+    bool wants(const std::string& name) const;
+    // Takes `tensor` of `file` from its bytes as stored, after checking it against the config.
+    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes);
+    // Throws naming the weights that never arrived.
+    void checkComplete(const std::string& label) const;
+
+    // Runs tokens `ids` at positions [pos0, pos0 + ids.size()) and returns the last one's logits. The
+    // cache rows < pos0 must hold the earlier tokens of the same sequence.
+    std::vector<float> forward(const std::vector<int>& ids, int pos0);
+
+private:
+    struct Vector {  // a bias or LayerNorm parameter, as floats
+        std::vector<float> values;
+    };
+    // The residual stream of one position through every block; the K/V cache gets its rows.
+    void runPosition(int id, int pos, std::vector<float>& x);
+    const StoredMatrix& matrix(const std::string& name) const;
+    const std::vector<float>& vec(const std::string& name) const;
+
+    ModelConfig config_;
+    std::vector<MatrixSpec> specs_;
+    std::map<std::string, StoredMatrix> matrices_;
+    std::map<std::string, std::vector<float>> vectors_;
+    std::vector<std::vector<float>> keys_, values_;  // per layer [context, n_embd]
+};
+
+}  // namespace gpt2

@@ -1,0 +1,35 @@
+#pragma once
+// A weight matrix on the CPU, kept in memory as its file stores it (F32, F16, BF16 or a GGUF block
+// type: 4-bit blocks stay 4-bit) and dequantized inside the products that read it.
+#include <cstdint>
+#include <vector>
+
+#include "format/model_file.h"
+
+namespace gpt2 {
+
+class StoredMatrix {
+public:
+    StoredMatrix() = default;
+    // `tensor`'s bytes (end - begin of them). A stored row is either one output's inputs (GGUF's
+    // Conv1D weights, stored [out, in]; the embedding [vocab, n_embd], whose rows are tokens; every
+    // block type, whose blocks run along the inputs) or one input's outputs (a checkpoint's Conv1D
+    // [in, out]).
+    StoredMatrix(const StoredTensor& tensor, std::vector<std::uint8_t> bytes);
+
+    int inputs() const { return inputs_; }
+    int outputs() const { return outputs_; }
+    // y[n] = sum_k x[k] W[k][n] (+ y[n] when `accumulate`): a product with one input row.
+    void product(const float* x, float* y, bool accumulate = false) const;
+    // Stored row `r` as floats (a token's embedding, for a matrix whose rows are outputs).
+    void row(int r, float* out) const;
+
+private:
+    GgmlType type_ = GgmlType::F32;
+    std::vector<std::uint8_t> bytes_;
+    int inputs_ = 0, outputs_ = 0;
+    bool rowsAreOutputs_ = false;
+    std::int64_t rowBytes_ = 0;  // of a stored row
+};
+
+}  // namespace gpt2
