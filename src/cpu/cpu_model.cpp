@@ -75,6 +75,15 @@ void CpuModel::checkComplete(const std::string& label) const {
             fail(label, ": tensor ", spec.name, " is missing; is this a complete GPT-2 model?");
 }
 
+std::int64_t CpuModel::bytes() const {
+    std::int64_t total = 0;
+    for (const auto& [name, m] : matrices_) total += m.bytes();
+    for (const auto& [name, v] : vectors_) total += std::int64_t(v.size() * sizeof(float));
+    for (const auto* cache : {&keys_, &values_})
+        for (const std::vector<float>& layer : *cache) total += std::int64_t(layer.size() * sizeof(float));
+    return total;
+}
+
 const StoredMatrix& CpuModel::matrix(const std::string& name) const {
     const auto it = matrices_.find(name);
     if (it == matrices_.end()) fail("CPU model: weight ", name, " has not arrived");
@@ -87,7 +96,7 @@ const std::vector<float>& CpuModel::vec(const std::string& name) const {
     return it->second;
 }
 
-std::vector<float> CpuModel::forward(const std::vector<int>& ids, int pos0) {
+void CpuModel::checkPositions(const std::vector<int>& ids, int pos0) const {
     if (ids.empty()) fail("forward: no tokens to run");
     if (pos0 < 0 || pos0 + std::int64_t(ids.size()) > config_.contextLength)
         fail("forward: positions [", pos0, ", ", pos0 + std::int64_t(ids.size()), ") exceed the model's context of ",
@@ -96,26 +105,35 @@ std::vector<float> CpuModel::forward(const std::vector<int>& ids, int pos0) {
         if (ids[i] < 0 || ids[i] >= config_.vocabSize)
             fail("token id ", ids[i], " at position ", pos0 + int(i), " is outside the vocabulary [0, ",
                  config_.vocabSize, ")");
-    const int C = config_.embedDim;
-    std::vector<float> x(std::size_t(C), 0.0f);
-    for (std::size_t i = 0; i < ids.size(); ++i) runPosition(ids[i], pos0 + int(i), x);
+}
+
+std::vector<float> CpuModel::forward(const std::vector<int>& ids, int pos0) {
+    checkPositions(ids, pos0);
+    std::vector<float> x;
+    for (std::size_t i = 0; i < ids.size(); ++i) x = runPosition(ids[i], pos0 + int(i));
+    return head(x);
+}
+
+std::vector<float> CpuModel::head(const std::vector<float>& x) const {
     // logits = ln_f(x) @ wte^T (lm_head^T when untied)
-    std::vector<float> normed(static_cast<std::size_t>(C)), logits(static_cast<std::size_t>(config_.vocabSize));
-    layerNorm(x.data(), vec("ln_f.weight"), vec("ln_f.bias"), config_.layerNormEpsilon, C, normed.data());
+    std::vector<float> normed(x.size()), logits(static_cast<std::size_t>(config_.vocabSize));
+    layerNorm(x.data(), vec("ln_f.weight"), vec("ln_f.bias"), config_.layerNormEpsilon, int(x.size()), normed.data());
     matrix(config_.tieWordEmbeddings ? "wte.weight" : "lm_head.weight").product(normed.data(), logits.data());
     return logits;
 }
 
-void CpuModel::runPosition(int id, int pos, std::vector<float>& x) {
+std::vector<float> CpuModel::runPosition(int id, int pos, const Observer& observer) {
     const ModelConfig& c = config_;
     const int C = c.embedDim, H = c.heads, D = c.headDim(), F = c.innerDim, T = pos + 1;
     const float eps = c.layerNormEpsilon;
     // x = wte[id] + wpe[pos]
+    std::vector<float> x(static_cast<std::size_t>(C));
     matrix("wte.weight").row(id, x.data());
     const std::vector<float>& wpe = vec("wpe.weight");
     for (int i = 0; i < C; ++i) x[std::size_t(i)] += wpe[std::size_t(pos) * std::size_t(C) + std::size_t(i)];
     const auto size = [](int n) { return static_cast<std::size_t>(n); };
-    std::vector<float> a(size(C)), qkv(size(3 * C)), attended(size(C)), hidden(size(F)), scores(size(T));
+    std::vector<float> a(size(C)), qkv(size(3 * C)), attended(size(C)), hidden(size(F)), scores(size(T)),
+        probs(observer.attention ? size(H * T) : 0);
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
         float* keys = keys_[std::size_t(l)].data();
@@ -139,10 +157,13 @@ void CpuModel::runPosition(int id, int pos, std::vector<float>& x) {
             }
             float total = 0.0f;
             for (int t = 0; t < T; ++t) total += scores[std::size_t(t)] = std::exp(scores[std::size_t(t)] - largest);
-            for (int t = 0; t < T; ++t)
-                cpu::addScaled(attended.data() + head * D, scores[std::size_t(t)] / total,
-                               values + std::size_t(t) * std::size_t(C) + head * D, D);
+            for (int t = 0; t < T; ++t) {
+                const float p = scores[std::size_t(t)] / total;
+                cpu::addScaled(attended.data() + head * D, p, values + std::size_t(t) * std::size_t(C) + head * D, D);
+                if (!probs.empty()) probs[size(head * T + t)] = p;
+            }
         }
+        if (observer.attention) observer.attention(l, probs);
         // x = x + attended @ W_o + b_o
         matrix(h + "attn.c_proj.weight").product(attended.data(), x.data(), true);
         addInto(x, vec(h + "attn.c_proj.bias"));
@@ -155,7 +176,9 @@ void CpuModel::runPosition(int id, int pos, std::vector<float>& x) {
         // x = x + hidden @ W_proj + b_proj
         matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), true);
         addInto(x, vec(h + "mlp.c_proj.bias"));
+        if (observer.afterBlock) observer.afterBlock(l, x);
     }
+    return x;
 }
 
 }  // namespace gpt2

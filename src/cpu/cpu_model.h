@@ -3,6 +3,7 @@
 // weights kept in memory as their files store them (StoredMatrix: 4-bit blocks stay 4-bit), with fp32
 // activations and an fp32 K/V cache at absolute positions, as the GPU path keeps them. Tensors
 // arrive one at a time from the one ingest list (format/model_file.h), as they do for the GPU.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,17 +28,29 @@ public:
     void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes);
     // Throws naming the weights that never arrived.
     void checkComplete(const std::string& label) const;
+    // Bytes of the weights as stored, and of the K/V cache.
+    std::int64_t bytes() const;
 
     // Runs tokens `ids` at positions [pos0, pos0 + ids.size()) and returns the last one's logits. The
     // cache rows < pos0 must hold the earlier tokens of the same sequence.
     std::vector<float> forward(const std::vector<int>& ids, int pos0);
 
-private:
-    struct Vector {  // a bias or LayerNorm parameter, as floats
-        std::vector<float> values;
+    // Throws unless `ids` can run at positions [pos0, pos0 + ids.size()): within the context and the
+    // vocabulary.
+    void checkPositions(const std::vector<int>& ids, int pos0) const;
+    // What a position shows as it runs: the residual stream after each block, and each block's
+    // attention probabilities (heads x (pos + 1), head by head).
+    struct Observer {
+        std::function<void(int layer, const std::vector<float>& x)> afterBlock;
+        std::function<void(int layer, const std::vector<float>& probs)> attention;
     };
-    // The residual stream of one position through every block; the K/V cache gets its rows.
-    void runPosition(int id, int pos, std::vector<float>& x);
+    // Runs position `pos` over token `id` (checked by checkPositions) through every block, its keys
+    // and values into the cache: the residual stream after the last block.
+    std::vector<float> runPosition(int id, int pos, const Observer& observer = {});
+    // lm_head(ln_f(x)) of a residual stream row: the logits.
+    std::vector<float> head(const std::vector<float>& x) const;
+
+private:
     const StoredMatrix& matrix(const std::string& name) const;
     const std::vector<float>& vec(const std::string& name) const;
 

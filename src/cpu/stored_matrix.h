@@ -19,6 +19,7 @@ public:
 
     int inputs() const { return inputs_; }
     int outputs() const { return outputs_; }
+    std::int64_t bytes() const { return std::int64_t(bytes_.size()); }
     // y[n] = sum_k x[k] W[k][n] (+ y[n] when `accumulate`): a product with one input row.
     void product(const float* x, float* y, bool accumulate = false) const;
     // Stored row `r` as floats (a token's embedding, for a matrix whose rows are outputs).

@@ -19,6 +19,8 @@ Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profi
     const int context = engine.config().contextLength;
     if (promptTokens < 1 || newTokens < 1 || promptTokens + newTokens > context)
         fail("bench: need 1 <= prompt tokens, 1 <= new tokens, and their sum <= the context (", context, ")");
+    if (profile && std::string(engine.runner().backend()) == "cpu")
+        fail("bench: profiling times the GPU's passes; the CPU backend runs none (leave the profile off)");
     result_.promptTokens = promptTokens;
     result_.newTokens = newTokens;
     for (int i = 0; i < promptTokens; ++i) prompt_.push_back((i * 7919 + 464) % engine.config().vocabSize);
@@ -78,9 +80,9 @@ void Benchmark::finishGeneration() {
 // run. Reading the candidate waits for the GPU everywhere (glFinish does not wait in browsers).
 void Benchmark::runSteps() {
     BenchmarkResult& r = result_;
-    NextToken& nextToken = engine_.readouts().next();
+    ModelRunner& runner = engine_.runner();
     engine_.prefill(prompt_);
-    int next = nextToken.topCandidates(1).front().id;
+    int next = runner.bestToken();
     std::vector<double> steps, submits;
     const long long drawsBefore = passDraws();
     const auto readBefore = engine_.readbackBytes();
@@ -88,7 +90,7 @@ void Benchmark::runSteps() {
         const auto start = std::chrono::steady_clock::now();
         engine_.step(next);
         submits.push_back(millisecondsSince(start));
-        next = nextToken.topCandidates(1).front().id;
+        next = runner.bestToken();
         steps.push_back(millisecondsSince(start));
     }
     if (r.newTokens == 1) r.decodeMsPerToken = r.decodeMsFirst = r.decodeMsLast = steps.front();
@@ -110,11 +112,11 @@ void Benchmark::runSteps() {
     takePassProfile();
     setPassProfiling(mode, "prompt");
     engine_.prefill(prompt_);
-    next = nextToken.topCandidates(1).front().id;
+    next = runner.bestToken();
     setPassProfiling(mode, "decode");
     for (int i = 0; i < r.newTokens; ++i) {
         engine_.step(next);
-        next = nextToken.topCandidates(1).front().id;
+        next = runner.bestToken();
     }
     setPassProfiling(PassProfiling::Off);
     r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";

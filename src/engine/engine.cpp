@@ -2,38 +2,43 @@
 
 #include <algorithm>
 
-#include "format/checkpoint.h"
+#include "engine/cpu_runner.h"
+#include "engine/gpu_runner.h"
 #include "model/weight_ingest.h"
 #include "util/error.h"
 #include "util/file.h"
 
 namespace gpt2 {
 
-namespace {
-// Makes `readouts` at the site a model hands over while it declares its graph. Should the model be
-// refused after that, they are never used, and destroying them does not touch the model.
-DeclareReadouts declareInto(std::unique_ptr<Readouts>& readouts) {
-    return [&readouts](const ReadoutSite& site) { readouts = std::make_unique<Readouts>(site); };
-}
-}  // namespace
-
 Engine::Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
     makeModel(config, options, blocks);
 }
 
 void Engine::makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
-    model_ = std::make_unique<Gpt2Model>(config, options, blocks, declareInto(readouts_));
+    if (options.backend == Backend::Cpu)
+        runner_ = std::make_unique<CpuRunner>(config);
+    else
+        runner_ = std::make_unique<GpuRunner>(config, options, blocks);
 }
 
 std::int64_t Engine::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
                                      const BlockFormats& blocks) {
-    std::unique_ptr<Readouts> readouts;
-    return Gpt2Model::plannedGpuBytes(config, options, blocks, declareInto(readouts));
+    return GpuRunner::plannedBytes(config, options, blocks);
 }
 
-void Engine::finishLoad(const std::string& label) {
-    model_->weights().checkComplete(label);
-    model_->finishPrograms();
+void Engine::finishLoad(const std::string& label) { runner_->finishLoad(label); }
+
+std::vector<const StoredTensor*> Engine::wantedTensors(const ModelFileHeader& file) const {
+    std::vector<const StoredTensor*> wanted;
+    for (const StoredTensor& t : file.tensors)
+        if (runner_->wants(t.name)) wanted.push_back(&t);
+    return wanted;
+}
+
+void Engine::forward(const std::vector<int>& ids, int pos0) {
+    runner_->beginForward(ids, pos0);
+    while (!runner_->runChunk()) {
+    }
 }
 
 Tokenizer fileTokenizer(const ModelFileHeader& header) {
@@ -44,10 +49,9 @@ Tokenizer fileTokenizer(const ModelFileHeader& header) {
 Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
     const ModelOnDisk model = openModelOnDisk(modelPath);
     makeModel(model.config, options, blockFormats(model.config, model.headers()));
-    ModelWeights& weights = model_->weights();
     for (const auto& file : model.files)
-        for (const StoredTensor* tensor : wantedTensors(weights, file->header()))
-            ingest(weights, file->header(), *tensor, file->read(*tensor).data());
+        for (const StoredTensor* tensor : wantedTensors(file->header()))
+            ingest(file->header(), *tensor, file->read(*tensor).data());
     finishLoad(modelPath);
     const std::string vocab = joinPath(modelPath, "vocab.json"), merges = joinPath(modelPath, "merges.txt");
     if (model.oneFile)
@@ -89,13 +93,13 @@ void Engine::endSequence() {
 
 void Engine::beginPrefill(const std::vector<int>& ids) {
     startSequence(ids, "prefill");
-    model_->beginForward(ids, 0);
+    runner_->beginForward(ids, 0);
     prefilling_ = ids;
 }
 
 bool Engine::prefillStep() {
     if (prefilling_.empty()) fail("prefillStep: no prefill in progress (call beginPrefill)");
-    if (!model_->runChunk()) return false;
+    if (!runner_->runChunk()) return false;
     tokens_ = std::move(prefilling_);
     prefilling_.clear();
     return true;
@@ -106,7 +110,7 @@ void Engine::step(int id) {
     if (int(tokens_.size()) >= config().contextLength)
         fail("step: the sequence already fills the model's context of ", config().contextLength, " tokens");
     speculative_ = 0;
-    model_->forward({id}, int(tokens_.size()));
+    forward({id}, int(tokens_.size()));
     tokens_.push_back(id);
 }
 
@@ -114,8 +118,7 @@ void Engine::stepFromChosenToken() {
     const int pos = int(tokens_.size()) + speculative_;
     if (tokens_.empty()) fail("stepFromChosenToken: call prefill with a prompt first");
     if (pos >= config().contextLength) fail("stepFromChosenToken: position ", pos, " is past the model's context");
-    readouts_->next().writeChosenId(pos);
-    model_->forwardWrittenToken(pos);
+    runner_->forwardChosenToken(pos);
     ++speculative_;
 }
 
@@ -129,31 +132,31 @@ std::vector<float> Engine::logits() {
     // A generation that ended with a step run ahead left the model one position past the sequence.
     if (speculative_ > 0) {
         speculative_ = 0;
-        model_->forward({tokens_.back()}, int(tokens_.size()) - 1);
+        forward({tokens_.back()}, int(tokens_.size()) - 1);
     }
-    return readouts_->next().logits();
+    return runner_->logits();
 }
 
 PerplexityResult Engine::perplexity(const std::vector<int>& ids, int window) {
     endSequence();
-    return scorePerplexity(readouts_->tokenLogProbs(), config().contextLength, ids, window);
+    return scorePerplexity(*runner_, ids, window);
 }
 
 std::vector<std::vector<LensCell>> Engine::lens(const std::vector<int>& ids, int k) {
     startSequence(ids, "lens");
-    auto cells = offlineLens(*model_, readouts_->live(), ids, k);
+    auto cells = runner_->lens(ids, k);
     tokens_ = ids;
     return cells;
 }
 
 std::vector<float> Engine::hiddenStates(const std::vector<int>& ids, int layer) {
     startSequence(ids, "hiddenStates");
-    return readouts_->hiddenStates().run(ids, layer);
+    return runner_->hiddenStates(ids, layer);
 }
 
 std::vector<float> Engine::attention(int layer) {
     if (tokens_.empty()) fail("attention: no sequence yet; call prefill first");
-    return readouts_->attention().run(tokens_, layer);
+    return runner_->attention(tokens_, layer);
 }
 
 bool Engine::append(int id, bool slideWindow) {
@@ -189,14 +192,14 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
     : engine_(engine),
       options_(options),
-      capture_(engine.readouts().live(), options.capture),
+      capture_(engine.runner(), options.capture),
       sampler_(options.sampling),
       stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
     const SamplingOptions& s = options.sampling;
     // A top-k of the whole vocabulary or more is no top-k.
     const int topK = s.topK && *s.topK < engine.config().vocabSize ? *s.topK : 0;
-    cpuPicks_ = !s.greedy() && topK > kMaxTopk;
+    cpuPicks_ = !engine.runner().drawsTokens() || (!s.greedy() && topK > kMaxTopk);
     gpuSampling_ = {s.temperature, cpuPicks_ ? 0 : topK, s.topP, s.repetitionPenalty, sampler_.seed()};
     if (!options.stop.empty() && !engine.hasTokenizer())
         fail("stop strings need a tokenizer (vocab.json and merges.txt)");
@@ -227,18 +230,18 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         speculate();
         return std::nullopt;
     }
-    if (!wait && !engine_.readouts().next().readReady()) return std::nullopt;
+    if (!wait && !engine_.runner().readReady()) return std::nullopt;
     --reading_;
     // Reads arrive in order: this one is of draw ids_.size().
     const int draw = int(ids_.size());
     if (readingLogits_) {
         readingLogits_ = false;
         std::vector<TokenLogit> all;
-        const std::vector<float> logits = engine_.readouts().next().takeLogits();
+        const std::vector<float> logits = engine_.runner().takeLogits();
         for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
         return emit(sampler_.pick(std::move(all), engine_.tokens(), draw));
     }
-    const int id = engine_.readouts().next().takeToken();
+    const int id = engine_.runner().takeToken();
     if (id < 0) {
         // Top-p alone whose mass the GPU's candidates did not reach: no step ran ahead of it.
         request(true);
@@ -248,11 +251,11 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
 }
 
 void Generation::request(bool logits) {
-    NextToken& next = engine_.readouts().next();
+    ModelRunner& runner = engine_.runner();
     if (logits)
-        next.requestLogits();
+        runner.requestLogits();
     else
-        next.requestToken(gpuSampling_, int(ids_.size()) + reading_);
+        runner.requestToken(gpuSampling_, int(ids_.size()) + reading_);
     readingLogits_ = logits;
     ++reading_;
 }
@@ -270,7 +273,7 @@ std::optional<GeneratedToken> Generation::emit(int id) {
     const int endOfText = engine_.hasTokenizer() ? engine_.tokenizer().endOfTextId() : 50256;
     auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
     // This token goes at the end of the committed sequence; a step run ahead of it captured later.
-    std::vector<CapturedPosition> captured = engine_.readouts().live().take(int(engine_.tokens().size()));
+    std::vector<CapturedPosition> captured = engine_.runner().takeCaptured(int(engine_.tokens().size()));
     if (options_.stopAtEndOfText && id == endOfText) {
         done_ = true;
         reason_ = StopReason::EndOfText;
@@ -306,15 +309,15 @@ bool LogitsRun::poll() {
     if (prefilling_) {
         if (!engine_.chunkDone() || !engine_.prefillStep()) return false;
         prefilling_ = false;
-        engine_.readouts().next().requestLogits();
+        engine_.runner().requestLogits();
         return false;
     }
-    return engine_.readouts().next().readReady();
+    return engine_.runner().readReady();
 }
 
 std::vector<float> LogitsRun::take() {
     if (prefilling_) fail("LogitsRun::take: the prompt is still being run; poll() until it returns true");
-    return engine_.readouts().next().takeLogits();
+    return engine_.runner().takeLogits();
 }
 
 GenerateResult Engine::generate(const std::vector<int>& prompt, const GenerateOptions& options,

@@ -9,10 +9,11 @@
 #include "engine/perplexity.h"
 #include "engine/sampling.h"
 #include "engine/stop_strings.h"
+#include "engine/model_runner.h"
 #include "format/model_file.h"
-#include "model/gpt2_model.h"
+#include "model/model_weights.h"
 #include "model/ops/sampler.h"
-#include "model/readouts/readouts.h"
+#include "model/tuning.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gpt2 {
@@ -73,24 +74,24 @@ public:
     void cancel();
 
 private:
-    // The live views' capture (LiveCapture::set) for as long as the generation lives: whatever
-    // ends it, what runs next (a prefill, a benchmark) does not pay for the capture.
+    // The live views' capture (ModelRunner::setCapture) for as long as the generation lives:
+    // whatever ends it, what runs next (a prefill, a benchmark) does not pay for the capture.
     class CaptureScope {
     public:
-        CaptureScope(LiveCapture& live, const Capture& capture) : live_(live) { live.set(capture); }
-        ~CaptureScope() { live_.end(); }
+        CaptureScope(ModelRunner& runner, const Capture& capture) : runner_(runner) { runner.setCapture(capture); }
+        ~CaptureScope() { runner_.endCapture(); }
         CaptureScope(const CaptureScope&) = delete;
         CaptureScope& operator=(const CaptureScope&) = delete;
 
     private:
-        LiveCapture& live_;
+        ModelRunner& runner_;
     };
 
     std::optional<GeneratedToken> advance(bool wait);
     std::optional<GeneratedToken> emit(int id);
     // Starts the read of the next token not yet requested: its id, drawn on the GPU, or all the
-    // logits where the CPU draws (top-k beyond what the GPU lists, or top-p alone that the GPU
-    // declined).
+    // logits where the engine draws (the CPU backend, top-k beyond what the GPU lists, or top-p alone
+    // that the GPU declined).
     void request(bool logits);
     // Steps from the token the GPU chose: while a token's readback travels, the step that feeds it to
     // the model already runs (Engine::stepFromChosenToken), when another token will be needed, the
@@ -102,7 +103,7 @@ private:
     CaptureScope capture_;
     Sampler sampler_;
     TokenSampling gpuSampling_;   // the same options as the GPU takes them
-    bool cpuPicks_ = false;       // top-k beyond what the GPU lists: every token from all the logits
+    bool cpuPicks_ = false;       // the CPU backend, or top-k beyond what the GPU lists: every token from the logits
     bool readingLogits_ = false;  // the read in flight is of all the logits (at most one read then)
     std::optional<StreamDecoder> decoder_;
     StopStringFilter stops_;
@@ -130,12 +131,13 @@ private:
 class Engine {
 public:
     // `modelPath`: a GGUF file (told by its magic; config, tokenizer and weights in one file, its
-    // quantized tensors kept quantized on the GPU), or a Hugging Face GPT-2 checkpoint folder whose
-    // vocab.json and merges.txt are read when present (otherwise call setTokenizer). Needs a
-    // current GL context.
+    // quantized tensors kept quantized), or a Hugging Face GPT-2 checkpoint folder whose vocab.json
+    // and merges.txt are read when present (otherwise call setTokenizer). options.backend picks what
+    // runs it: the GPU (webgl or auto: needs a current GL context) or the CPU.
     Engine(const std::string& modelPath, const ModelOptions& options);
-    // A model whose weights the caller uploads (weights(); the web module streams them in),
-    // then finishLoad(`label`, what errors name) checks them and the shader programs.
+    // A model whose weights the caller sends (ingest(); the web module streams them in), then
+    // finishLoad(`label`, what errors name) checks them and the shader programs. `blocks`: the
+    // matrices that arrive as blocks (model/weight_ingest.h's blockFormats).
     Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
     void finishLoad(const std::string& label);
     // The GPU bytes such an engine's model and readouts would take on the current context, planned
@@ -143,18 +145,21 @@ public:
     static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
                                         const BlockFormats& blocks = {});
 
-    const ModelConfig& config() const { return model_->config(); }
-    // What the model lets callers see: its weights (to upload), the GL capabilities its tuning read,
-    // the bytes it has read back, whether its last prefill chunk is done and its programs linked.
-    ModelWeights& weights() { return model_->weights(); }
-    const GlCapabilities& capabilities() const { return model_->capabilities(); }
-    std::int64_t readbackBytes() const { return model_->readbackBytes(); }
-    bool chunkDone() { return model_->chunkDone(); }
-    bool programsLinked() { return model_->programsLinked(); }
-    // The next-token choice and the readouts, owned beside the model.
-    Readouts& readouts() { return *readouts_; }
-    // Bytes of every texture of the model and its readouts.
-    std::int64_t gpuBytes() const { return model_->gpuBytes() + readouts_->gpuBytes(); }
+    const ModelConfig& config() const { return runner_->config(); }
+    // The tensors of `file` the model reads, in file order; one of them from its bytes as stored.
+    std::vector<const StoredTensor*> wantedTensors(const ModelFileHeader& file) const;
+    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) {
+        runner_->ingest(file, tensor, bytes);
+    }
+    // What runs the model (its backend, the GL capabilities its tuning read), the bytes it has read
+    // back, whether its last prefill chunk is done and its programs linked.
+    ModelRunner& runner() { return *runner_; }
+    const GlCapabilities& capabilities() const { return runner_->capabilities(); }
+    std::int64_t readbackBytes() const { return runner_->readbackBytes(); }
+    bool chunkDone() { return runner_->chunkDone(); }
+    bool programsLinked() { return runner_->programsLinked(); }
+    // Bytes of the model's memory: GPU textures, or the CPU backend's weights and cache.
+    std::int64_t gpuBytes() const { return runner_->bytes(); }
     const std::vector<int>& tokens() const { return tokens_; }
 
     void setTokenizer(Tokenizer tokenizer);
@@ -208,10 +213,10 @@ private:
     void endSequence();
 
     void makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
+    // Runs `ids` at positions [pos0, pos0 + ids.size()), every chunk.
+    void forward(const std::vector<int>& ids, int pos0);
 
-    // The readouts hold the model's view: destroyed before it.
-    std::unique_ptr<Gpt2Model> model_;
-    std::unique_ptr<Readouts> readouts_;
+    std::unique_ptr<ModelRunner> runner_;
     std::optional<Tokenizer> tokenizer_;
     std::vector<int> tokens_;
     std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it

@@ -7,7 +7,8 @@
 
 namespace gpt2 {
 
-PerplexityResult scorePerplexity(TokenLogProbs& logProbs, int context, const std::vector<int>& ids, int window) {
+PerplexityResult scorePerplexity(ModelRunner& model, const std::vector<int>& ids, int window) {
+    const int context = model.config().contextLength;
     if (window == 0) window = context;
     if (window < 2 || window > context)
         fail("perplexity: window must be in [2, ", context, "] (the model's context), got ", window);
@@ -16,7 +17,8 @@ PerplexityResult scorePerplexity(TokenLogProbs& logProbs, int context, const std
     PerplexityResult r;
     for (std::size_t start = 0; start + 1 < ids.size(); start += std::size_t(window)) {
         const std::size_t end = std::min(ids.size(), start + std::size_t(window));
-        for (float logProb : logProbs.run({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
+        for (float logProb :
+             model.tokenLogProbs({ids.begin() + std::ptrdiff_t(start), ids.begin() + std::ptrdiff_t(end)}))
             sum -= logProb;
         r.tokens += std::int64_t(end - start) - 1;
     }

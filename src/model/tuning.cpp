@@ -24,6 +24,13 @@ TexelFormat texelFormatOption(const std::string& option, const std::string& valu
     fail(option, " must be ", weights ? "fp16, fp32, int8 or int4" : "fp32 or fp16", ", got \"", value, "\"");
 }
 
+Backend backendOption(const std::string& value) {
+    if (value == "auto") return Backend::Auto;
+    if (value == "webgl") return Backend::WebGl;
+    if (value == "cpu") return Backend::Cpu;
+    fail("backend must be auto, webgl or cpu, got \"", value, "\"");
+}
+
 const char* texelFormatOptionName(TexelFormat format) {
     for (const auto& [name, named] : kFormatNames)
         if (named == format) return name;

@@ -18,6 +18,12 @@ TexelFormat texelFormatOption(const std::string& option, const std::string& valu
 // The name options.json gives `format` (fp16, fp32, int8 or int4), the inverse of texelFormatOption.
 const char* texelFormatOptionName(TexelFormat format);
 
+// What runs a model (options.json's `backend`): the GPU's passes, the CPU backend, or the GPU where a
+// GL context can be made.
+enum class Backend { Auto, WebGl, Cpu };
+// The backend an option value names ("auto", "webgl" or "cpu"); throws on any other value.
+Backend backendOption(const std::string& value);
+
 // The load options of options.json (defaults from there). -1: the policy decides.
 struct ModelOptions {
     TexelFormat weights = texelFormatOption("weights", defaults::weights);  // Float16: stored as halfPairs decides
@@ -65,6 +71,7 @@ struct ModelOptions {
     double maxGpuBytes = defaults::maxGpuBytes;
     // The K and V caches' texture format: Float32 or Float16.
     TexelFormat kvCache = texelFormatOption("kvCache", defaults::kvCache);
+    Backend backend = backendOption(defaults::backend);
 };
 
 struct Tuning {

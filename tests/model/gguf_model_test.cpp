@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "engine/gpu_runner.h"
 #include "format/gguf.h"
 #include "support/fixture.h"
 #include "support/gl_test_environment.h"
@@ -91,7 +92,7 @@ TEST_P(GgufFixture, QuantizedTensorsStayQuantizedOnTheGpu) {
     for (const auto& [gguf, hf] : hfNames) {
         const GgufTensor& tensor = *file.header().tensor(gguf);
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(tensor.type));
-        const WeightMatrix m = engine->weights().matrix(hf);
+        const WeightMatrix m = dynamic_cast<GpuRunner&>(engine->runner()).weights().matrix(hf);
         const TexelFormat want = info.blockValues == 1 ? TexelFormat::Float32
                                  : info.codeBits == 4  ? TexelFormat::Int4Quads
                                                        : TexelFormat::Int8Quads;

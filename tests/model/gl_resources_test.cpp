@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
+#include "model/gpt2_model.h"
 #include "gl/gl_objects.h"
 #include "gl/texture.h"
 #include "support/gl_test_environment.h"

@@ -321,8 +321,8 @@ TEST(LiveViews, OffByDefaultAndRefusedOutsideTheModel) {
         Generation live(engine, {1, 2, 3}, options);
         while (auto token = live.next()) EXPECT_FALSE(token->captured.empty());
     }
-    EXPECT_EQ(engine.readouts().live().capture().lensTopK, 0);
-    EXPECT_EQ(engine.readouts().live().capture().attentionLayer, -1);
+    EXPECT_EQ(engine.runner().capture().lensTopK, 0);
+    EXPECT_EQ(engine.runner().capture().attentionLayer, -1);
     options.capture = {0, 2};
     try {
         Generation generation(engine, {1, 2, 3}, options);

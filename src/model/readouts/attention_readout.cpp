@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "model/ops/attention.h"
+#include "model/readouts/readout_checks.h"
 #include "util/error.h"
 
 namespace gpt2 {
 
 std::vector<float> AttentionReadout::run(const std::vector<int>& ids, int layer) {
     const ModelConfig& c = model_.config();
-    if (layer < 0 || layer >= c.layers) fail("attention: layer ", layer, " outside [0, ", c.layers, ")");
+    checkReadoutLayer("attention", layer, c.layers);
     const int count = int(ids.size()), heads = c.heads, chunk = std::min(model_.tuning().prefillChunk, count);
     // Made for this call only: rows are (query, head) of a chunk, and a sequence's keys wide.
     Texture probs(TensorLayout::make(chunk * heads, count, model_.tuning().caps.limits, "attention probabilities"),

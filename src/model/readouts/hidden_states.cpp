@@ -1,12 +1,12 @@
 #include "model/readouts/hidden_states.h"
 
+#include "model/readouts/readout_checks.h"
 #include "util/error.h"
 
 namespace gpt2 {
 
 std::vector<float> HiddenStates::run(const std::vector<int>& ids, int layer) {
-    const int layers = model_.config().layers;
-    if (layer < 0 || layer >= layers) fail("hiddenStates: layer ", layer, " outside [0, ", layers, ")");
+    checkReadoutLayer("hiddenStates", layer, model_.config().layers);
     std::vector<float> out;
     model_.runSequence(ids, layer + 1, [&](int start, int n) {
         const std::vector<float> rows = model_.readback().rows(model_.residual(), start, n);

@@ -5,6 +5,7 @@
 
 #include "model/ops/pointwise.h"
 #include "model/readouts/live_capture.h"
+#include "model/readouts/readout_checks.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -89,9 +90,8 @@ LensCell Lens::cell(const std::vector<float>& read, int cells, int k, int cell) 
 
 std::vector<std::vector<LensCell>> offlineLens(ForwardView& model, LiveCapture& live, const std::vector<int>& ids,
                                                int k) {
-    if (k == 0) k = Lens::kDefaultTopK;
-    const int layers = model.config().layers, maxK = std::min(kMaxTopk, model.config().vocabSize);
-    if (k < 1 || k > maxK) fail("lens: top-k must be in [1, ", maxK, "], got ", k);
+    const int layers = model.config().layers;
+    k = checkLensTopK(k, Lens::kDefaultTopK, std::min(kMaxTopk, model.config().vocabSize));
     // The lens is a forward that captures it; the live views' own capture resumes afterwards.
     const Capture resumed = live.capture();
     live.set({k, -1});

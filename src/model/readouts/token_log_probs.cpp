@@ -4,6 +4,7 @@
 
 #include "model/ops/pointwise.h"
 #include "model/ops/topk.h"
+#include "model/readouts/readout_checks.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -33,7 +34,7 @@ TokenLogProbs::TokenLogProbs(const ReadoutDecl& d)
 TokenLogProbs::~TokenLogProbs() = default;
 
 std::vector<float> TokenLogProbs::run(const std::vector<int>& ids) {
-    if (ids.size() < 2) fail("tokenLogProbs: needs at least 2 tokens (the first is only context), got ", ids.size());
+    checkTokenLogProbsIds(ids);
     const int count = int(ids.size());
     std::vector<float> out;
     model_.runSequence(ids, model_.config().layers, [&](int start, int n) {

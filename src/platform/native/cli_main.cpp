@@ -48,6 +48,9 @@ public:
     void operator()(const defaults::FlagSpec& spec, TexelFormat& field) {
         if (args_.has(spec.flag)) field = texelFormatOption(spec.name, args_.text(spec.flag));
     }
+    void operator()(const defaults::FlagSpec& spec, Backend& field) {
+        if (args_.has(spec.flag)) field = backendOption(args_.text(spec.flag));
+    }
     void operator()(const defaults::FlagSpec& spec, bool& field) { field = onOff(args_, spec.flag, field); }
     void operator()(const defaults::FlagSpec& spec, int& field) {
         if (!args_.has(spec.flag)) return;
@@ -365,10 +368,20 @@ int run(int argc, char** argv) {
         command.run(invocation);
         return 0;
     }
-    EglContext context;
+    ModelOptions options = modelOptions(args);
+    std::optional<EglContext> context;
+    if (options.backend != Backend::Cpu) {
+        try {
+            context.emplace();
+        } catch (const Error& e) {
+            if (options.backend == Backend::WebGl) throw;
+            std::cerr << "gpt2: running on the CPU: no GL context (" << e.what() << ")\n";
+            options.backend = Backend::Cpu;
+        }
+    }
     const auto loadStart = std::chrono::steady_clock::now();
-    Engine engine(invocation.modelDir, modelOptions(args));
-    glFinish();
+    Engine engine(invocation.modelDir, options);
+    if (context) glFinish();
     invocation.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
     if (args.has("--vocab") || args.has("--merges")) engine.setTokenizer(loadTokenizer(args, invocation.modelDir));
     invocation.engine = &engine;

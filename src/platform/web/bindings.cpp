@@ -133,7 +133,7 @@ public:
     // `header`); false while those end inside its header (the caller reads more and calls again).
     bool beginFile(std::uintptr_t header, int headerSize, double fileSize, const std::string& label) {
         current();
-        loadingWeights();
+        loadingEngine();
         auto parsed = parseModelFileHeader(reinterpret_cast<const std::uint8_t*>(header), std::size_t(headerSize),
                                            std::uint64_t(fileSize), label);
         if (parsed) file_ = std::make_unique<ModelFileHeader>(std::move(*parsed));
@@ -145,7 +145,7 @@ public:
     val tensors() {
         const ModelFileHeader& file = loadingFile();
         val list = val::array();
-        for (const StoredTensor* t : wantedTensors(loadingWeights(), file)) {
+        for (const StoredTensor* t : loadingEngine().wantedTensors(file)) {
             val entry = val::object();
             entry.set("name", t->storedName);
             entry.set("begin", double(t->begin));
@@ -162,7 +162,7 @@ public:
                                     [&](const StoredTensor& t) { return t.storedName == name; });
         if (t == file.tensors.end() || std::uint64_t(size) != t->end - t->begin)
             fail(file.label, ": tensor ", name, " got ", size, " bytes");
-        ingest(loadingWeights(), file, *t, reinterpret_cast<const std::uint8_t*>(bytes));
+        loadingEngine().ingest(file, *t, reinterpret_cast<const std::uint8_t*>(bytes));
     }
 
     // The file's tensors have all been sent.
@@ -176,7 +176,7 @@ public:
     // or none). Returns the config as Hugging Face names it.
     val finishLoad(const std::string& vocabJson, const std::string& mergesText, const std::string& label) {
         current();
-        loadingWeights();
+        loadingEngine();
         engine_->finishLoad(label);
         loaded_ = true;
         if (!vocabJson.empty())
@@ -377,9 +377,9 @@ private:
         return *engine_;
     }
 
-    ModelWeights& loadingWeights() {
+    Engine& loadingEngine() {
         if (loaded_) fail("the model has finished loading");
-        return engine_->weights();
+        return *engine_;
     }
 
     // A call's input: text (encoded with the model's tokenizer) or token ids.

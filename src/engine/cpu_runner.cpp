@@ -1,0 +1,183 @@
+#include "engine/cpu_runner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/ops/topk.h"
+#include "model/readouts/lens.h"
+#include "model/readouts/readout_checks.h"
+#include "util/error.h"
+
+namespace gpt2 {
+
+CpuRunner::CpuRunner(const ModelConfig& config) : model_(config) {
+    capabilities_.renderer = "CPU";
+    capabilities_.version = "none: no GL";
+}
+
+void CpuRunner::ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) {
+    model_.ingest(file, tensor, std::vector<std::uint8_t>(bytes, bytes + (tensor.end - tensor.begin)));
+}
+
+void CpuRunner::beginForward(const std::vector<int>& ids, int pos0) {
+    model_.checkPositions(ids, pos0);
+    ids_ = ids;
+    pos0_ = next_ = pos0;
+    logits_.reset();
+    requested_ = 0;
+    // The positions from pos0 on run again: what was captured there goes.
+    captured_.erase(captured_.lower_bound(pos0), captured_.end());
+    const int end = pos0 + int(ids.size());
+    lensFrom_ = capture_.lensPositions > 0 ? std::max(pos0, end - capture_.lensPositions) : pos0;
+}
+
+bool CpuRunner::runChunk() {
+    const int end = pos0_ + int(ids_.size());
+    if (next_ >= end) fail("runChunk: no forward in progress (call beginForward)");
+    run(ids_[std::size_t(next_ - pos0_)], next_, next_ + 1 == end);
+    return ++next_ == end;
+}
+
+void CpuRunner::run(int id, int pos, bool last) {
+    const bool lensHere = capture_.lensTopK > 0 && pos >= lensFrom_;
+    CapturedPosition captured{pos, {}, {}};
+    CpuModel::Observer observer;
+    if (lensHere)
+        observer.afterBlock = [&](int, const std::vector<float>& x) {
+            captured.lens.push_back(topTokens(model_.head(x), capture_.lensTopK));
+        };
+    if (capture_.attentionLayer >= 0)
+        observer.attention = [&](int layer, const std::vector<float>& probs) {
+            if (layer == capture_.attentionLayer) captured.attention = probs;
+        };
+    const std::vector<float> x = model_.runPosition(id, pos, observer);
+    if (lensHere || capture_.attentionLayer >= 0) captured_[pos] = std::move(captured);
+    if (last) logits_ = model_.head(x);
+}
+
+std::vector<float> CpuRunner::logits() {
+    if (!logits_) fail("logits: no forward has run since the sequence began");
+    return *logits_;
+}
+
+int CpuRunner::bestToken() {
+    const std::vector<float> all = logits();
+    return int(std::max_element(all.begin(), all.end()) - all.begin());
+}
+
+void CpuRunner::requestLogits() {
+    logits();
+    ++requested_;
+}
+
+std::vector<float> CpuRunner::takeLogits() {
+    if (requested_ == 0) fail("takeLogits: no read was requested");
+    --requested_;
+    return logits();
+}
+
+void CpuRunner::requestToken(const TokenSampling&, int) {
+    fail("the CPU backend draws no tokens: the engine draws them from the logits");
+}
+
+int CpuRunner::takeToken() { fail("the CPU backend draws no tokens: the engine draws them from the logits"); }
+
+void CpuRunner::forwardChosenToken(int) {
+    fail("the CPU backend draws no tokens: the engine draws them from the logits");
+}
+
+std::vector<float> CpuRunner::tokenLogProbs(const std::vector<int>& ids) {
+    checkTokenLogProbsIds(ids);
+    model_.checkPositions(ids, 0);
+    std::vector<float> out;
+    for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
+        const std::vector<float> logits = model_.head(model_.runPosition(ids[t], int(t)));
+        const float largest = *std::max_element(logits.begin(), logits.end());
+        double sum = 0;
+        for (const float logit : logits) sum += std::exp(double(logit) - largest);
+        out.push_back(float(double(logits[std::size_t(ids[t + 1])]) - largest - std::log(sum)));
+    }
+    logits_.reset();
+    return out;
+}
+
+std::vector<std::vector<LensCell>> CpuRunner::lens(const std::vector<int>& ids, int k) {
+    k = checkLensTopK(k, Lens::kDefaultTopK, std::min(kMaxTopk, config().vocabSize));
+    model_.checkPositions(ids, 0);
+    std::vector<std::vector<LensCell>> out(std::size_t(config().layers));
+    CpuModel::Observer observer;
+    observer.afterBlock = [&](int layer, const std::vector<float>& x) {
+        out[std::size_t(layer)].push_back(topTokens(model_.head(x), k));
+    };
+    std::vector<float> x;
+    for (std::size_t t = 0; t < ids.size(); ++t) x = model_.runPosition(ids[t], int(t), observer);
+    // It ends as a forward does: the last position's logits are ready.
+    logits_ = model_.head(x);
+    return out;
+}
+
+std::vector<float> CpuRunner::hiddenStates(const std::vector<int>& ids, int layer) {
+    checkReadoutLayer("hiddenStates", layer, config().layers);
+    model_.checkPositions(ids, 0);
+    std::vector<float> out;
+    CpuModel::Observer observer;
+    observer.afterBlock = [&](int l, const std::vector<float>& x) {
+        if (l == layer) out.insert(out.end(), x.begin(), x.end());
+    };
+    for (std::size_t t = 0; t < ids.size(); ++t) model_.runPosition(ids[t], int(t), observer);
+    logits_.reset();
+    return out;
+}
+
+std::vector<float> CpuRunner::attention(const std::vector<int>& ids, int layer) {
+    checkReadoutLayer("attention", layer, config().layers);
+    model_.checkPositions(ids, 0);
+    const std::size_t T = ids.size(), heads = std::size_t(config().heads);
+    std::vector<float> out(heads * T * T, 0.0f);  // heads x T x T
+    for (std::size_t t = 0; t < T; ++t) {
+        CpuModel::Observer observer;
+        observer.attention = [&](int l, const std::vector<float>& probs) {
+            if (l != layer) return;
+            for (std::size_t h = 0; h < heads; ++h)
+                std::copy_n(probs.begin() + std::ptrdiff_t(h * (t + 1)), t + 1,
+                            out.begin() + std::ptrdiff_t((h * T + t) * T));
+        };
+        const std::vector<float> x = model_.runPosition(ids[t], int(t), observer);
+        if (t + 1 == T) logits_ = model_.head(x);
+    }
+    return out;
+}
+
+void CpuRunner::setCapture(const Capture& capture) {
+    capture_ = capture;
+    captured_.clear();
+}
+
+void CpuRunner::endCapture() { setCapture({}); }
+
+std::vector<CapturedPosition> CpuRunner::takeCaptured(int end) {
+    std::vector<CapturedPosition> out;
+    for (auto it = captured_.begin(); it != captured_.end() && it->first < end; it = captured_.erase(it))
+        out.push_back(std::move(it->second));
+    return out;
+}
+
+LensCell CpuRunner::topTokens(const std::vector<float>& logits, int k) {
+    std::vector<int> order(logits.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        return logits[std::size_t(a)] > logits[std::size_t(b)] ||
+               (logits[std::size_t(a)] == logits[std::size_t(b)] && a < b);
+    });
+    const float largest = logits[std::size_t(order.front())];
+    double sum = 0;
+    for (const float logit : logits) sum += std::exp(double(logit) - largest);
+    LensCell cell;
+    for (int i = 0; i < k; ++i) {
+        cell.ids.push_back(order[std::size_t(i)]);
+        cell.probs.push_back(float(std::exp(double(logits[std::size_t(order[std::size_t(i)])]) - largest) / sum));
+    }
+    return cell;
+}
+
+}  // namespace gpt2
