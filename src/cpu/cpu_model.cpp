@@ -29,10 +29,6 @@ float activate(float x, Activation kind) {
     return x;
 }
 
-void addInto(std::vector<float>& y, const std::vector<float>& b) {
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] += b[i];
-}
-
 }  // namespace
 
 CpuModel::CpuModel(const ModelConfig& config) : config_(config), specs_(engineMatrices(config)) {
@@ -109,9 +105,8 @@ void CpuModel::checkPositions(const std::vector<int>& ids, int pos0) const {
 
 std::vector<float> CpuModel::forward(const std::vector<int>& ids, int pos0) {
     checkPositions(ids, pos0);
-    std::vector<float> x;
-    for (std::size_t i = 0; i < ids.size(); ++i) x = runPosition(ids[i], pos0 + int(i));
-    return head(x);
+    const std::vector<float> x = runPositions(ids, pos0);
+    return head(std::vector<float>(x.end() - config_.embedDim, x.end()));
 }
 
 std::vector<float> CpuModel::head(const std::vector<float>& x) const {
@@ -122,61 +117,79 @@ std::vector<float> CpuModel::head(const std::vector<float>& x) const {
     return logits;
 }
 
-std::vector<float> CpuModel::runPosition(int id, int pos, const Observer& observer) {
+std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0, const Observer& observer) {
     const ModelConfig& c = config_;
-    const int C = c.embedDim, H = c.heads, D = c.headDim(), F = c.innerDim, T = pos + 1;
+    const int C = c.embedDim, H = c.heads, D = c.headDim(), F = c.innerDim, n = int(ids.size());
     const float eps = c.layerNormEpsilon;
-    // x = wte[id] + wpe[pos]
-    std::vector<float> x(static_cast<std::size_t>(C));
-    matrix("wte.weight").row(id, x.data());
+    const auto size = [](int count) { return static_cast<std::size_t>(count); };
+    const auto row = [&](std::vector<float>& m, int i, int width) { return m.data() + size(i) * size(width); };
+    // x = wte[ids] + wpe[positions]                                          [n, C]
+    std::vector<float> x(size(n * C));
     const std::vector<float>& wpe = vec("wpe.weight");
-    for (int i = 0; i < C; ++i) x[std::size_t(i)] += wpe[std::size_t(pos) * std::size_t(C) + std::size_t(i)];
-    const auto size = [](int n) { return static_cast<std::size_t>(n); };
-    std::vector<float> a(size(C)), qkv(size(3 * C)), attended(size(C)), hidden(size(F)), scores(size(T)),
-        probs(observer.attention ? size(H * T) : 0);
+    for (int i = 0; i < n; ++i) {
+        matrix("wte.weight").row(ids[size(i)], row(x, i, C));
+        for (int j = 0; j < C; ++j) row(x, i, C)[j] += wpe[size(pos0 + i) * size(C) + size(j)];
+    }
+    std::vector<float> a(size(n * C)), qkv(size(n * 3 * C)), attended(size(n * C)), hidden(size(n * F)),
+        scores(size(pos0 + n)), probs;
+    const auto layerNormRows = [&](const std::string& prefix) {
+        for (int i = 0; i < n; ++i)
+            layerNorm(row(x, i, C), vec(prefix + "weight"), vec(prefix + "bias"), eps, C, row(a, i, C));
+    };
+    const auto addBias = [&](std::vector<float>& m, int width, const std::vector<float>& bias) {
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < width; ++j) row(m, i, width)[j] += bias[size(j)];
+    };
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        float* keys = keys_[std::size_t(l)].data();
-        float* values = values_[std::size_t(l)].data();
-        // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache row of this position)
-        layerNorm(x.data(), vec(h + "ln_1.weight"), vec(h + "ln_1.bias"), eps, C, a.data());
-        matrix(h + "attn.c_attn.weight").product(a.data(), qkv.data());
-        addInto(qkv, vec(h + "attn.c_attn.bias"));
-        std::copy(qkv.begin() + C, qkv.begin() + 2 * C, keys + std::size_t(pos) * std::size_t(C));
-        std::copy(qkv.begin() + 2 * C, qkv.end(), values + std::size_t(pos) * std::size_t(C));
-        // attended = softmax(q k^T * scale, causal) v, head by head
+        float* keys = keys_[size(l)].data();
+        float* values = values_[size(l)].data();
+        // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
+        layerNormRows(h + "ln_1.");
+        matrix(h + "attn.c_attn.weight").product(a.data(), qkv.data(), n);
+        addBias(qkv, 3 * C, vec(h + "attn.c_attn.bias"));
+        for (int i = 0; i < n; ++i) {
+            std::copy_n(row(qkv, i, 3 * C) + C, C, keys + size(pos0 + i) * size(C));
+            std::copy_n(row(qkv, i, 3 * C) + 2 * C, C, values + size(pos0 + i) * size(C));
+        }
+        // attended = softmax(q k^T * scale, causal) v, position by position and head by head
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(D)) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
         std::fill(attended.begin(), attended.end(), 0.0f);
-        for (int head = 0; head < H; ++head) {
-            const float* q = qkv.data() + head * D;
-            float largest = -INFINITY;
-            for (int t = 0; t < T; ++t) {
-                scores[std::size_t(t)] = scale * cpu::dot(q, keys + std::size_t(t) * std::size_t(C) + head * D, D);
-                largest = std::max(largest, scores[std::size_t(t)]);
+        for (int i = 0; i < n; ++i) {
+            const int T = pos0 + i + 1;
+            if (observer.attention) probs.assign(size(H * T), 0.0f);
+            for (int head = 0; head < H; ++head) {
+                const float* q = row(qkv, i, 3 * C) + head * D;
+                float largest = -INFINITY;
+                for (int t = 0; t < T; ++t) {
+                    scores[size(t)] = scale * cpu::dot(q, keys + size(t) * size(C) + size(head * D), D);
+                    largest = std::max(largest, scores[size(t)]);
+                }
+                float total = 0.0f;
+                for (int t = 0; t < T; ++t) total += scores[size(t)] = std::exp(scores[size(t)] - largest);
+                for (int t = 0; t < T; ++t) {
+                    const float p = scores[size(t)] / total;
+                    cpu::addScaled(row(attended, i, C) + head * D, p, values + size(t) * size(C) + size(head * D), D);
+                    if (observer.attention) probs[size(head * T + t)] = p;
+                }
             }
-            float total = 0.0f;
-            for (int t = 0; t < T; ++t) total += scores[std::size_t(t)] = std::exp(scores[std::size_t(t)] - largest);
-            for (int t = 0; t < T; ++t) {
-                const float p = scores[std::size_t(t)] / total;
-                cpu::addScaled(attended.data() + head * D, p, values + std::size_t(t) * std::size_t(C) + head * D, D);
-                if (!probs.empty()) probs[size(head * T + t)] = p;
-            }
+            if (observer.attention) observer.attention(l, pos0 + i, probs);
         }
-        if (observer.attention) observer.attention(l, probs);
         // x = x + attended @ W_o + b_o
-        matrix(h + "attn.c_proj.weight").product(attended.data(), x.data(), true);
-        addInto(x, vec(h + "attn.c_proj.bias"));
+        matrix(h + "attn.c_proj.weight").product(attended.data(), x.data(), n, true);
+        addBias(x, C, vec(h + "attn.c_proj.bias"));
         // hidden = act(ln_2(x) @ W_fc + b_fc)
-        layerNorm(x.data(), vec(h + "ln_2.weight"), vec(h + "ln_2.bias"), eps, C, a.data());
-        matrix(h + "mlp.c_fc.weight").product(a.data(), hidden.data());
-        const std::vector<float>& bias = vec(h + "mlp.c_fc.bias");
-        for (int i = 0; i < F; ++i)
-            hidden[std::size_t(i)] = activate(hidden[std::size_t(i)] + bias[std::size_t(i)], c.activation);
+        layerNormRows(h + "ln_2.");
+        matrix(h + "mlp.c_fc.weight").product(a.data(), hidden.data(), n);
+        addBias(hidden, F, vec(h + "mlp.c_fc.bias"));
+        for (float& value : hidden) value = activate(value, c.activation);
         // x = x + hidden @ W_proj + b_proj
-        matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), true);
-        addInto(x, vec(h + "mlp.c_proj.bias"));
-        if (observer.afterBlock) observer.afterBlock(l, x);
+        matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), n, true);
+        addBias(x, C, vec(h + "mlp.c_proj.bias"));
+        if (observer.afterBlock)
+            for (int i = 0; i < n; ++i)
+                observer.afterBlock(l, pos0 + i, std::vector<float>(row(x, i, C), row(x, i, C) + C));
     }
     return x;
 }

@@ -38,15 +38,16 @@ public:
     // Throws unless `ids` can run at positions [pos0, pos0 + ids.size()): within the context and the
     // vocabulary.
     void checkPositions(const std::vector<int>& ids, int pos0) const;
-    // What a position shows as it runs: the residual stream after each block, and each block's
+    // What each position shows as it runs: its residual stream after each block, and each block's
     // attention probabilities (heads x (pos + 1), head by head).
     struct Observer {
-        std::function<void(int layer, const std::vector<float>& x)> afterBlock;
-        std::function<void(int layer, const std::vector<float>& probs)> attention;
+        std::function<void(int layer, int pos, const std::vector<float>& x)> afterBlock;
+        std::function<void(int layer, int pos, const std::vector<float>& probs)> attention;
     };
-    // Runs position `pos` over token `id` (checked by checkPositions) through every block, its keys
-    // and values into the cache: the residual stream after the last block.
-    std::vector<float> runPosition(int id, int pos, const Observer& observer = {});
+    // Runs positions [pos0, pos0 + ids.size()) over `ids` (checked by checkPositions) through every
+    // block together, each weight decoded once for all of them, their keys and values into the cache:
+    // the residual stream after the last block, a row of n_embd per position.
+    std::vector<float> runPositions(const std::vector<int>& ids, int pos0, const Observer& observer = {});
     // lm_head(ln_f(x)) of a residual stream row: the logits.
     std::vector<float> head(const std::vector<float>& x) const;
 

@@ -1,5 +1,8 @@
 #include "cpu/stored_matrix.h"
 
+#include <algorithm>
+
+#include "cpu/thread_pool.h"
 #include "cpu/vector_math.h"
 #include "util/error.h"
 
@@ -28,52 +31,33 @@ void StoredMatrix::row(int r, float* out) const {
     decodeValues(type_, bytes_.data() + r * rowBytes_, rowsAreOutputs_ ? inputs_ : outputs_, out);
 }
 
-void StoredMatrix::product(const float* x, float* y, bool accumulate) const {
-    if (!accumulate) std::fill(y, y + outputs_, 0.0f);
-    if (!rowsAreOutputs_) {
-        // y = sum_k x[k] row_k
-        std::vector<float> row(type_ == GgmlType::F32 ? 0 : std::size_t(outputs_));
+void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) const {
+    const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
+    if (!accumulate) std::fill(y, y + std::size_t(rows) * out, 0.0f);
+    if (rowsAreOutputs_) {
+        // y[r][n] = dot(row n, x[r])
+        cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
+            std::vector<float> w(in);
+            for (int n = begin; n < end; ++n) {
+                row(n, w.data());
+                for (int r = 0; r < rows; ++r)
+                    y[std::size_t(r) * out + std::size_t(n)] += cpu::dot(w.data(), x + std::size_t(r) * in, inputs_);
+            }
+        });
+        return;
+    }
+    // y[r] += x[r][k] row k, each thread over its own columns (floats only: blocks run along rows)
+    const std::size_t valueBytes = std::size_t(rowBytes_) / out;
+    cpu::parallelFor(outputs_, 64, [&](int begin, int end) {
+        const int width = end - begin;
+        std::vector<float> w(static_cast<std::size_t>(width));
         for (int k = 0; k < inputs_; ++k) {
-            const float* values = reinterpret_cast<const float*>(bytes_.data() + k * rowBytes_);
-            if (type_ != GgmlType::F32) {
-                decodeFloats(type_, bytes_.data() + k * rowBytes_, outputs_, row.data());
-                values = row.data();
-            }
-            cpu::addScaled(y, x[k], values, outputs_);
+            decodeFloats(type_, bytes_.data() + k * rowBytes_ + std::size_t(begin) * valueBytes, width, w.data());
+            for (int r = 0; r < rows; ++r)
+                cpu::addScaled(y + std::size_t(r) * out + std::size_t(begin), x[std::size_t(r) * in + std::size_t(k)],
+                               w.data(), width);
         }
-        return;
-    }
-    if (!isQuantized(type_)) {
-        std::vector<float> row(type_ == GgmlType::F32 ? 0 : std::size_t(inputs_));
-        for (int n = 0; n < outputs_; ++n) {
-            const float* values = reinterpret_cast<const float*>(bytes_.data() + n * rowBytes_);
-            if (type_ != GgmlType::F32) {
-                decodeFloats(type_, bytes_.data() + n * rowBytes_, inputs_, row.data());
-                values = row.data();
-            }
-            y[n] += cpu::dot(values, x, inputs_);
-        }
-        return;
-    }
-    // Blocks: each block's codes times x, then its scale once, plus its offset times the block's sum of x.
-    const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type_));
-    const int perScale = info.scaleValues, blocks = inputs_ / perScale;
-    const std::size_t K = std::size_t(inputs_), B = std::size_t(blocks);
-    std::vector<float> xSums(B, 0.0f), codes(K), scales(B), offsets(B, 0.0f);
-    std::vector<std::int8_t> rawCodes(K);
-    for (int b = 0; b < blocks; ++b)
-        for (int i = 0; i < perScale; ++i) xSums[std::size_t(b)] += x[b * perScale + i];
-    for (int n = 0; n < outputs_; ++n) {
-        const std::uint8_t* bytes = bytes_.data() + n * rowBytes_;
-        decodeCodes(type_, bytes, inputs_, rawCodes.data());
-        decodeScales(type_, bytes, inputs_, scales.data(), info.offsets ? offsets.data() : nullptr, 1);
-        for (int i = 0; i < inputs_; ++i) codes[std::size_t(i)] = rawCodes[std::size_t(i)];
-        float sum = 0.0f;
-        for (int b = 0; b < blocks; ++b)
-            sum += scales[std::size_t(b)] * cpu::dot(codes.data() + b * perScale, x + b * perScale, perScale) +
-                   offsets[std::size_t(b)] * xSums[std::size_t(b)];
-        y[n] += sum;
-    }
+    });
 }
 
 }  // namespace gpt2

@@ -20,8 +20,10 @@ public:
     int inputs() const { return inputs_; }
     int outputs() const { return outputs_; }
     std::int64_t bytes() const { return std::int64_t(bytes_.size()); }
-    // y[n] = sum_k x[k] W[k][n] (+ y[n] when `accumulate`): a product with one input row.
-    void product(const float* x, float* y, bool accumulate = false) const;
+    // y[r][n] = sum_k x[r][k] W[k][n] (+ y[r][n] when `accumulate`) for `rows` rows of x (inputs()
+    // apart) and y (outputs() apart): each weight is decoded once for all the rows, the outputs
+    // split over the CPU's cores.
+    void product(const float* x, float* y, int rows = 1, bool accumulate = false) const;
     // Stored row `r` as floats (a token's embedding, for a matrix whose rows are outputs).
     void row(int r, float* out) const;
 

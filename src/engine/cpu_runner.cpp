@@ -34,25 +34,32 @@ void CpuRunner::beginForward(const std::vector<int>& ids, int pos0) {
 bool CpuRunner::runChunk() {
     const int end = pos0_ + int(ids_.size());
     if (next_ >= end) fail("runChunk: no forward in progress (call beginForward)");
-    run(ids_[std::size_t(next_ - pos0_)], next_, next_ + 1 == end);
-    return ++next_ == end;
-}
-
-void CpuRunner::run(int id, int pos, bool last) {
-    const bool lensHere = capture_.lensTopK > 0 && pos >= lensFrom_;
-    CapturedPosition captured{pos, {}, {}};
+    const int count = std::min(kChunk, end - next_);
+    const std::vector<int> chunk(ids_.begin() + (next_ - pos0_), ids_.begin() + (next_ - pos0_ + count));
     CpuModel::Observer observer;
-    if (lensHere)
-        observer.afterBlock = [&](int, const std::vector<float>& x) {
-            captured.lens.push_back(topTokens(model_.head(x), capture_.lensTopK));
+    if (capture_.lensTopK > 0)
+        observer.afterBlock = [&](int, int pos, const std::vector<float>& x) {
+            if (pos >= lensFrom_) captured(pos).lens.push_back(topTokens(model_.head(x), capture_.lensTopK));
         };
     if (capture_.attentionLayer >= 0)
-        observer.attention = [&](int layer, const std::vector<float>& probs) {
-            if (layer == capture_.attentionLayer) captured.attention = probs;
+        observer.attention = [&](int layer, int pos, const std::vector<float>& probs) {
+            if (layer == capture_.attentionLayer) captured(pos).attention = probs;
         };
-    const std::vector<float> x = model_.runPosition(id, pos, observer);
-    if (lensHere || capture_.attentionLayer >= 0) captured_[pos] = std::move(captured);
-    if (last) logits_ = model_.head(x);
+    const std::vector<float> x = model_.runPositions(chunk, next_, observer);
+    next_ += count;
+    if (next_ < end) return false;
+    logits_ = model_.head(lastRow(x));
+    return true;
+}
+
+CapturedPosition& CpuRunner::captured(int pos) {
+    CapturedPosition& c = captured_[pos];
+    c.position = pos;
+    return c;
+}
+
+std::vector<float> CpuRunner::lastRow(const std::vector<float>& rows) const {
+    return std::vector<float>(rows.end() - config().embedDim, rows.end());
 }
 
 std::vector<float> CpuRunner::logits() {
@@ -89,9 +96,12 @@ void CpuRunner::forwardChosenToken(int) {
 std::vector<float> CpuRunner::tokenLogProbs(const std::vector<int>& ids) {
     checkTokenLogProbsIds(ids);
     model_.checkPositions(ids, 0);
+    // Every position but the last, which has no next token.
+    const std::vector<float> x = model_.runPositions(std::vector<int>(ids.begin(), ids.end() - 1), 0);
+    const std::size_t C = std::size_t(config().embedDim);
     std::vector<float> out;
     for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
-        const std::vector<float> logits = model_.head(model_.runPosition(ids[t], int(t)));
+        const std::vector<float> logits = model_.head(std::vector<float>(x.begin() + t * C, x.begin() + (t + 1) * C));
         const float largest = *std::max_element(logits.begin(), logits.end());
         double sum = 0;
         for (const float logit : logits) sum += std::exp(double(logit) - largest);
@@ -106,13 +116,11 @@ std::vector<std::vector<LensCell>> CpuRunner::lens(const std::vector<int>& ids, 
     model_.checkPositions(ids, 0);
     std::vector<std::vector<LensCell>> out(std::size_t(config().layers));
     CpuModel::Observer observer;
-    observer.afterBlock = [&](int layer, const std::vector<float>& x) {
+    observer.afterBlock = [&](int layer, int, const std::vector<float>& x) {
         out[std::size_t(layer)].push_back(topTokens(model_.head(x), k));
     };
-    std::vector<float> x;
-    for (std::size_t t = 0; t < ids.size(); ++t) x = model_.runPosition(ids[t], int(t), observer);
     // It ends as a forward does: the last position's logits are ready.
-    logits_ = model_.head(x);
+    logits_ = model_.head(lastRow(model_.runPositions(ids, 0, observer)));
     return out;
 }
 
@@ -121,10 +129,10 @@ std::vector<float> CpuRunner::hiddenStates(const std::vector<int>& ids, int laye
     model_.checkPositions(ids, 0);
     std::vector<float> out;
     CpuModel::Observer observer;
-    observer.afterBlock = [&](int l, const std::vector<float>& x) {
+    observer.afterBlock = [&](int l, int, const std::vector<float>& x) {
         if (l == layer) out.insert(out.end(), x.begin(), x.end());
     };
-    for (std::size_t t = 0; t < ids.size(); ++t) model_.runPosition(ids[t], int(t), observer);
+    model_.runPositions(ids, 0, observer);
     logits_.reset();
     return out;
 }
@@ -134,17 +142,15 @@ std::vector<float> CpuRunner::attention(const std::vector<int>& ids, int layer) 
     model_.checkPositions(ids, 0);
     const std::size_t T = ids.size(), heads = std::size_t(config().heads);
     std::vector<float> out(heads * T * T, 0.0f);  // heads x T x T
-    for (std::size_t t = 0; t < T; ++t) {
-        CpuModel::Observer observer;
-        observer.attention = [&](int l, const std::vector<float>& probs) {
-            if (l != layer) return;
-            for (std::size_t h = 0; h < heads; ++h)
-                std::copy_n(probs.begin() + std::ptrdiff_t(h * (t + 1)), t + 1,
-                            out.begin() + std::ptrdiff_t((h * T + t) * T));
-        };
-        const std::vector<float> x = model_.runPosition(ids[t], int(t), observer);
-        if (t + 1 == T) logits_ = model_.head(x);
-    }
+    CpuModel::Observer observer;
+    observer.attention = [&](int l, int pos, const std::vector<float>& probs) {
+        if (l != layer) return;
+        const std::size_t t = std::size_t(pos);
+        for (std::size_t h = 0; h < heads; ++h)
+            std::copy_n(probs.begin() + std::ptrdiff_t(h * (t + 1)), t + 1,
+                        out.begin() + std::ptrdiff_t((h * T + t) * T));
+    };
+    logits_ = model_.head(lastRow(model_.runPositions(ids, 0, observer)));
     return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The model on the CPU (src/cpu): the engine's ModelRunner over CpuModel, a position per chunk, every
-// read ready at once. It draws no tokens itself: the engine draws them from the logits.
+// The model on the CPU (src/cpu): the engine's ModelRunner over CpuModel, a few positions per chunk,
+// every read ready at once. It draws no tokens itself: the engine draws them from the logits.
 #include <map>
 #include <optional>
 
@@ -49,9 +49,13 @@ public:
     std::vector<CapturedPosition> takeCaptured(int end) override;
 
 private:
-    // Runs position `pos` over `id`, capturing what the live views ask for; the last position of a
-    // forward also leaves its logits.
-    void run(int id, int pos, bool last);
+    // Positions per chunk: each weight is decoded once for all of them, and a chunk is what an
+    // abort or another call in a browser waits for.
+    static constexpr int kChunk = 16;
+    // The live views' capture of position `pos`, made on first use.
+    CapturedPosition& captured(int pos);
+    // The last row of a run's residual stream.
+    std::vector<float> lastRow(const std::vector<float>& rows) const;
     // The k most likely tokens of the logits, best first (ties: the smaller id first), with their
     // probabilities.
     static LensCell topTokens(const std::vector<float>& logits, int k);

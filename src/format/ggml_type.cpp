@@ -269,10 +269,22 @@ void decodeFloats(GgmlType type, const std::uint8_t* bytes, std::int64_t count, 
 
 void decodeValues(GgmlType type, const std::uint8_t* bytes, std::int64_t count, float* out) {
     if (!isQuantized(type)) return decodeFloats(type, bytes, count, out);
-    const AffineBlocks b = decodeAffineBlocks(type, bytes, count);
-    for (std::int64_t i = 0; i < count; ++i) {
-        const std::size_t block = std::size_t(i / b.scaleValues);
-        out[i] = float(b.codes[std::size_t(i)]) * b.scales[block] + (b.offsets.empty() ? 0.0f : b.offsets[block]);
+    const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
+    const std::int64_t subs = count / info.scaleValues;
+    // Reused: the CPU backend decodes a matrix row by row, and allocating per row cost more than
+    // the decoding.
+    thread_local std::vector<std::int8_t> codes;
+    thread_local std::vector<float> scales, offsets;
+    codes.resize(std::size_t(count));
+    scales.resize(std::size_t(subs));
+    offsets.assign(std::size_t(subs), 0.0f);
+    decodeCodes(type, bytes, count, codes.data());
+    decodeScales(type, bytes, count, scales.data(), info.offsets ? offsets.data() : nullptr, 1);
+    for (std::int64_t sub = 0; sub < subs; ++sub) {
+        const float scale = scales[std::size_t(sub)], offset = offsets[std::size_t(sub)];
+        const std::int8_t* c = codes.data() + sub * info.scaleValues;
+        float* o = out + sub * info.scaleValues;
+        for (int i = 0; i < info.scaleValues; ++i) o[i] = float(c[i]) * scale + offset;
     }
 }
 
