@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "util/error.h"
+#include "util/file.h"
 
 namespace gpt2 {
 namespace {
@@ -293,13 +294,6 @@ bool isGguf(const std::uint8_t* prefix, std::size_t size) {
     return size >= 4 && prefix[0] == 'G' && prefix[1] == 'G' && prefix[2] == 'U' && prefix[3] == 'F';
 }
 
-bool isGgufFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::uint8_t magic[4] = {};
-    in.read(reinterpret_cast<char*>(magic), 4);
-    return in && isGguf(magic, 4);
-}
-
 std::optional<GgufHeader> parseGgufHeader(const std::uint8_t* bytes, std::size_t size, std::uint64_t fileSize,
                                           const std::string& label) {
     if (size > fileSize) fail(label, ": ", size, " header bytes given for a ", fileSize, "-byte file");
@@ -311,21 +305,11 @@ std::optional<GgufHeader> parseGgufHeader(const std::uint8_t* bytes, std::size_t
     }
 }
 
-GgufFile::GgufFile(const std::string& path) : stream_(path, std::ios::binary) {
-    if (!stream_) fail(path, ": cannot open the file");
-    stream_.seekg(0, std::ios::end);
-    const auto fileSize = std::uint64_t(stream_.tellg());
-    std::vector<std::uint8_t> prefix;
-    for (std::uint64_t size = 1 << 20;; size *= 4) {
-        prefix.resize(std::size_t(std::min(size, fileSize)));
-        stream_.seekg(0);
-        stream_.read(reinterpret_cast<char*>(prefix.data()), std::streamsize(prefix.size()));
-        if (auto header = parseGgufHeader(prefix.data(), prefix.size(), fileSize, path)) {
-            header_ = std::move(*header);
-            return;
-        }
-    }
-}
+GgufFile::GgufFile(const std::string& path)
+    : stream_(path, std::ios::binary),
+      header_(readHeader(stream_, path, [&](const std::uint8_t* bytes, std::size_t size, std::uint64_t fileSize) {
+          return parseGgufHeader(bytes, size, fileSize, path);
+      })) {}
 
 std::vector<std::uint8_t> GgufFile::read(const GgufTensor& tensor) const {
     std::vector<std::uint8_t> bytes(std::size_t(tensor.end - tensor.begin));

@@ -55,8 +55,6 @@ struct GgufHeader {
 
 // True when `prefix` starts with GGUF's magic.
 bool isGguf(const std::uint8_t* prefix, std::size_t size);
-// True when the file at `path` starts with GGUF's magic.
-bool isGgufFile(const std::string& path);
 
 // Parses the header from the file's first `size` bytes. Returns nothing when those end inside the
 // header of a longer file (`size` < `fileSize`), so a streaming caller can read more and try again;
@@ -72,8 +70,8 @@ public:
     std::vector<std::uint8_t> read(const GgufTensor& tensor) const;
 
 private:
+    mutable std::ifstream stream_;  // before header_, which is read from it
     GgufHeader header_;
-    mutable std::ifstream stream_;
 };
 
 }  // namespace gpt2

@@ -4,8 +4,8 @@
 
 #include "format/checkpoint.h"
 #include "format/gguf_gpt2.h"
-#include "util/file.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace gpt2 {
 namespace {
@@ -99,21 +99,11 @@ void requireWholeModel(const ModelFileHeader& header) {
     refuseLoneSafetensors(refused);
 }
 
-ModelFileReader::ModelFileReader(const std::string& path) : stream_(path, std::ios::binary | std::ios::ate) {
-    if (!stream_) fail(path, ": cannot open the file");
-    const auto fileSize = std::uint64_t(stream_.tellg());
-    std::vector<std::uint8_t> prefix;
-    for (std::uint64_t size = 1 << 20;; size *= 4) {
-        prefix.resize(std::size_t(std::min(size, fileSize)));
-        stream_.seekg(0);
-        stream_.read(reinterpret_cast<char*>(prefix.data()), std::streamsize(prefix.size()));
-        if (!stream_) fail(path, ": cannot read the file's first ", prefix.size(), " bytes");
-        if (auto header = parseModelFileHeader(prefix.data(), prefix.size(), fileSize, path)) {
-            header_ = std::move(*header);
-            return;
-        }
-    }
-}
+ModelFileReader::ModelFileReader(const std::string& path)
+    : stream_(path, std::ios::binary),
+      header_(readHeader(stream_, path, [&](const std::uint8_t* bytes, std::size_t size, std::uint64_t fileSize) {
+          return parseModelFileHeader(bytes, size, fileSize, path);
+      })) {}
 
 std::vector<std::uint8_t> ModelFileReader::read(const StoredTensor& tensor) const {
     std::vector<std::uint8_t> bytes(std::size_t(tensor.end - tensor.begin));

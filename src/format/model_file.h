@@ -67,8 +67,8 @@ public:
     std::vector<std::uint8_t> read(const StoredTensor& tensor) const;
 
 private:
+    mutable std::ifstream stream_;  // before header_, which is read from it
     ModelFileHeader header_;
-    mutable std::ifstream stream_;
 };
 
 // A model on disk: a whole-model file (GGUF), or a Hugging Face checkpoint folder's config.json and

@@ -50,12 +50,8 @@ TEST_P(CpuFixture, LastLogitsAndGreedyTokensMatchHuggingFace) {
     EXPECT_GT(prompts, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(HuggingFace, CpuFixture, ::testing::Values("gpt2-tiny", "gpt2-variant"), [](const auto& info) {
-    std::string name = info.param;
-    for (char& c : name)
-        if (c == '-') c = '_';
-    return name;
-});
+INSTANTIATE_TEST_SUITE_P(HuggingFace, CpuFixture, ::testing::Values("gpt2-tiny", "gpt2-variant"),
+                         [](const auto& info) { return testing::testName(info.param); });
 
 class CpuGguf : public ::testing::TestWithParam<std::string> {};
 
@@ -79,16 +75,8 @@ TEST_P(CpuGguf, LastLogitsAndGreedyTokensMatchTheFloat64Forward) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(LlamaCppFiles, CpuGguf,
-                         ::testing::Values("tiny-Q8_0", "narrow-F32", "narrow-F16", "narrow-BF16", "narrow-Q8_0",
-                                           "narrow-Q4_0", "narrow-Q4_1", "narrow-Q5_0", "narrow-Q5_1", "wide-Q4_K_M",
-                                           "wide-Q5_K_M", "wide-Q6_K", "wide-Q4_K_S"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             for (char& c : name)
-                                 if (c == '-') c = '_';
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(LlamaCppFiles, CpuGguf, ::testing::ValuesIn(testing::ggufFixtures()),
+                         [](const auto& info) { return testing::testName(info.param); });
 
 // Decoding over the cache gives what running the whole sequence again gives.
 TEST(CpuModel, DecodingOverTheCacheEqualsRecomputing) {

@@ -102,16 +102,8 @@ TEST_P(GgufFixture, QuantizedTensorsStayQuantizedOnTheGpu) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(LlamaCppFiles, GgufFixture,
-                         ::testing::Values("tiny-Q8_0", "narrow-F32", "narrow-F16", "narrow-BF16", "narrow-Q8_0",
-                                           "narrow-Q4_0", "narrow-Q4_1", "narrow-Q5_0", "narrow-Q5_1", "wide-Q4_K_M",
-                                           "wide-Q5_K_M", "wide-Q6_K", "wide-Q4_K_S"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             for (char& c : name)
-                                 if (c == '-') c = '_';
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(LlamaCppFiles, GgufFixture, ::testing::ValuesIn(testing::ggufFixtures()),
+                         [](const auto& info) { return testing::testName(info.param); });
 
 TEST(GgufTokenizer, MetadataTokenizerGivesHuggingFaceIds) {
     const Tokenizer tokenizer = fileTokenizer(ModelFileReader(fixturePath("gguf/tiny-Q8_0.gguf")).header());

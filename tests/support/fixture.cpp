@@ -47,4 +47,18 @@ double logSumExp(const std::vector<float>& values) {
     return top + std::log(sum);
 }
 
+const std::vector<std::string>& ggufFixtures() {
+    static const std::vector<std::string> names = {
+        "tiny-Q8_0",   "narrow-F32",  "narrow-F16",  "narrow-BF16", "narrow-Q8_0", "narrow-Q4_0", "narrow-Q4_1",
+        "narrow-Q5_0", "narrow-Q5_1", "wide-Q4_K_M", "wide-Q5_K_M", "wide-Q6_K",   "wide-Q4_K_S"};
+    return names;
+}
+
+std::string testName(const std::string& fixture) {
+    std::string name = fixture;
+    for (char& c : name)
+        if (c == '-') c = '_';
+    return name;
+}
+
 }  // namespace gpt2::testing

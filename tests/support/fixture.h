@@ -16,4 +16,9 @@ std::vector<int> topK(const std::vector<float>& values, int k);
 // log Σ exp(values), in double and shifted by the largest value, so that keys of hundreds do not overflow.
 double logSumExp(const std::vector<float>& values);
 
+// The llama.cpp GGUF fixtures (tests/fixtures/gguf/*.gguf), one per tensor type, by file name.
+const std::vector<std::string>& ggufFixtures();
+// A fixture's name as a parameterized test's name ("narrow-Q4_0" -> "narrow_Q4_0").
+std::string testName(const std::string& fixture);
+
 }  // namespace gpt2::testing
