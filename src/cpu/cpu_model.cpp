@@ -53,8 +53,8 @@ void CpuModel::ingest(const ModelFileHeader& file, const StoredTensor& tensor, s
         std::find_if(specs_.begin(), specs_.end(), [&](const MatrixSpec& s) { return s.name == tensor.name; });
     if (spec == specs_.end()) fail(file.label, ": tensor ", tensor.storedName, " is not a GPT-2 weight");
     checkStoredTensor(file, tensor, *spec);
-    if (spec->rows > 1 && spec->name != "wpe.weight") {
-        matrices_[spec->name] = StoredMatrix(tensor, std::move(bytes));
+    if (keptInBlocks(*spec)) {
+        matrices_[spec->name] = StoredMatrix(tensor, std::move(bytes), outputChannelsAreRows(*spec));
         return;
     }
     // Vectors and the position embedding, as floats: small, and read whole.

@@ -8,17 +8,14 @@
 
 namespace gpt2 {
 
-StoredMatrix::StoredMatrix(const StoredTensor& tensor, std::vector<std::uint8_t> bytes)
+StoredMatrix::StoredMatrix(const StoredTensor& tensor, std::vector<std::uint8_t> bytes, bool outputsAreRows)
     : type_(tensor.type), bytes_(std::move(bytes)) {
     if (tensor.shape.size() != 2) fail("StoredMatrix: tensor ", tensor.storedName, " is not a matrix");
     const GgmlTypeInfo* info = ggmlTypeInfo(std::uint32_t(tensor.type));
     if (!info) fail("StoredMatrix: tensor ", tensor.storedName, " is ", ggmlTypeName(std::uint32_t(tensor.type)));
-    // The embedding and lm_head are [vocab, n_embd], rows of outputs; a Conv1D weight is [in, out],
-    // stored so by a checkpoint and transposed by GGUF.
-    const bool embedding = tensor.name == "wte.weight" || tensor.name == "lm_head.weight";
-    rowsAreOutputs_ = embedding || tensor.transposed;
-    inputs_ = int(embedding ? tensor.shape[1] : tensor.shape[0]);
-    outputs_ = int(embedding ? tensor.shape[0] : tensor.shape[1]);
+    rowsAreOutputs_ = outputsAreRows || tensor.transposed;
+    inputs_ = int(outputsAreRows ? tensor.shape[1] : tensor.shape[0]);
+    outputs_ = int(outputsAreRows ? tensor.shape[0] : tensor.shape[1]);
     const int rowValues = rowsAreOutputs_ ? inputs_ : outputs_;
     rowBytes_ = std::int64_t(rowValues) / info->blockValues * info->blockBytes;
     if (info->blockValues > 1 && !rowsAreOutputs_)

@@ -11,11 +11,12 @@ namespace gpt2 {
 class StoredMatrix {
 public:
     StoredMatrix() = default;
-    // `tensor`'s bytes (end - begin of them). A stored row is either one output's inputs (GGUF's
-    // Conv1D weights, stored [out, in]; the embedding [vocab, n_embd], whose rows are tokens; every
-    // block type, whose blocks run along the inputs) or one input's outputs (a checkpoint's Conv1D
-    // [in, out]).
-    StoredMatrix(const StoredTensor& tensor, std::vector<std::uint8_t> bytes);
+    // `tensor`'s bytes (end - begin of them); `outputsAreRows`: its Hugging Face shape is [outputs,
+    // inputs] (the embedding and lm_head, outputChannelsAreRows), else [inputs, outputs] (Conv1D). A
+    // stored row is either one output's inputs (those, GGUF's Conv1D weights stored transposed, and
+    // every block type, whose blocks run along the inputs) or one input's outputs (a checkpoint's
+    // Conv1D).
+    StoredMatrix(const StoredTensor& tensor, std::vector<std::uint8_t> bytes, bool outputsAreRows);
 
     int inputs() const { return inputs_; }
     int outputs() const { return outputs_; }

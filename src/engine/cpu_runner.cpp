@@ -83,15 +83,16 @@ std::vector<float> CpuRunner::takeLogits() {
     return logits();
 }
 
-void CpuRunner::requestToken(const TokenSampling&, int) {
-    fail("the CPU backend draws no tokens: the engine draws them from the logits");
-}
+namespace {
+// drawsTokens() is false: the engine never asks for these.
+[[noreturn]] void drawsNoTokens() { fail("the CPU backend draws no tokens: the engine draws them from the logits"); }
+}  // namespace
 
-int CpuRunner::takeToken() { fail("the CPU backend draws no tokens: the engine draws them from the logits"); }
+void CpuRunner::requestToken(const TokenSampling&, int) { drawsNoTokens(); }
 
-void CpuRunner::forwardChosenToken(int) {
-    fail("the CPU backend draws no tokens: the engine draws them from the logits");
-}
+int CpuRunner::takeToken() { drawsNoTokens(); }
+
+void CpuRunner::forwardChosenToken(int) { drawsNoTokens(); }
 
 std::vector<float> CpuRunner::tokenLogProbs(const std::vector<int>& ids) {
     checkTokenLogProbsIds(ids);

@@ -109,6 +109,8 @@ bool outputChannelsAreRows(const MatrixSpec& spec) {
     return spec.name == "wte.weight" || spec.name == "lm_head.weight";
 }
 
+bool keptInBlocks(const MatrixSpec& spec) { return spec.rows > 1 && spec.name != "wpe.weight"; }
+
 void checkStoredTensor(const ModelFileHeader& file, const StoredTensor& t, const MatrixSpec& spec) {
     if (t.shape != spec.sourceShape)
         fail(file.label, ": tensor ", t.storedName, " has shape ", shapeText(t.shape), ", expected ",

@@ -51,6 +51,11 @@ bool packedInPlace(const ModelConfig& config, const MatrixSpec& spec);
 // engine reads.
 void checkStoredTensor(const ModelFileHeader& file, const StoredTensor& tensor, const MatrixSpec& spec);
 
+// Whether a matrix is read in blocks when its file holds it quantized, on every backend: the matmul
+// weights and the token embedding (position embeddings, biases and LayerNorm parameters are read as
+// floats).
+bool keptInBlocks(const MatrixSpec& spec);
+
 // Whether a matrix's output channels are its rows: wte and lm_head ([vocab, n_embd], read
 // transposed by the lm_head, and row by row by the embedding); every Conv1D weight is [in, out].
 bool outputChannelsAreRows(const MatrixSpec& spec);

@@ -5,10 +5,6 @@
 namespace gpt2 {
 namespace {
 
-// Whether the engine reads this matrix in blocks when its file holds it quantized: the matmul weights
-// and the token embedding (position embeddings, biases and LayerNorm parameters are read as floats).
-bool keptInBlocks(const MatrixSpec& spec) { return spec.rows > 1 && spec.name != "wpe.weight"; }
-
 const MatrixSpec* specOf(const std::vector<MatrixSpec>& specs, const std::string& name) {
     for (const MatrixSpec& spec : specs)
         if (spec.name == name) return &spec;
