@@ -35,10 +35,14 @@ add_custom_target(site ALL
   COMMAND ${CMAKE_COMMAND} -DSOURCE=${PROJECT_SOURCE_DIR}/web/module/package.json -DOUT=${GPT2_SITE_DIR}/package.json
           -DREPOSITORY=${GPT2_REPOSITORY} -P ${PROJECT_SOURCE_DIR}/cmake/package_manifest.cmake
   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/web/module/README.md ${PROJECT_SOURCE_DIR}/LICENSE ${GPT2_SITE_DIR}
-  COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.js $<TARGET_FILE_DIR:gpt2_web>/gpt2-wasm.wasm
+  # One glue for both builds: the two must be the same, or the site is not assembled.
+  COMMAND ${CMAKE_COMMAND} -DSIMD=$<TARGET_FILE_DIR:gpt2_web_simd>/gpt2-wasm.js
+          -DNOSIMD=$<TARGET_FILE_DIR:gpt2_web_nosimd>/gpt2-wasm-nosimd.js -P ${PROJECT_SOURCE_DIR}/cmake/same_glue.cmake
+  COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web_simd>/gpt2-wasm.js
+          $<TARGET_FILE_DIR:gpt2_web_simd>/gpt2-wasm.wasm $<TARGET_FILE_DIR:gpt2_web_nosimd>/gpt2-wasm-nosimd.wasm
           ${GPT2_GENERATED_DIR}/gpt2-options.js ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL_DIR}/config.json ${GPT2_DEFAULT_MODEL_DIR}/model.safetensors ${GPT2_SITE_DIR}/models/default
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/default/vocab.json
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/vocab.bpe ${GPT2_SITE_DIR}/models/default/merges.txt
-  DEPENDS gpt2_web
+  DEPENDS gpt2_web_simd gpt2_web_nosimd
   COMMENT "Assembling the static site in ${GPT2_SITE_DIR}")

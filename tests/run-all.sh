@@ -60,7 +60,7 @@ native_failed=$(( ${failed_plain:-1} + ${failed_asan:-1} ))
 # latency runs alone afterwards, on an otherwise idle machine as its bounds assume.
 alone=tests/browser/responsiveness.test.mjs
 together=()
-for f in tests/browser/*.test.mjs tests/tools/*.test.mjs; do [ "$f" = "$alone" ] || together+=("$f"); done
+for f in tests/browser/*.test.mjs tests/node/*.test.mjs tests/tools/*.test.mjs; do [ "$f" = "$alone" ] || together+=("$f"); done
 node_tests() {  # TAP file, concurrency, test files
   local tap=$1 concurrency=$2
   shift 2

@@ -29,12 +29,39 @@ float activate(float x, Activation kind) {
     return x;
 }
 
+// The fp32 K/V cache of every layer at the full context.
+std::int64_t cacheBytes(const ModelConfig& config) {
+    return 2 * std::int64_t(config.layers) * config.contextLength * config.embedDim * std::int64_t(sizeof(float));
+}
+
 }  // namespace
 
-CpuModel::CpuModel(const ModelConfig& config) : config_(config), specs_(engineMatrices(config)) {
-    const std::size_t cache = std::size_t(config.contextLength) * std::size_t(config.embedDim);
-    keys_.assign(std::size_t(config.layers), std::vector<float>(cache));
-    values_.assign(std::size_t(config.layers), std::vector<float>(cache));
+CpuModel::CpuModel(const ModelConfig& config)
+    : config_(config),
+      specs_(engineMatrices(config)),
+      keys_(std::size_t(config.layers)),
+      values_(std::size_t(config.layers)) {}
+
+void CpuModel::growCache(int positions) {
+    const std::size_t C = std::size_t(config_.embedDim), have = keys_.front().size() / C;
+    if (std::size_t(positions) <= have) return;
+    const std::size_t grown = std::min(std::size_t(config_.contextLength), std::max(std::size_t(positions), 2 * have));
+    for (auto* cache : {&keys_, &values_})
+        for (std::vector<float>& layer : *cache) layer.resize(grown * C);
+}
+
+std::int64_t CpuModel::plannedBytes(const ModelConfig& config, const std::vector<const ModelFileHeader*>& files) {
+    std::int64_t total = cacheBytes(config);
+    for (const MatrixSpec& spec : engineMatrices(config)) {
+        std::int64_t values = 1;
+        for (const std::int64_t dim : spec.sourceShape) values *= dim;
+        const StoredTensor* stored = nullptr;
+        for (const ModelFileHeader* file : files)
+            for (const StoredTensor& t : file->tensors)
+                if (t.name == spec.name) stored = &t;
+        total += stored && keptInBlocks(spec) ? std::int64_t(stored->end - stored->begin) : values * 4;
+    }
+    return total;
 }
 
 CpuModel::CpuModel(const ModelOnDisk& model) : CpuModel(model.config) {
@@ -75,9 +102,7 @@ std::int64_t CpuModel::bytes() const {
     std::int64_t total = 0;
     for (const auto& [name, m] : matrices_) total += m.bytes();
     for (const auto& [name, v] : vectors_) total += std::int64_t(v.size() * sizeof(float));
-    for (const auto* cache : {&keys_, &values_})
-        for (const std::vector<float>& layer : *cache) total += std::int64_t(layer.size() * sizeof(float));
-    return total;
+    return total + cacheBytes(config_);
 }
 
 const StoredMatrix& CpuModel::matrix(const std::string& name) const {
@@ -121,6 +146,7 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
     const ModelConfig& c = config_;
     const int C = c.embedDim, H = c.heads, D = c.headDim(), F = c.innerDim, n = int(ids.size());
     const float eps = c.layerNormEpsilon;
+    growCache(pos0 + n);
     const auto size = [](int count) { return static_cast<std::size_t>(count); };
     const auto row = [&](std::vector<float>& m, int i, int width) { return m.data() + size(i) * size(width); };
     // x = wte[ids] + wpe[positions]                                          [n, C]

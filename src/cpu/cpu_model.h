@@ -28,8 +28,11 @@ public:
     void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes);
     // Throws naming the weights that never arrived.
     void checkComplete(const std::string& label) const;
-    // Bytes of the weights as stored, and of the K/V cache.
+    // Bytes of the weights as stored, and of the K/V cache at the full context (what it may grow to).
     std::int64_t bytes() const;
+    // The bytes such a model takes at its full context, its weights as `files` store them (a weight
+    // in none of them: fp32, as GPT-2's published checkpoints are), before any tensor arrives.
+    static std::int64_t plannedBytes(const ModelConfig& config, const std::vector<const ModelFileHeader*>& files = {});
 
     // Runs tokens `ids` at positions [pos0, pos0 + ids.size()) and returns the last one's logits. The
     // cache rows < pos0 must hold the earlier tokens of the same sequence.
@@ -55,11 +58,15 @@ private:
     const StoredMatrix& matrix(const std::string& name) const;
     const std::vector<float>& vec(const std::string& name) const;
 
+    // Grows every layer's K/V cache to hold `positions` (by doubling, up to the context): a short
+    // text never pays for the whole context.
+    void growCache(int positions);
+
     ModelConfig config_;
     std::vector<MatrixSpec> specs_;
     std::map<std::string, StoredMatrix> matrices_;
     std::map<std::string, std::vector<float>> vectors_;
-    std::vector<std::vector<float>> keys_, values_;  // per layer [context, n_embd]
+    std::vector<std::vector<float>> keys_, values_;  // per layer [positions so far, n_embd]
 };
 
 }  // namespace gpt2

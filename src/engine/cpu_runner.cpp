@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/cpu_target.h"
 #include "model/ops/topk.h"
 #include "model/readouts/lens.h"
 #include "model/readouts/readout_checks.h"
@@ -10,8 +11,21 @@
 
 namespace gpt2 {
 
-CpuRunner::CpuRunner(const ModelConfig& config) : model_(config) {
-    capabilities_.renderer = "CPU";
+CpuRunner::CpuRunner(const ModelConfig& config, const ModelOptions& options,
+                     const std::vector<const ModelFileHeader*>& files)
+    : model_(config) {
+    const std::int64_t planned = CpuModel::plannedBytes(config, files);
+    // What a pointer reaches, less room for the module itself, the tokenizer and one tensor in transit.
+    const std::int64_t addressable = sizeof(void*) == 4 ? (std::int64_t(1) << 32) - (std::int64_t(512) << 20) : 0;
+    if (addressable > 0 && planned > addressable)
+        fail("this model would take ", megabytes(planned),
+             " of memory on the CPU backend at its full context, more than 32-bit WebAssembly addresses (",
+             megabytes(addressable), " for the model); try a 4-bit GGUF file or a smaller model");
+    if (options.maxGpuBytes > 0 && double(planned) > options.maxGpuBytes)
+        fail("this model would take ", megabytes(planned),
+             " of memory on the CPU backend at its full context, more than maxGpuBytes ",
+             megabytes(std::int64_t(options.maxGpuBytes)), "; try a 4-bit GGUF file or a smaller model");
+    capabilities_.renderer = cpu::targetDescription();
     capabilities_.version = "none: no GL";
 }
 

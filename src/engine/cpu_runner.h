@@ -6,12 +6,15 @@
 
 #include "cpu/cpu_model.h"
 #include "engine/model_runner.h"
+#include "model/tuning.h"
 
 namespace gpt2 {
 
 class CpuRunner final : public ModelRunner {
 public:
-    explicit CpuRunner(const ModelConfig& config);
+    // Refuses a model whose plan (CpuModel::plannedBytes, over `files`) is above options.maxGpuBytes
+    // or beyond what this build can address (32-bit WebAssembly: 4 GB), with the numbers.
+    CpuRunner(const ModelConfig& config, const ModelOptions& options, const std::vector<const ModelFileHeader*>& files);
 
     const ModelConfig& config() const override { return model_.config(); }
     const char* backend() const override { return "cpu"; }

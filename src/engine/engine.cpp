@@ -10,15 +10,23 @@
 
 namespace gpt2 {
 
-Engine::Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
-    makeModel(config, options, blocks);
+Engine::Engine(const ModelConfig& config, const ModelOptions& options,
+               const std::vector<const ModelFileHeader*>& files) {
+    makeModel(config, options, files);
 }
 
-void Engine::makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks) {
+void Engine::makeModel(const ModelConfig& config, const ModelOptions& options,
+                       const std::vector<const ModelFileHeader*>& files) {
     if (options.backend == Backend::Cpu)
-        runner_ = std::make_unique<CpuRunner>(config);
+        runner_ = std::make_unique<CpuRunner>(config, options, files);
     else
-        runner_ = std::make_unique<GpuRunner>(config, options, blocks);
+        runner_ = std::make_unique<GpuRunner>(config, options, blockFormats(config, files));
+}
+
+std::int64_t Engine::plannedBytes(const ModelConfig& config, const ModelOptions& options,
+                                  const std::vector<const ModelFileHeader*>& files) {
+    if (options.backend == Backend::Cpu) return CpuModel::plannedBytes(config, files);
+    return plannedGpuBytes(config, options, blockFormats(config, files));
 }
 
 std::int64_t Engine::plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
@@ -48,7 +56,7 @@ Tokenizer fileTokenizer(const ModelFileHeader& header) {
 
 Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
     const ModelOnDisk model = openModelOnDisk(modelPath);
-    makeModel(model.config, options, blockFormats(model.config, model.headers()));
+    makeModel(model.config, options, model.headers());
     for (const auto& file : model.files)
         for (const StoredTensor* tensor : wantedTensors(file->header()))
             ingest(file->header(), *tensor, file->read(*tensor).data());

@@ -136,14 +136,20 @@ public:
     // runs it: the GPU (webgl or auto: needs a current GL context) or the CPU.
     Engine(const std::string& modelPath, const ModelOptions& options);
     // A model whose weights the caller sends (ingest(); the web module streams them in), then
-    // finishLoad(`label`, what errors name) checks them and the shader programs. `blocks`: the
-    // matrices that arrive as blocks (model/weight_ingest.h's blockFormats).
-    Engine(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
+    // finishLoad(`label`, what errors name) checks them and the shader programs. `files`: the
+    // headers of the files they come from where known (for the matrices that arrive as blocks, and
+    // the CPU backend's plan).
+    Engine(const ModelConfig& config, const ModelOptions& options,
+           const std::vector<const ModelFileHeader*>& files = {});
     void finishLoad(const std::string& label);
     // The GPU bytes such an engine's model and readouts would take on the current context, planned
     // without allocating or compiling anything: what a page shows before choosing a model.
     static std::int64_t plannedGpuBytes(const ModelConfig& config, const ModelOptions& options,
                                         const BlockFormats& blocks = {});
+    // The same for the backend options.backend names (auto: the GPU): the GPU's bytes, or the CPU
+    // backend's memory at the full context, the weights as `files` store them.
+    static std::int64_t plannedBytes(const ModelConfig& config, const ModelOptions& options,
+                                     const std::vector<const ModelFileHeader*>& files = {});
 
     const ModelConfig& config() const { return runner_->config(); }
     // The tensors of `file` the model reads, in file order; one of them from its bytes as stored.
@@ -212,7 +218,8 @@ private:
     void startSequence(const std::vector<int>& ids, const char* what);
     void endSequence();
 
-    void makeModel(const ModelConfig& config, const ModelOptions& options, const BlockFormats& blocks = {});
+    void makeModel(const ModelConfig& config, const ModelOptions& options,
+                   const std::vector<const ModelFileHeader*>& files);
     // Runs `ids` at positions [pos0, pos0 + ids.size()), every chunk.
     void forward(const std::vector<int>& ids, int pos0);
 

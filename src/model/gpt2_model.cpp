@@ -31,18 +31,6 @@ AttentionScratch declareAttentionScratch(Activations& t, const Tuning& tuning, c
     return s;
 }
 
-// "1,634.2 MB": what a reader compares at a glance.
-std::string megabytes(std::int64_t bytes) {
-    const std::int64_t tenths = (bytes + 50'000) / 100'000;
-    const std::string whole = std::to_string(tenths / 10);
-    std::string grouped;
-    for (std::size_t i = 0; i < whole.size(); ++i) {
-        if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
-        grouped += whole[i];
-    }
-    return grouped + "." + std::to_string(tenths % 10) + " MB";
-}
-
 float attentionScale(const ModelConfig& c, int layer) {
     const float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
     return c.scaleAttentionByInverseLayer ? scale / float(layer + 1) : scale;

@@ -24,11 +24,21 @@ TexelFormat texelFormatOption(const std::string& option, const std::string& valu
     fail(option, " must be ", weights ? "fp16, fp32, int8 or int4" : "fp32 or fp16", ", got \"", value, "\"");
 }
 
+namespace {
+constexpr std::pair<const char*, Backend> kBackendNames[] = {
+    {"auto", Backend::Auto}, {"webgl", Backend::WebGl}, {"cpu", Backend::Cpu}};
+}  // namespace
+
 Backend backendOption(const std::string& value) {
-    if (value == "auto") return Backend::Auto;
-    if (value == "webgl") return Backend::WebGl;
-    if (value == "cpu") return Backend::Cpu;
+    for (const auto& [name, backend] : kBackendNames)
+        if (value == name) return backend;
     fail("backend must be auto, webgl or cpu, got \"", value, "\"");
+}
+
+const char* backendOptionName(Backend backend) {
+    for (const auto& [name, named] : kBackendNames)
+        if (named == backend) return name;
+    fail("backend ", int(backend), " has no option name");
 }
 
 const char* texelFormatOptionName(TexelFormat format) {

@@ -23,6 +23,8 @@ const char* texelFormatOptionName(TexelFormat format);
 enum class Backend { Auto, WebGl, Cpu };
 // The backend an option value names ("auto", "webgl" or "cpu"); throws on any other value.
 Backend backendOption(const std::string& value);
+// The name options.json gives `backend`, the inverse of backendOption.
+const char* backendOptionName(Backend backend);
 
 // The load options of options.json (defaults from there). -1: the policy decides.
 struct ModelOptions {

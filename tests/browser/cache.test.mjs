@@ -59,7 +59,12 @@ async function load(source, { worker = true, before: setUp } = {}) {
       const { GPT2 } = await import('/gpt2.js');
       const events = [];
       const start = performance.now();
-      const model = await GPT2.load(source, { weights: 'fp32', worker, onProgress: (e) => events.push(e) });
+      const model = await GPT2.load(source, {
+        backend: 'webgl',
+        weights: 'fp32',
+        worker,
+        onProgress: (e) => events.push(e),
+      });
       const ms = performance.now() - start;
       const logits = Array.from(await model.logits(ids));
       await model.dispose();
@@ -138,6 +143,7 @@ test('same thread: cached weights are read by a Worker, or here with a warning w
       const { GPT2 } = await import('/gpt2.js');
       const warnings = [];
       const model = await GPT2.load(source, {
+        backend: 'webgl',
         weights: 'fp32',
         worker: false,
         onProgress: (e) => e.warning && warnings.push(e.warning),
@@ -214,6 +220,7 @@ test('a full storage quota loads without the cache and warns', async () => {
       const { GPT2 } = await import('/gpt2.js');
       const warnings = [];
       const model = await GPT2.load(source, {
+        backend: 'webgl',
         worker: false,
         onProgress: (e) => e.warning && warnings.push(e.warning),
       });
@@ -239,7 +246,7 @@ test('restore() after a lost context reloads from the cache', async () => {
   const sent = weightBytes;
   const r = await page.evaluate(async (source) => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load(source, { weights: 'fp32' });
+    const model = await GPT2.load(source, { backend: 'webgl', weights: 'fp32' });
     await model.simulateContextLoss();
     const events = [];
     await model.restore({ onProgress: (e) => events.push(e) });
@@ -267,7 +274,11 @@ test('without a Cache API the model loads all the same and warns', async () => {
   const r = await page.evaluate(async (source) => {
     const { GPT2 } = await import('/gpt2.js');
     const warnings = [];
-    const model = await GPT2.load(source, { worker: false, onProgress: (e) => e.warning && warnings.push(e.warning) });
+    const model = await GPT2.load(source, {
+      backend: 'webgl',
+      worker: false,
+      onProgress: (e) => e.warning && warnings.push(e.warning),
+    });
     const ok = (await model.logits([1, 2])).length;
     await model.dispose();
     return { warnings, ok, cached: await GPT2.cachedModels() };

@@ -31,7 +31,7 @@ function generationDone(page) {
 }
 
 test('the demo page streams text with tokens/s and draws an attention heatmap', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
   await page.fill('#prompt', 'The jury said that');
   await page.fill('#max-new-tokens', '24');
@@ -58,7 +58,7 @@ test('the demo page streams text with tokens/s and draws an attention heatmap', 
 });
 
 test('live views: the logit lens and attention follow generation, and a generated token shows its probability', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await page.setViewportSize({ width: 1100, height: 1400 });
   await waitForDemoModel(page);
   assert.equal(await page.locator('#live-views').isChecked(), true, 'live views are on by default');
@@ -128,7 +128,7 @@ test('live views: the logit lens and attention follow generation, and a generate
 test('live views of a long context scroll instead of shrinking cells', async () => {
   const lensPositions = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8')).generate.lensPositions.default;
   const newTokens = 24;
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await page.setViewportSize({ width: 600, height: 900 });
   await waitForDemoModel(page);
   await page.fill('#prompt', 'The jury said that the election was conducted. '.repeat(16));
@@ -165,7 +165,7 @@ test('live views of a long context scroll instead of shrinking cells', async () 
 });
 
 test('the demo loads a model with int8 weights, in less GPU memory than fp16, and generates', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
   const megabytes = async () =>
     Number((await page.locator('#model-status').textContent()).match(/([\d.]+) MB of textures/)[1]);
@@ -191,7 +191,7 @@ test('the demo loads a model with int8 weights, in less GPU memory than fp16, an
 });
 
 test('generated text goes into the page as text, never as HTML', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
   await page.fill('#prompt', '<img src=x onerror="window.pwned=1"><b>bold</b>');
   await page.fill('#max-new-tokens', '2');
@@ -241,7 +241,7 @@ async function loadError(page, url) {
 test('bad model sources show a clear error on the page', async () => {
   // Choosing "A URL…" uses the picker, which then plans the hub's GGUF files: from a local "hub"
   // that has none (each plan fails with a console warning), never from the internet.
-  const page = await site.page(`?hub=${encodeURIComponent(`${site.url}no-hub`)}`);
+  const page = await site.page(`?backend=webgl&hub=${encodeURIComponent(`${site.url}no-hub`)}`);
   await waitForDemoModel(page);
   assert.match(
     await loadError(page, 'http://127.0.0.1:9/gpt2/'),
@@ -257,7 +257,7 @@ test('bad model sources show a clear error on the page', async () => {
 });
 
 test('a GGUF file picked on this device, or dropped on the page, loads and generates', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
   await page.selectOption('#model-source', 'file');
   assert.equal(await page.locator('#model-file').isVisible(), true);
@@ -289,8 +289,9 @@ test('a GGUF file picked on this device, or dropped on the page, loads and gener
 
 // The demo runs the engine in a worker, which an init script patching the page cannot reach: the
 // worker script is served with the same patch in front (a worker that has no WebGL2).
-test('a browser without WebGL2 gets a clear error on the page', async () => {
+test('asked for WebGL2 where the browser has none, the page shows a clear error', async () => {
   // Refused as a browser refuses: getContext gives null and a webglcontextcreationerror says why.
+  // (Left to choose, the page runs on the CPU there: no-webgl.test.mjs.)
   const noWebgl2 = `for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas].filter(Boolean)) {
     const original = C.prototype.getContext;
     C.prototype.getContext = function getContext(type, ...rest) {
@@ -299,7 +300,7 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
       return null;
     };
   }\n`;
-  const page = await site.scriptedPage(noWebgl2, '', { viewport: { width: 1000, height: 700 } });
+  const page = await site.scriptedPage(noWebgl2, '?backend=webgl', { viewport: { width: 1000, height: 700 } });
   await page.waitForFunction(() => !document.getElementById('load-error').hidden, null, { timeout: 60000 });
   assert.match(
     await page.locator('#load-error').textContent(),
@@ -320,7 +321,7 @@ test('a browser without WebGL2 gets a clear error on the page', async () => {
 // the status as "N MB of textures"), in each weight format and with an fp16 K/V cache; the hub sizes
 // are planned alike.
 test("the model picker shows each model's GPU memory per weight format and K/V cache, as the loaded model takes it", async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
   const figures = {};
   // fp16 weights and an fp32 cache are what the page started with.
@@ -372,28 +373,29 @@ test("the model picker shows each model's GPU memory per weight format and K/V c
 });
 
 test('the model picker offers the bundled model, the hub GGUF files and the hub folders, marks what is cached, and clears the cache', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
   const options = async () => page.locator('#model-source option').allTextContents();
   await page.waitForFunction(() => /cached/.test(document.querySelector('#model-source option').textContent), null, {
     timeout: 10000,
   });
   const listed = await options();
-  assert.equal(listed.length, 12, listed.join(' | '));
+  assert.equal(listed.length, 13, listed.join(' | '));
   assert.match(listed[0], /^Bundled demo model .*, 15\.4 MB download, [\d.]+ MB of GPU memory, cached$/);
   // A GGUF file's GPU memory is planned from its header, read once the picker is used.
   assert.equal(listed[1], 'GPT-2 124M, Q4_K_M GGUF from QuantFactory/gpt2-GGUF, 113 MB download');
-  assert.equal(listed[4], 'GPT-2 1.5B, Q4_0 GGUF from RichardErkhov/openai-community_-_gpt2-xl-gguf, 969 MB download');
+  assert.equal(listed[2], 'GPT-2 124M, Q8_0 GGUF from QuantFactory/gpt2-GGUF, 137 MB download');
+  assert.equal(listed[5], 'GPT-2 1.5B, Q4_0 GGUF from RichardErkhov/openai-community_-_gpt2-xl-gguf, 969 MB download');
   assert.match(
-    listed[6],
+    listed[7],
     /^GPT-2 124M, fp32 safetensors from openai-community\/gpt2, 548 MB download, [\d.]+ MB of GPU memory$/,
   );
   assert.match(
-    listed[9],
+    listed[10],
     /^GPT-2 1\.5B, fp32 safetensors from openai-community\/gpt2-xl, 6\.43 GB download, [\d.]+ GB of GPU memory \(more than a phone's tab survives\)$/,
   );
-  assert.equal(listed[10], 'A URL…');
-  assert.equal(listed[11], 'A GGUF file on this device…');
+  assert.equal(listed[11], 'A URL…');
+  assert.equal(listed[12], 'A GGUF file on this device…');
   assert.equal(await page.locator('#model-source').inputValue(), 'bundled');
   await page.screenshot({ path: join(artifactsDir, 'demo-picker.png') });
   await page.click('#clear-cache');
@@ -412,6 +414,7 @@ async function standInHub(t) {
   const fixture = (name) => readFileSync(join(root, 'tests/fixtures/gguf', name));
   const files = {
     '/QuantFactory/gpt2-GGUF/resolve/main/gpt2.Q4_K_M.gguf': fixture('wide-Q4_K_M.gguf'),
+    '/QuantFactory/gpt2-GGUF/resolve/main/gpt2.Q8_0.gguf': fixture('narrow-Q8_0.gguf'),
     '/mradermacher/gpt2-medium-GGUF/resolve/main/gpt2-medium.Q4_K_M.gguf': fixture('wide-Q4_K_S.gguf'),
     '/RichardErkhov/openai-community_-_gpt2-large-gguf/resolve/main/gpt2-large.Q4_K_M.gguf': fixture('tiny-Q8_0.gguf'),
     '/RichardErkhov/openai-community_-_gpt2-xl-gguf/resolve/main/gpt2-xl.Q4_0.gguf': fixture('narrow-Q4_0.gguf'),
@@ -440,14 +443,14 @@ const ggufPlanned = (page) =>
   page.waitForFunction(
     () =>
       [...document.querySelectorAll('#model-source option')].filter((o) => /GGUF.*GPU memory/.test(o.text)).length ===
-      5,
+      6,
     null,
     { timeout: 60000 },
   );
 
 test('the picker plans the hub GGUF files once used, on a phone once loaded and suggests the largest model that fits, and loads a 4-bit one', async (t) => {
   const hub = await standInHub(t);
-  const hubQuery = `?hub=${encodeURIComponent(hub.url)}`;
+  const hubQuery = `?backend=webgl&hub=${encodeURIComponent(hub.url)}`;
   const desktop = await site.page(hubQuery);
   await waitForDemoModel(desktop);
   assert.deepEqual(hub.requests, [], 'no file of the hub is read before the picker is used');
@@ -475,7 +478,7 @@ test('the picker plans the hub GGUF files once used, on a phone once loaded and 
     ['GPT-2 1.5B, Q4_0 GGUF from RichardErkhov/openai-community_-_gpt2-xl-gguf'],
     listed.join('\n'),
   );
-  assert.match(listed[9], /fp32 safetensors from openai-community\/gpt2-xl, .*\(more than a phone's tab survives\)$/);
+  assert.match(listed[10], /fp32 safetensors from openai-community\/gpt2-xl, .*\(more than a phone's tab survives\)$/);
   const planned = suggested[0].match(/, ([\d.]+ MB) of GPU memory/)[1];
   await page.selectOption('#model-source', 'RichardErkhov/openai-community_-_gpt2-xl-gguf/gpt2-xl.Q4_0.gguf');
   await page.click('#load');

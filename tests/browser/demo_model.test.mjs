@@ -21,7 +21,7 @@ test('200 sampled tokens are mostly English dictionary words', async () => {
   const page = await site.page();
   const text = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/default/');
+    const model = await GPT2.load('/models/default/', { backend: 'webgl' });
     let out = '';
     for await (const t of model.generate('The jury said that', {
       maxNewTokens: 200,

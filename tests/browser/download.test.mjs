@@ -92,6 +92,7 @@ async function load(page, { cache = false, worker = true } = {}) {
       let last = null;
       try {
         const model = await GPT2.load(url, {
+          backend: 'webgl',
           weights: 'fp32',
           ...options,
           onProgress: (p) => {

@@ -10,7 +10,8 @@ import { serveSite, session } from './harness.mjs';
 export const firefoxPath = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 export const hasFirefox = existsSync(firefoxPath);
 
-// `webgl: false` starts Firefox with the default profile's WebGL settings (headless: refused).
+// `webgl: false` starts Firefox with the default profile's WebGL settings (headless: refused);
+// 'disabled' with WebGL turned off (the webgl.disabled pref), as a user or an administrator does.
 export async function startFirefox({ webgl = true } = {}) {
   const server = await serveSite();
   const url = `http://127.0.0.1:${server.address().port}/`;
@@ -18,8 +19,8 @@ export async function startFirefox({ webgl = true } = {}) {
     browser: 'firefox',
     executablePath: firefoxPath,
     headless: true,
-    extraPrefsFirefox: webgl ? { 'webgl.force-enabled': true } : {},
-    env: webgl ? { ...process.env, MOZ_WEBGL_FORCE_EGL: '1' } : { ...process.env, MOZ_WEBGL_FORCE_EGL: '' },
+    extraPrefsFirefox: webgl === 'disabled' ? { 'webgl.disabled': true } : webgl ? { 'webgl.force-enabled': true } : {},
+    env: webgl === true ? { ...process.env, MOZ_WEBGL_FORCE_EGL: '1' } : { ...process.env, MOZ_WEBGL_FORCE_EGL: '' },
   });
   const output = [];
   for (const stream of [browser.process()?.stdout, browser.process()?.stderr])

@@ -64,7 +64,7 @@ for (const { worker, name } of modes)
     const page = await firefox.page();
     const r = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
-      const model = await GPT2.load('/models/default/', { worker });
+      const model = await GPT2.load('/models/default/', { backend: 'webgl', worker });
       let text = '';
       for await (const t of model.generate('The jury said that', { maxNewTokens: 12, seed: 5, temperature: 0.8 }))
         text += t.text;
@@ -98,6 +98,7 @@ test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either 
     const warnings = [];
     for (const worker of [true, false]) {
       const model = await GPT2.load('/models/default/', {
+        backend: 'webgl',
         worker,
         onProgress: ({ warning }) => warning && warnings.push(warning),
       });
@@ -126,7 +127,7 @@ test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either 
 });
 
 test('Firefox: the demo page loads the bundled model and generates with its live views', async () => {
-  const page = await firefox.page('');
+  const page = await firefox.page('?backend=webgl');
   await page.setViewport({ width: 1000, height: 1400 });
   await page.waitForFunction(
     () =>
@@ -163,7 +164,7 @@ test("Firefox without its WebGL settings: the load error carries Firefox's own r
     const r = await page.evaluate(async () => {
       const { GPT2, WebGL2UnavailableError } = await import('/gpt2.js');
       try {
-        await GPT2.load('/models/gpt2-tiny/', { worker: false });
+        await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker: false });
         return { message: 'loaded' };
       } catch (e) {
         return { message: e.message, typed: e instanceof WebGL2UnavailableError, said: e.detail?.browserSaid };
@@ -175,6 +176,37 @@ test("Firefox without its WebGL settings: the load error carries Firefox's own r
     );
     assert.ok(r.typed, 'a WebGL2UnavailableError');
     assert.match(r.said, /AllowWebgl2:false/);
+  } finally {
+    await bare.close();
+  }
+});
+
+test('Firefox with webgl.disabled: the default load runs on the CPU, matches Hugging Face, and the demo generates', async () => {
+  const bare = await startFirefox({ webgl: 'disabled' });
+  try {
+    const page = await bare.page();
+    for (const worker of [true, false]) {
+      const r = await page.evaluate(fixtureCheck, { options: { backend: 'auto', worker }, prompts });
+      console.log(`[ measured ] Firefox without WebGL, worker ${worker}: max |dlogit| ${r.logitDiff}`);
+      assert.equal(r.mode.backend, 'cpu');
+      assert.equal(r.mode.worker, worker);
+      assert.match(r.mode.backendReason, /^no usable WebGL2: /);
+      assert.ok(r.logitDiff <= 1e-4, `max |dlogit| ${r.logitDiff}`);
+      assert.ok(r.greedyEqual, 'greedy continuation differs');
+      assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
+    }
+    const demo = await bare.page('');
+    await demo.waitForFunction(() => /^Loaded/.test(document.getElementById('model-status').textContent), {
+      timeout: 60000,
+    });
+    assert.match(await demo.$eval('#backend-note', (e) => e.textContent), /^Runs on the CPU: no usable WebGL2: /);
+    await demo.$eval('#max-new-tokens', (e) => {
+      e.value = '10';
+    });
+    await demo.click('#generate');
+    await demo.waitForFunction(() => /10 tokens/.test(document.getElementById('speed').textContent), {
+      timeout: 60000,
+    });
   } finally {
     await bare.close();
   }

@@ -48,16 +48,19 @@ export function serveSite(options) {
   return serve([testSiteDir, siteDir], 0, '127.0.0.1', options);
 }
 
-export async function startSite() {
-  const server = await serveSite();
+// `webgl: false` launches Chromium as Chrome 144 and later runs on a machine without a usable GPU:
+// no WebGL at all. `serving`: serve's options (headers, say).
+export async function startSite({ webgl = true, serving } = {}) {
+  const server = await serveSite(serving);
   const url = `http://127.0.0.1:${server.address().port}/`;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: [
       '--headless',
       '--no-sandbox',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
+      ...(webgl
+        ? ['--enable-unsafe-swiftshader', '--use-angle=swiftshader']
+        : ['--disable-gpu', '--disable-software-rasterizer']),
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',

@@ -75,6 +75,7 @@ for (const worker of [true, false]) {
       async ({ hubUrl, ids, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
         const model = await GPT2.load('openai-community/gpt2-tiny', {
+          backend: 'webgl',
           hubUrl,
           revision: 'v1.0',
           weights: 'fp32',
@@ -85,7 +86,7 @@ for (const worker of [true, false]) {
         await model.dispose();
         const resolved = GPT2.resolveSource('openai-community/gpt2-tiny', { hubUrl, revision: 'v1.0' });
         const cached = (await GPT2.cachedModels()).map((m) => m.source);
-        const missing = await GPT2.load('openai-community/gpt2-none', { hubUrl, worker }).then(
+        const missing = await GPT2.load('openai-community/gpt2-none', { backend: 'webgl', hubUrl, worker }).then(
           () => 'loaded',
           (e) => e.message,
         );
@@ -114,6 +115,7 @@ for (const worker of [true, false]) {
       async ({ hubUrl, text, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
         const model = await GPT2.load('QuantFactory/gpt2-tiny-GGUF/gguf/tiny.Q8_0.gguf', {
+          backend: 'webgl',
           hubUrl,
           weights: 'fp32',
           worker,
@@ -151,7 +153,7 @@ for (const worker of [true, false]) {
       page.evaluate(
         async ({ hubUrl, id, worker }) => {
           const { GPT2 } = await import('/gpt2.js');
-          const model = await GPT2.load(id, { hubUrl, worker });
+          const model = await GPT2.load(id, { backend: 'webgl', hubUrl, worker });
           const { gpuBytes } = await model.stats();
           await model.dispose();
           return gpuBytes;
@@ -162,7 +164,7 @@ for (const worker of [true, false]) {
       page.evaluate(
         async ({ hubUrl, models, worker }) => {
           const { GPT2 } = await import('/gpt2.js');
-          return GPT2.gpuBytes(models, { hubUrl, worker }).catch((e) => e.message);
+          return GPT2.gpuBytes(models, { backend: 'webgl', hubUrl, worker }).catch((e) => e.message);
         },
         { hubUrl: origin(hub), models, worker },
       );

@@ -95,7 +95,7 @@ function run(page, worker) {
     const { GPT2 } = await import('/gpt2.js');
     const out = {};
     for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
-      const model = await GPT2.load('/models/default/', { weights, worker });
+      const model = await GPT2.load('/models/default/', { backend: 'webgl', weights, worker });
       const stats = await model.stats();
       const logits = [
         ...(await model.logits([464, 9116, 531, 326])),
@@ -171,7 +171,7 @@ test("a framebuffer the GPU still refuses fails with its status by name and its 
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     try {
-      const model = await GPT2.load('/models/default/', { weights: 'fp32', worker: false });
+      const model = await GPT2.load('/models/default/', { backend: 'webgl', weights: 'fp32', worker: false });
       await model.logits([464, 9116, 531, 326, 262, 1578, 373, 257, 1588]);
       await model.dispose();
       return 'no error';
@@ -196,7 +196,7 @@ test("an Apple GPU in a phone keeps textures to 4096, with the logits of a Mac's
       const { GPT2 } = await import('/gpt2.js');
       const out = [];
       for (const worker of [false, true]) {
-        const model = await GPT2.load('/models/default/', { weights: 'fp32', worker });
+        const model = await GPT2.load('/models/default/', { backend: 'webgl', weights: 'fp32', worker });
         out.push({
           maxTextureSize: (await model.stats()).maxTextureSize,
           logits: Array.from(await model.logits([464, 9116, 531, 326])),

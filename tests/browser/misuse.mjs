@@ -21,7 +21,7 @@ export async function misuseCheck({ options }) {
     }
   };
   const greedy = { maxNewTokens: 8, stopAtEndOfText: false };
-  const model = await GPT2.load('/models/default/', options);
+  const model = await GPT2.load('/models/default/', { backend: 'webgl', ...options });
   const out = { mode: model.mode };
   const [first, second] = await Promise.all([
     collect(model.generate('The jury said that', greedy)),
@@ -30,7 +30,7 @@ export async function misuseCheck({ options }) {
   out.concurrent = { first, second };
   out.alone = await collect(model.generate('The jury said that', greedy));
 
-  const doomed = await GPT2.load('/models/default/', options);
+  const doomed = await GPT2.load('/models/default/', { backend: 'webgl', ...options });
   let seen = 0;
   out.disposedDuring = await collect(
     (async function* disposing() {
@@ -51,6 +51,7 @@ export async function misuseCheck({ options }) {
   // then disposes the model), so this answer does not depend on timing.
   const controller = new AbortController();
   out.abortedLoad = await GPT2.load('/models/default/', {
+    backend: 'webgl',
     ...options,
     cache: false,
     signal: controller.signal,

@@ -26,7 +26,7 @@ test("without WebGL2 on an OffscreenCanvas, the default load runs on the page's 
   const page = await site.page();
   const inWorker = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/default/');
+    const model = await GPT2.load('/models/default/', { backend: 'webgl' });
     const ids = [];
     for await (const t of model.generate('The jury said that', { maxNewTokens: 12, stopAtEndOfText: false }))
       ids.push(t.id);
@@ -37,6 +37,8 @@ test("without WebGL2 on an OffscreenCanvas, the default load runs on the page's 
     worker: true,
     canvas: 'OffscreenCanvas',
     reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas',
+    backend: 'webgl',
+    backendReason: 'backend: webgl',
   });
   await page.close();
 
@@ -45,6 +47,7 @@ test("without WebGL2 on an OffscreenCanvas, the default load runs on the page's 
     const { GPT2 } = await import('/gpt2.js');
     const warnings = [];
     const model = await GPT2.load('/models/default/', {
+      backend: 'webgl',
       onProgress: ({ warning }) => warning && warnings.push(warning),
     });
     const ids = [];
@@ -52,7 +55,7 @@ test("without WebGL2 on an OffscreenCanvas, the default load runs on the page's 
       ids.push(t.id);
     const canvases = document.querySelectorAll('canvas').length;
     await model.dispose();
-    const forced = await GPT2.load('/models/default/', { worker: true }).then(
+    const forced = await GPT2.load('/models/default/', { backend: 'webgl', worker: true }).then(
       () => 'loaded',
       (e) => e.message,
     );
@@ -69,6 +72,8 @@ test("without WebGL2 on an OffscreenCanvas, the default load runs on the page's 
     worker: false,
     canvas: 'HTMLCanvasElement',
     reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context',
+    backend: 'webgl',
+    backendReason: 'backend: webgl',
   });
   assert.deepEqual(r.warnings, [
     "the engine runs on this page's thread, not in a Worker: this browser gives an OffscreenCanvas no WebGL2 context",
@@ -138,7 +143,7 @@ test("at WebGL2's minimum limits the engine gives the logits of an unrestricted 
       const { GPT2 } = await import('/gpt2.js');
       const out = {};
       for (const weights of ['fp32', 'fp16', 'int8', 'int4']) {
-        const model = await GPT2.load('/models/default/', { weights, worker: false });
+        const model = await GPT2.load('/models/default/', { backend: 'webgl', weights, worker: false });
         const stats = await model.stats();
         out[weights] = {
           logits: Array.from(await model.logits([464, 9116, 531, 326, 262, 1578, 373])),
@@ -219,7 +224,12 @@ async function abortEverywhere({ worker }) {
 
   const events = [];
   const settledFirst = new AbortController();
-  const model = await GPT2.load(source, { ...options, signal: settledFirst.signal, onProgress: (e) => events.push(e) });
+  const model = await GPT2.load(source, {
+    backend: 'webgl',
+    ...options,
+    signal: settledFirst.signal,
+    onProgress: (e) => events.push(e),
+  });
   settledFirst.abort();
   out.mode = model.mode;
   out.events = events.map(({ loaded, total }) => ({ loaded, total }));
@@ -230,6 +240,7 @@ async function abortEverywhere({ worker }) {
     let seen = 0;
     const result = await outcome(
       GPT2.load(source, {
+        backend: 'webgl',
         ...options,
         signal: controller.signal,
         onProgress: () => {
@@ -244,7 +255,9 @@ async function abortEverywhere({ worker }) {
     // The worker has loaded the model and sent its reply: the page aborts before it reads it.
     const controller = new AbortController();
     globalThis.onWorkerReply = (data) => 'result' in data && controller.abort();
-    out.replyAbortedLoad = await outcome(GPT2.load(source, { ...options, signal: controller.signal }));
+    out.replyAbortedLoad = await outcome(
+      GPT2.load(source, { backend: 'webgl', ...options, signal: controller.signal }),
+    );
     globalThis.onWorkerReply = null;
   }
 

@@ -92,7 +92,7 @@ for (const { worker, name } of modes)
       const errors = [];
       for (const tuning of [{ splitTexel: 3 }, { halfPairs: 'yes' }, { splitTexels: -1 }, { rowsPerFragment: 3 }]) {
         try {
-          await (await GPT2.load('/models/gpt2-tiny/', { tuning, worker })).dispose();
+          await (await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', tuning, worker })).dispose();
           errors.push('no error');
         } catch (e) {
           errors.push(e.message);
@@ -110,7 +110,7 @@ for (const { worker, name } of modes)
   test(`${name}: benchmark() reports draws and readback per token and a profile of every pass`, async () => {
     const r = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
-      const model = await GPT2.load('/models/gpt2-tiny/', { worker });
+      const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker });
       const result = await model.benchmark({ promptTokens: 5, newTokens: 3, profile: true });
       await model.dispose();
       return result;
@@ -142,7 +142,7 @@ for (const { worker, name } of modes)
     const r = await page.evaluate(
       async ({ p1, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
-        const model = await GPT2.load('/test-models/tiny-f32.gguf', { weights: 'fp32', worker });
+        const model = await GPT2.load('/test-models/tiny-f32.gguf', { backend: 'webgl', weights: 'fp32', worker });
         const logits = await model.logits(p1.ids);
         const out = {
           ids: await model.tokenize(p1.text),
@@ -150,7 +150,7 @@ for (const { worker, name } of modes)
         };
         await model.dispose();
         const refusal = (source) =>
-          GPT2.load(source, { worker }).then(
+          GPT2.load(source, { backend: 'webgl', worker }).then(
             (m) => m.dispose().then(() => 'loaded'),
             (e) => e.message,
           );
@@ -172,9 +172,9 @@ for (const { worker, name } of modes)
 test("worker: int8 weights, quantized at load from a checkpoint or a GGUF F32 file, keep the fixture's greedy tokens", async () => {
   const r = await page.evaluate(async (prompts) => {
     const { GPT2 } = await import('/gpt2.js');
-    const fp32 = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32' });
-    const int8 = await GPT2.load('/models/gpt2-tiny/', { weights: 'int8' });
-    const gguf = await GPT2.load('/test-models/tiny-f32.gguf', { weights: 'int8' });
+    const fp32 = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', weights: 'fp32' });
+    const int8 = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', weights: 'int8' });
+    const gguf = await GPT2.load('/test-models/tiny-f32.gguf', { backend: 'webgl', weights: 'int8' });
     const out = { firstEqual: true, agreed: 0, total: 0, logitDiff: 0, ggufDiff: 0 };
     for (const p of prompts) {
       const greedy = async (model) => {
@@ -217,7 +217,7 @@ for (const { worker, name } of modes)
         const { GPT2 } = await import('/gpt2.js');
         const out = { diff: 0, bytes: [] };
         for (const kvCache of ['fp32', 'fp16']) {
-          const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', kvCache, worker });
+          const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', weights: 'fp32', kvCache, worker });
           out.bytes.push((await model.stats()).gpuBytes);
           if (kvCache === 'fp16') {
             for (const p of prompts) {
@@ -229,7 +229,7 @@ for (const { worker, name } of modes)
           }
           await model.dispose();
         }
-        out.refused = await GPT2.load('/models/gpt2-tiny/', { kvCache: 'int8', worker }).then(
+        out.refused = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', kvCache: 'int8', worker }).then(
           () => 'loaded',
           (e) => e.message,
         );
@@ -280,7 +280,7 @@ for (const { worker, name } of modes)
         const out = { diff: 0, bytes: [] };
         for (const source of ['/models/gpt2-tiny/', '/test-models/tiny-f32.gguf']) {
           // SwiftShader is a software renderer: its prompt inputs are fp32, as the native run's here.
-          const model = await GPT2.load(source, { weights: 'int4', worker });
+          const model = await GPT2.load(source, { backend: 'webgl', weights: 'int4', worker });
           for (const [i, p] of prompts.entries()) {
             const logits = await model.logits(p.ids);
             native[i].forEach((v, j) => {
@@ -290,7 +290,7 @@ for (const { worker, name } of modes)
           out.bytes.push((await model.stats()).gpuBytes);
           await model.dispose();
         }
-        const fp16 = await GPT2.load('/models/gpt2-tiny/', { worker });
+        const fp16 = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker });
         out.bytes.push((await fp16.stats()).gpuBytes);
         await fp16.dispose();
         return out;
@@ -326,7 +326,7 @@ for (const { worker, name } of modes)
     const r = await page.evaluate(
       async ({ text, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
-        const model = await GPT2.load('/models/default/', { weights: 'fp32', worker });
+        const model = await GPT2.load('/models/default/', { backend: 'webgl', weights: 'fp32', worker });
         const out = {
           windowed: await model.perplexity(text, { window: 300 }),
           whole: await model.perplexity(await model.tokenize(text)),
@@ -360,7 +360,11 @@ for (const { worker, name } of modes)
     const events = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
       const events = [];
-      const model = await GPT2.load('/models/gpt2-tiny/', { onProgress: (e) => events.push(e), worker });
+      const model = await GPT2.load('/models/gpt2-tiny/', {
+        backend: 'webgl',
+        onProgress: (e) => events.push(e),
+        worker,
+      });
       await model.dispose();
       return events;
     }, worker);
@@ -380,11 +384,16 @@ for (const { worker, name } of modes)
     const r = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
       const events = [];
-      const model = await GPT2.load('/models/default/', { onProgress: (e) => events.push(e), worker, cache: false });
+      const model = await GPT2.load('/models/default/', {
+        backend: 'webgl',
+        onProgress: (e) => events.push(e),
+        worker,
+        cache: false,
+      });
       const { gpuBytes } = await model.stats();
       await model.dispose();
       const before = await GPT2.liveGlObjects();
-      const refused = await GPT2.load('/models/default/', { worker, maxGpuBytes: gpuBytes - 1 }).then(
+      const refused = await GPT2.load('/models/default/', { backend: 'webgl', worker, maxGpuBytes: gpuBytes - 1 }).then(
         () => 'loaded',
         (e) => e.message,
       );
@@ -411,7 +420,7 @@ for (const { worker, name } of modes)
   test(`${name}: abort stops generation within one token, and generation starts again afterwards`, async () => {
     const r = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
-      const model = await GPT2.load('/models/gpt2-tiny/', { worker });
+      const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker });
       const controller = new AbortController();
       const seen = [];
       let error = null;
@@ -443,7 +452,11 @@ for (const { worker, name } of modes)
       const { GPT2 } = await import('/gpt2.js');
       const counts = [await GPT2.liveGlObjects()];
       for (let i = 0; i < 5; i += 1) {
-        const model = await GPT2.load('/models/gpt2-tiny/', { maxTextureSize: i % 2 ? 256 : 0, worker });
+        const model = await GPT2.load('/models/gpt2-tiny/', {
+          backend: 'webgl',
+          maxTextureSize: i % 2 ? 256 : 0,
+          worker,
+        });
         for await (const t of model.generate('Hi', { maxNewTokens: 3 })) void t;
         await model.attention(1);
         counts.push(await GPT2.liveGlObjects());
@@ -468,12 +481,12 @@ for (const { worker, name } of modes)
           return e.message;
         }
       };
-      const model = await GPT2.load('/models/gpt2-tiny/', { worker });
+      const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker });
       const out = {
-        unreachable: await attempt(() => GPT2.load('http://127.0.0.1:9/nothing/', { worker })),
-        missing: await attempt(() => GPT2.load('/models/missing/', { worker })),
-        scheme: await attempt(() => GPT2.load('file:///etc/', { worker })),
-        weights: await attempt(() => GPT2.load('/models/gpt2-tiny/', { weights: 'fp8', worker })),
+        unreachable: await attempt(() => GPT2.load('http://127.0.0.1:9/nothing/', { backend: 'webgl', worker })),
+        missing: await attempt(() => GPT2.load('/models/missing/', { backend: 'webgl', worker })),
+        scheme: await attempt(() => GPT2.load('file:///etc/', { backend: 'webgl', worker })),
+        weights: await attempt(() => GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', weights: 'fp8', worker })),
         badToken: await attempt(() => model.logits([50257])),
         topP: await attempt(async () => {
           for await (const t of model.generate('a', { topP: 2, temperature: 1 })) void t;
@@ -509,7 +522,7 @@ test('worker: the module served from another origin starts its worker and genera
     assert.notEqual(new URL(moduleBase).origin, new URL(site.url).origin);
     const r = await page.evaluate(async (base) => {
       const { GPT2 } = await import(`${base}gpt2.js`);
-      const model = await GPT2.load(`${base}models/gpt2-tiny/`, { weights: 'fp32' });
+      const model = await GPT2.load(`${base}models/gpt2-tiny/`, { backend: 'webgl', weights: 'fp32' });
       const ids = [];
       for await (const t of model.generate([15496, 11, 616, 1438, 318], { maxNewTokens: 4, stopAtEndOfText: false }))
         ids.push(t.id);
@@ -544,7 +557,7 @@ for (const { worker, name } of modes)
     const r = await page.evaluate(
       async ({ p, worker }) => {
         const { GPT2 } = await import('/gpt2.js');
-        const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
+        const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', weights: 'fp32', worker });
         const sequence = [...p.ids];
         const captured = [];
         const out = { positions: [], lensDiff: 0, idsDiffer: 0, attentionDiff: 0 };
@@ -633,7 +646,7 @@ test("a seed gives the same tokens in the Worker, on the page's thread and nativ
       const { GPT2 } = await import('/gpt2.js');
       const out = {};
       for (const { worker, name } of modes) {
-        const model = await GPT2.load('/models/gpt2-tiny/', { weights: 'fp32', worker });
+        const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', weights: 'fp32', worker });
         out[name] = [];
         for (const s of settings) {
           const got = [];

@@ -82,7 +82,10 @@ test('the manifest says what the package is, exports its worker and wasm, and pu
   assert.ok(published.keywords.includes('gpt2') && published.keywords.includes('webgl2'), published.keywords);
   assert.equal(published.exports['./gpt2-worker.js'], './gpt2-worker.js');
   assert.equal(published.exports['./gpt2-wasm.wasm'], './gpt2-wasm.wasm');
-  assert.deepEqual(Object.keys(published.exports['.']), ['types', 'default'], 'types first: conditions match in order');
+  assert.equal(published.exports['./gpt2-wasm-nosimd.wasm'], './gpt2-wasm-nosimd.wasm');
+  // Conditions match in order: types first, Node's entry before every other runtime's.
+  assert.deepEqual(Object.keys(published.exports['.']), ['types', 'node', 'default']);
+  assert.equal(published.exports['.'].node, './gpt2-node.js');
   // A registry on a closed localhost port: a dry run must not need one. Asked once (npm retries a
   // refused registry for a minute by default).
   const run = spawnSync(
@@ -161,7 +164,7 @@ test('the installed package is imported by its name in a page and generates', as
   await page.goto(`http://127.0.0.1:${app.address().port}/`);
   const ids = await page.evaluate(async (prompt) => {
     const { GPT2 } = await import('gpt2-webgl');
-    const m = await GPT2.load('/model/', { weights: 'fp32' });
+    const m = await GPT2.load('/model/', { backend: 'webgl', weights: 'fp32' });
     const out = [];
     for await (const t of m.generate(prompt, { maxNewTokens: 3, stopAtEndOfText: false })) out.push(t.id);
     await m.dispose();
@@ -176,7 +179,7 @@ test('TypeScript finds the types by the package name', () => {
     join(dir, 'use.ts'),
     `import { GPT2, type GenerateOptions } from 'gpt2-webgl';
 const options: GenerateOptions = { maxNewTokens: 4 };
-export const load = (): Promise<GPT2> => GPT2.load('openai-community/gpt2');
+export const load = (): Promise<GPT2> => GPT2.load('openai-community/gpt2', { backend: 'webgl' });
 export { options };
 `,
   );

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 
 // The Hugging Face fixture (tests/fixtures/gpt2-tiny/reference.json): the largest |Δlogit| of the
 // last position, whether greedy continuations are identical, and the largest |Δprob| of the first
-// prompt's attention.
-export async function fixtureCheck({ options, prompts }) {
-  const { GPT2 } = await import('/gpt2.js');
-  const model = await GPT2.load('/models/gpt2-tiny/', options);
+// prompt's attention. `module` and `source` name the module and the fixture where they are not the
+// site's (Node).
+export async function fixtureCheck({ options, prompts, module = '/gpt2.js', source = '/models/gpt2-tiny/' }) {
+  const { GPT2 } = await import(module);
+  const model = await GPT2.load(source, { backend: 'webgl', ...options });
   const out = {
     logitDiff: 0,
     greedyEqual: true,
@@ -43,9 +44,9 @@ export async function fixtureCheck({ options, prompts }) {
 }
 
 // The logit lens and hidden states against Hugging Face's (tests/fixtures/gpt2-tiny/hidden_states.json).
-export async function lensCheck({ options, prompts }) {
-  const { GPT2 } = await import('/gpt2.js');
-  const model = await GPT2.load('/models/gpt2-tiny/', options);
+export async function lensCheck({ options, prompts, module = '/gpt2.js', source = '/models/gpt2-tiny/' }) {
+  const { GPT2 } = await import(module);
+  const model = await GPT2.load(source, { backend: 'webgl', ...options });
   const out = { probDiff: 0, idMismatches: [], stateDiff: 0, shapes: [] };
   for (const [key, p] of Object.entries(prompts)) {
     const lens = await model.lens(p.ids, { topK: 5 });
@@ -167,13 +168,21 @@ function brokenGgufFiles(whole) {
 // float64 forward over its weights, the ids its metadata's tokenizer gives the prompts that have a text
 // (llama.cpp's, which for GPT-2's vocabulary are Hugging Face's), where a plan differs from the loaded
 // model's bytes, the first fixture loaded from a File, and the errors of the broken files (`broken`:
-// BROKEN_GGUF's names).
-export async function ggufCheck({ worker, fixtures, broken }) {
-  const { GPT2 } = await import('/gpt2.js');
+// BROKEN_GGUF's names), on `backend` (a load option); `module` and `base` (the fixtures' folder URL) where
+// they are not the site's (Node).
+export async function ggufCheck({
+  worker,
+  fixtures,
+  broken,
+  backend = 'webgl',
+  module = '/gpt2.js',
+  base = '/test-models/gguf/',
+}) {
+  const { GPT2 } = await import(module);
   const out = { files: 0, logitDiff: {}, tokenizerMismatches: [], planMismatches: [], modes: new Set() };
-  const options = worker === undefined ? { weights: 'fp32' } : { weights: 'fp32', worker };
+  const options = { backend, weights: 'fp32', ...(worker === undefined ? {} : { worker }) };
   for (const f of fixtures) {
-    const url = `/test-models/gguf/${f.name}.gguf`;
+    const url = `${base}${f.name}.gguf`;
     const planned = await GPT2.gpuBytes(url, options);
     const model = await GPT2.load(url, options);
     const { gpuBytes } = await model.stats();
@@ -195,7 +204,7 @@ export async function ggufCheck({ worker, fixtures, broken }) {
   // The first fixture again as a File the page holds (one a user picked): planned and loaded from
   // the device, with the same logits; a File that is no model fails naming it.
   const first = fixtures[0];
-  const bytes = await (await fetch(`/test-models/gguf/${first.name}.gguf`)).arrayBuffer();
+  const bytes = await (await fetch(`${base}${first.name}.gguf`)).arrayBuffer();
   const file = new File([bytes], `picked-${first.name}.gguf`);
   const planned = await GPT2.gpuBytes(file, options);
   const model = await GPT2.load(file, options);
@@ -203,7 +212,7 @@ export async function ggufCheck({ worker, fixtures, broken }) {
   out.fileDiff = Math.max(...first.prompts[0].logits.map((v, i) => Math.abs(v - logits[i])));
   const { gpuBytes } = await model.stats();
   if (planned !== gpuBytes) out.planMismatches.push(`${file.name}: planned ${planned}, loaded ${gpuBytes}`);
-  if (worker) {
+  if (worker && model.mode.backend === 'webgl') {
     // restore() after a lost context loads the same File again.
     await model.simulateContextLoss();
     await model.restore();
@@ -218,7 +227,7 @@ export async function ggufCheck({ worker, fixtures, broken }) {
   out.broken = {};
   for (const name of broken) {
     try {
-      await GPT2.load(`/test-models/gguf/${name}.gguf`, worker === undefined ? {} : { worker });
+      await GPT2.load(`${base}${name}.gguf`, { backend, ...(worker === undefined ? {} : { worker }) });
       out.broken[name] = 'no error';
     } catch (e) {
       out.broken[name] = e.message;

@@ -41,7 +41,7 @@ for (const worker of [true, false]) {
     const r = await page.evaluate(async (worker) => {
       const { GPT2, ContextLostError } = await import('/gpt2.js');
       const canvas = worker ? undefined : document.body.appendChild(document.createElement('canvas'));
-      const model = await GPT2.load('/models/gpt2-tiny/', { canvas, worker });
+      const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', canvas, worker });
       const lose = worker
         ? () => model.simulateContextLoss()
         : () => canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
@@ -96,6 +96,7 @@ test("same thread: a canvas without WebGL2 fails the load with a WebGL2Unavailab
     const { GPT2, WebGL2UnavailableError } = await import('/gpt2.js');
     try {
       await GPT2.load('/models/gpt2-tiny/', {
+        backend: 'webgl',
         worker: false,
         canvas: document.body.appendChild(document.createElement('canvas')),
       });
@@ -124,7 +125,7 @@ test('same thread: a context lost as the C++ side sees it rejects with a Context
   const r = await page.evaluate(async () => {
     const { GPT2, ContextLostError } = await import('/gpt2.js');
     const canvas = document.body.appendChild(document.createElement('canvas'));
-    const model = await GPT2.load('/models/gpt2-tiny/', { canvas, worker: false });
+    const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', canvas, worker: false });
     canvas.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
     let outcome = 'no error';
     try {
@@ -152,7 +153,7 @@ test('a GPU without float render targets gets a clear error', async () => {
   await page.goto(`${site.url}examples/blank.html`);
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    return GPT2.load('/models/gpt2-tiny/', { worker: false }).then(
+    return GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker: false }).then(
       () => 'loaded',
       (e) => e.message,
     );
@@ -166,7 +167,7 @@ for (const worker of [true, false])
     const page = await site.page();
     const r = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
-      const model = await GPT2.load('/test-models/small/', { worker });
+      const model = await GPT2.load('/test-models/small/', { backend: 'webgl', worker });
       const samples = [];
       let count = 0;
       for await (const t of model.generate([1, 2, 3], {
@@ -213,7 +214,7 @@ for (const worker of [true, false])
       const gl = [await GPT2.liveGlObjects()];
       const heap = [];
       for (let i = 0; i < 20; i += 1) {
-        const model = await GPT2.load('/test-models/small/', { worker });
+        const model = await GPT2.load('/test-models/small/', { backend: 'webgl', worker });
         for await (const t of model.generate([1], { maxNewTokens: 2 })) void t;
         await model.dispose();
         gl.push(await GPT2.liveGlObjects());
@@ -232,7 +233,7 @@ for (const worker of [true, false])
   });
 
 test('the demo page forbids inline script and eval', async () => {
-  const page = await site.page('');
+  const page = await site.page('?backend=webgl');
   // Code injected by the test driver is exempt from CSP; the probes run as the page's own scripts.
   const r = await page.evaluate(async () => {
     const policy = document.querySelector('meta[http-equiv="Content-Security-Policy"]').content;

@@ -18,7 +18,7 @@ async function setUp(page, worker) {
   await page.evaluate(
     async ({ worker, tokens }) => {
       const { GPT2 } = await import('/gpt2.js');
-      window.model = await GPT2.load('/models/default/', { worker });
+      window.model = await GPT2.load('/models/default/', { backend: 'webgl', worker });
       const sentence = await window.model.tokenize(
         'The jury said that the city of Atlanta had done a fine job of running the election, and that the report was sound. ',
       );

@@ -54,7 +54,10 @@ test("WebKit, default options: the engine runs on the page's thread, says why, a
   const warnings = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const seen = [];
-    const model = await GPT2.load('/models/gpt2-tiny/', { onProgress: ({ warning }) => warning && seen.push(warning) });
+    const model = await GPT2.load('/models/gpt2-tiny/', {
+      backend: 'webgl',
+      onProgress: ({ warning }) => warning && seen.push(warning),
+    });
     await model.dispose();
     return seen;
   });
@@ -71,6 +74,8 @@ test("WebKit, default options: the engine runs on the page's thread, says why, a
     worker: false,
     canvas: 'HTMLCanvasElement',
     reason: 'this browser has no WebGL2 in workers: this browser gives an OffscreenCanvas no WebGL2 context',
+    backend: 'webgl',
+    backendReason: 'backend: webgl',
   });
   // 1e-4: 22 times the measured error (4.5e-6), as in Chromium and Firefox.
   assert.ok(r.logitDiff <= 1e-4, `max |dlogit| ${r.logitDiff}`);
@@ -99,6 +104,7 @@ test('WebKit, default options: fp16 within the fp16 tolerance, int8 loads and ge
     const warnings = [];
     let fromCache = 0;
     const model = await GPT2.load('/models/gpt2-tiny/', {
+      backend: 'webgl',
       weights: 'int8',
       onProgress: (e) => {
         if (e.warning) warnings.push(e.warning);
@@ -130,7 +136,7 @@ test('WebKit, default options: fp16 within the fp16 tolerance, int8 loads and ge
 test('WebKit: worker: true fails with the reason, and says what to do', async () => {
   const message = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    return GPT2.load('/models/gpt2-tiny/', { worker: true }).then(
+    return GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker: true }).then(
       () => 'loaded',
       (e) => e.message,
     );
@@ -145,7 +151,7 @@ test('WebKit: worker: true fails with the reason, and says what to do', async ()
 test('WebKit: generation streams, an abort ends it, and the next generation works; decode speed measured', async () => {
   const r = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
-    const model = await GPT2.load('/models/default/');
+    const model = await GPT2.load('/models/default/', { backend: 'webgl' });
     const controller = new AbortController();
     const seen = [];
     let error = null;
@@ -196,7 +202,7 @@ test('WebKit: misuse gets the answers it gets in Chromium, in either mode', asyn
 });
 
 test('WebKit: the demo page loads the bundled model, says where it runs, and generates with its live views', async () => {
-  const demo = await webkit.page('');
+  const demo = await webkit.page('?backend=webgl');
   await demo.waitForFunction(
     () =>
       (/^Loaded/.test(document.getElementById('model-status').textContent) &&

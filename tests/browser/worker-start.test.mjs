@@ -45,6 +45,7 @@ function generate(page, moduleUrl, options = {}) {
       const imported = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
       const warnings = [];
       const model = await GPT2.load('/models/gpt2-tiny/', {
+        backend: 'webgl',
         weights: 'fp32',
         ...settings,
         onProgress: ({ warning }) => warning && warnings.push(warning),
@@ -146,7 +147,7 @@ test('a worker script that cannot start: the warning, the mode, console.warn (on
 
   const forced = await page.evaluate(() =>
     import('/gpt2.js').then(({ GPT2 }) =>
-      GPT2.load('/models/gpt2-tiny/', { worker: true, workerUrl: '/no-such-worker.js' }).then(
+      GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker: true, workerUrl: '/no-such-worker.js' }).then(
         () => 'loaded',
         (e) => e.message,
       ),

@@ -21,13 +21,14 @@ const official = (n_embd, n_layer, n_head) => ({
   n_layer,
   n_head,
 });
-const gguf = (size, parameters, repository, file, bytes) => ({
+const gguf = (size, parameters, repository, file, bytes, cpu = false) => ({
   value: `${repository}/${file}`,
   source: `${repository}/${file}`,
   label: `GPT-2 ${size}, ${/\.(\w+)\.gguf$/i.exec(file)[1]} GGUF from ${repository}`,
   parameters,
   bytes,
   file: true,
+  cpu,
 });
 const folder = (size, parameters, repository, bytes, config) => ({
   value: repository,
@@ -44,8 +45,10 @@ const MODELS = [
     label: 'Bundled demo model (7.7M parameters)',
     parameters: 7.7e6,
     bytes: 15.4e6,
+    cpu: true,
   },
-  gguf('124M', 124e6, 'QuantFactory/gpt2-GGUF', 'gpt2.Q4_K_M.gguf', 113e6),
+  gguf('124M', 124e6, 'QuantFactory/gpt2-GGUF', 'gpt2.Q4_K_M.gguf', 113e6, true),
+  gguf('124M', 124e6, 'QuantFactory/gpt2-GGUF', 'gpt2.Q8_0.gguf', 137e6, true),
   gguf('355M', 355e6, 'mradermacher/gpt2-medium-GGUF', 'gpt2-medium.Q4_K_M.gguf', 271e6),
   gguf('774M', 774e6, 'RichardErkhov/openai-community_-_gpt2-large-gguf', 'gpt2-large.Q4_K_M.gguf', 546e6),
   gguf('1.5B', 1.56e9, 'RichardErkhov/openai-community_-_gpt2-xl-gguf', 'gpt2-xl.Q4_0.gguf', 969e6),
@@ -55,9 +58,12 @@ const MODELS = [
   folder('774M', 774e6, 'openai-community/gpt2-large', 3.25e9, official(1280, 36, 20)),
   folder('1.5B', 1.56e9, 'openai-community/gpt2-xl', 6.43e9, official(1600, 48, 25)),
 ];
-// `?hub=URL` takes the hub's files from a mirror of it (or a local stand-in) instead.
-const HUB = new URLSearchParams(location.search).get('hub');
+// `?hub=URL` takes the hub's files from a mirror of it (or a local stand-in) instead; `?backend=cpu`
+// (or webgl) presets what runs the model.
+const query = new URLSearchParams(location.search);
+const HUB = query.get('hub');
 const hubOptions = HUB ? { hubUrl: HUB } : {};
+if (query.get('backend')) document.getElementById('backend').value = query.get('backend');
 // A tab on iOS is killed near this much memory (WebKit bug 268816).
 const PHONE_TAB_BYTES = 1.5e9;
 const $ = (id) => document.getElementById(id);
@@ -112,9 +118,22 @@ function downloadSize(bytes) {
   return bytes >= 1e9 ? `${(bytes / 1e9).toPrecision(3)} GB` : `${(bytes / 1e6).toPrecision(3)} MB`;
 }
 
-// The load options the picker's figures depend on: the chosen weights and K/V cache.
+// The load options the picker's figures depend on: what runs the model, the chosen weights and K/V
+// cache (WebGL2's: the CPU keeps weights as the file stores them).
 function memoryOptions() {
-  return { weights: $('weights').value, kvCache: $('kv-cache').value };
+  return { backend: $('backend').value, weights: $('weights').value, kvCache: $('kv-cache').value };
+}
+
+// Where the chosen backend runs the model (GPT2.plannedMode). On the CPU the page says so and why, and
+// offers the models usable there (the entries marked `cpu`: the bundled model, GPT-2 124M at 4 and
+// 8 bits).
+let runsOn = null;
+async function planMode() {
+  runsOn = await GPT2.plannedMode({ backend: $('backend').value, ...hubOptions });
+  const cpu = runsOn.backend === 'cpu';
+  $('backend-note').textContent = cpu ? `Runs on the CPU: ${runsOn.backendReason}.` : '';
+  $('backend-note').hidden = !cpu;
+  for (const id of ['weights', 'kv-cache']) $(id).disabled = cpu;
 }
 
 // GPU bytes of each picker entry with the chosen memory options, planned by the module for this
@@ -188,22 +207,24 @@ async function fillPicker() {
   const figures = await plannedBytes(memoryOptions());
   const { gpu } = figures;
   const suggested = suggestion(figures);
+  const cpu = runsOn?.backend === 'cpu';
   select.replaceChildren(
-    ...MODELS.map(
-      (m, i) =>
-        new Option(
-          `${m.label}, ${downloadSize(m.bytes)} download` +
-            `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of GPU memory`}` +
-            `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}` +
-            `${cached.has(GPT2.resolveSource(m.source, hubOptions)) ? ', cached' : ''}` +
-            `${m === suggested ? ', the largest that fits this phone' : ''}`,
-          m.value,
-        ),
+    ...MODELS.flatMap((m, i) =>
+      cpu && !m.cpu
+        ? []
+        : new Option(
+            `${m.label}, ${downloadSize(m.bytes)} download` +
+              `${gpu[i] === null ? '' : `, ${megabytes(gpu[i])} of ${cpu ? '' : 'GPU '}memory`}` +
+              `${gpu[i] > PHONE_TAB_BYTES ? " (more than a phone's tab survives)" : ''}` +
+              `${cached.has(GPT2.resolveSource(m.source, hubOptions)) ? ', cached' : ''}` +
+              `${m === suggested ? ', the largest that fits this phone' : ''}`,
+            m.value,
+          ),
     ),
     new Option('A URL…', 'url'),
     new Option('A GGUF file on this device…', 'file'),
   );
-  select.value = chosen;
+  select.value = [...select.options].some((o) => o.value === chosen) ? chosen : 'bundled';
 }
 
 // The GGUF files are planned once the picker is first used (on a phone, once the first model has
@@ -267,9 +288,10 @@ async function loadModel(event) {
     const c = model.config;
     const stats = await model.stats();
     const where = model.mode.worker ? 'in a Worker' : `on this page's thread: ${model.mode.reason}`;
+    const memory = model.mode.backend === 'cpu' ? 'of memory on the CPU' : `of textures on ${stats.renderer}`;
     $('model-status').textContent =
       `Loaded: ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, context ${c.n_positions}, ` +
-      `${(stats.gpuBytes / 1e6).toFixed(1)} MB of textures on ${stats.renderer}, running ${where}.`;
+      `${(stats.gpuBytes / 1e6).toFixed(1)} MB ${memory}, running ${where}.`;
     fillSelect($('layer'), c.n_layer, 'layer');
     fillSelect($('head'), c.n_head, 'head');
     sequence = [];
@@ -410,6 +432,11 @@ async function showAttention() {
 
 for (const id of ['weights', 'kv-cache'])
   $(id).addEventListener('change', () => fillPicker().catch((error) => showError(error, 'load-error')));
+$('backend').addEventListener('change', () =>
+  planMode()
+    .then(fillPicker)
+    .catch((error) => showError(error, 'load-error')),
+);
 for (const event of ['focus', 'pointerdown', 'keydown']) $('model-source').addEventListener(event, planFilesOnce);
 $('model-source').addEventListener('change', () => {
   $('model-url-label').hidden = $('model-source').value !== 'url';
@@ -436,6 +463,7 @@ $('output').addEventListener('mouseover', (event) => describeToken(event.target.
 window.addEventListener('error', (event) => showError(event.error ?? event.message));
 window.addEventListener('unhandledrejection', (event) => showError(event.reason));
 
-fillPicker()
+planMode()
+  .then(fillPicker)
   .then(() => loadModel())
   .then(() => GPT2.isPhone() && planFilesOnce());

@@ -6,6 +6,7 @@
 // the same and a warning says so.
 import { cachedFileStream } from './gpt2-cache-reader.js';
 import { fetchResponse } from './gpt2-download.js';
+import { host } from './gpt2-host.js';
 
 export const CACHE_NAME = 'gpt2-webgl-models';
 const SIZE_HEADER = 'X-Gpt2-Bytes';
@@ -30,6 +31,8 @@ export class ModelFiles {
   async open() {
     if (!this.enabled) return;
     const storage = cacheStorage();
+    // Node has no Cache API and reads its files where they are: nothing to say.
+    if (!storage && host.node) return;
     if (!storage) {
       this.warn(
         'the Cache API is not available here (it needs a secure context: https or localhost); ' +

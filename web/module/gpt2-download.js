@@ -2,6 +2,7 @@
 // cannot connect, is retried with backoff; a body cut short (a dropped connection, a server that
 // stops early) is resumed with a Range request from the first byte not yet received, so a file that
 // breaks at 90% costs about 10% more, not 190%. Each retry is reported through `onRetry(text)`.
+import { host } from './gpt2-host.js';
 import { abortError } from './gpt2-errors.js';
 
 // Retries after the first try, per request and per body; the wait doubles from BACKOFF_MS, or is
@@ -154,6 +155,7 @@ function resumable(url, first, signal, onRetry) {
 // The file at `url` as a Response that retries and resumes; null for a 404 when `optional`. Any
 // other status after the retries fails with it.
 export async function fetchResponse(url, signal, { optional = false, onRetry } = {}) {
+  if (url.startsWith('file:')) return host.openFile(url, { optional });
   const response = await request(url, signal, undefined, onRetry);
   if (optional && response.status === 404) return null;
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`.trim());

@@ -21,7 +21,7 @@ export class Engine {
     if (signal?.aborted) throw abortError(signal);
     const M = await nativeModule(options.wasmUrl);
     if (signal?.aborted) throw abortError(signal);
-    const surface = new Surface(M, canvas, onContextLost);
+    const surface = Surface.for(M, options, canvas, onContextLost);
     let loaded;
     try {
       loaded = await loadModel(M, surface.target, source, options, { onProgress, signal });
@@ -43,7 +43,7 @@ export class Engine {
   // (gpt2-plan.js).
   static async plannedGpuBytes(models, options) {
     const M = await nativeModule(options.wasmUrl);
-    const surface = new Surface(M, null);
+    const surface = Surface.for(M, options, null);
     const native = nativeOptions(options);
     try {
       const bytes = [];
@@ -57,7 +57,7 @@ export class Engine {
     } catch (error) {
       throw surface.explain(error);
     } finally {
-      surface.canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
+      surface.canvas?.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
       surface.release();
     }
   }
@@ -84,9 +84,9 @@ export class Engine {
     this.config = config;
   }
 
-  // The kind of canvas the engine renders with: OffscreenCanvas or HTMLCanvasElement.
+  // The kind of canvas the engine renders with: OffscreenCanvas or HTMLCanvasElement; null on the CPU.
   get canvasKind() {
-    return this._surface.canvas.constructor.name;
+    return this._surface.canvas?.constructor.name ?? null;
   }
 
   get contextLost() {

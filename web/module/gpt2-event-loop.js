@@ -2,13 +2,19 @@
 
 // Lets the thread handle events (messages, input, an AbortSignal's listeners) between polls,
 // without setTimeout's clamping. One channel serves every yield: a port with a listener stays alive
-// until closed, so a channel per poll would pile up.
+// until closed, so a channel per poll would pile up. Under Node a listening port keeps the process
+// alive: it is held (ref) only while a yield waits on it.
 const ticks = new MessageChannel();
 const waiting = [];
-ticks.port1.onmessage = () => waiting.shift()();
+ticks.port1.onmessage = () => {
+  waiting.shift()();
+  if (waiting.length === 0) ticks.port1.unref?.();
+};
+ticks.port1.unref?.();
 export function yieldToEventLoop() {
   return new Promise((resolve) => {
     waiting.push(resolve);
+    ticks.port1.ref?.();
     ticks.port2.postMessage(null);
   });
 }

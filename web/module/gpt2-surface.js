@@ -23,7 +23,25 @@ function ownCanvas() {
   return (document.body ?? document.documentElement).appendChild(canvas);
 }
 
+// What a model on the CPU backend has in a Surface's place: no canvas, no context to lose.
+const NO_SURFACE = Object.freeze({
+  target: '',
+  canvas: null,
+  lost: false,
+  explain: (error) => error,
+  loseContext() {
+    throw new Error('the CPU backend has no WebGL context to lose');
+  },
+  release() {},
+});
+
 export class Surface {
+  // The surface of a model with `options` (resolved): a canvas (the caller's, or one made here) for
+  // WebGL2, none for the CPU backend.
+  static for(M, options, canvas, onLost) {
+    return options.backend === 'cpu' ? NO_SURFACE : new Surface(M, canvas, onLost);
+  }
+
   // `M`: the wasm module; `canvas`: the caller's, or null; `onLost`: called when the browser drops
   // the context.
   constructor(M, canvas, onLost) {

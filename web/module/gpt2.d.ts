@@ -28,6 +28,11 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
   /**
+   * What runs the model: webgl, WebGL2's (natively GLES3's) fragment-shader passes; cpu, the CPU backend (weights kept as stored, fp32 activations; in a browser or Node, WebAssembly); auto, WebGL2 where a hardware context can be made, else the CPU (no context, or a software rasterizer: SwiftShader, llvmpipe, WARP), with a warning that says why (natively: the GPU where an EGL context can be made, else the CPU, said on stderr). Node always runs the CPU.
+   * @default 'auto'
+   */
+  backend?: 'auto' | 'webgl' | 'cpu';
+  /**
    * Texture format of the weight matrices; activations are fp32, except that with fp16 or int8 weights on a GPU the rows a prompt's matmuls read after a LayerNorm or activation are fp16. int8: symmetric, one scale per output channel, quantized on the GPU at load. int4: 4-bit codes with a scale and an offset per block of 32 inputs, quantized on the GPU at load (the layout of 4-bit GGUF tensors, which stay as they are whatever this says).
    * @default 'fp16'
    */
@@ -105,14 +110,18 @@ export interface Tuning {
   maxColorBits?: number;
 }
 
-/** Where a model's engine runs, and why (GPT2.mode). */
+/** Where a model's engine runs, on what, and why (GPT2.mode). */
 export interface RunMode {
   /** true: in the module's Worker; false: on the thread that called GPT2.load. */
   worker: boolean;
-  /** The kind of canvas the engine renders with. */
-  canvas: 'OffscreenCanvas' | 'HTMLCanvasElement';
+  /** The kind of canvas the engine renders with; null on the CPU backend. */
+  canvas: 'OffscreenCanvas' | 'HTMLCanvasElement' | null;
   /** Why: the option that chose it, or what the browser lacked (for the Worker). */
   reason: string;
+  /** What runs the model: WebGL2's passes or the CPU backend. */
+  backend: 'webgl' | 'cpu';
+  /** Why: the option that chose it, the GPU WebGL2 runs on, or why WebGL2 was not used, in the browser's words. */
+  backendReason: string;
 }
 
 export interface GenerateOptions {
@@ -289,7 +298,8 @@ export declare class GPT2 {
    */
   static load(source: string | URL | Blob, options?: LoadOptions): Promise<GPT2>;
   /**
-   * The GPU bytes a model would take in this browser (weights, KV cache, activations), before its
+   * The GPU bytes a model would take in this browser (weights, KV cache, activations; on the CPU
+   * backend, its memory), before its
    * weights are downloaded and before anything is allocated or compiled: `model` is a config.json
    * object, or a source as `load` takes it (a URL or hub id of a folder, whose config.json is read, or
    * of a GGUF file, or a File or Blob of one, whose header alone is read); an array of them is
@@ -298,6 +308,11 @@ export declare class GPT2 {
    */
   static gpuBytes(model: ModelToPlan, options?: LoadOptions): Promise<number>;
   static gpuBytes(models: ModelToPlan[], options?: LoadOptions): Promise<number[]>;
+  /**
+   * Where and on what a load with `options` would run, decided as a load decides and without loading
+   * anything, as `model.mode` says them.
+   */
+  static plannedMode(options?: LoadOptions): Promise<Omit<RunMode, 'canvas'>>;
   /** Deletes every model file this origin keeps in the browser's cache. */
   static clearCache(): Promise<void>;
   /** The models this origin keeps in the browser's cache. */

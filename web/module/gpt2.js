@@ -11,6 +11,8 @@ import { abortError, ContextLostError, DisposedError } from './gpt2-errors.js';
 import { defineMethods } from './gpt2-methods.js';
 import { resolveOptions } from './gpt2-option-check.js';
 import { RemoteEngine } from './gpt2-remote.js';
+import { host } from './gpt2-host.js';
+import { probeThisThread } from './gpt2-webgl-probe.js';
 
 // A Hugging Face hub id: owner/name, nothing else (a relative folder is written ./owner/name or
 // with a trailing slash), optionally followed by the path of a GGUF file in that repository.
@@ -35,6 +37,8 @@ function modelUrl(source, { hubUrl, revision }) {
     const file = (hubId[2] ?? '/').slice(1).split('/').map(encodeURIComponent).join('/');
     return new URL(`${hub.href.replace(/\/$/, '')}/${hubId[1]}/resolve/${encodeURIComponent(revision)}/${file}`).href;
   }
+  const file = host.fileUrl(source);
+  if (file) return file;
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   const target = new URL(text, base);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
@@ -85,29 +89,75 @@ function loadOptions(options) {
   return resolved;
 }
 
-let warnedOfFallback = false;
+const warned = new Set();
 
-// Where the engine runs: { worker, reason[, warning] }. Unset, a Worker where the browser gives one
-// WebGL2 with float render targets on an OffscreenCanvas, else this thread, with a warning that says
-// why (a worker that has no WebGL2, or one whose script did not start: a 404, a MIME type, a CSP),
-// also logged once with console.warn; `worker: true` fails instead, with the same reason.
-async function chooseMode({ worker, workerUrl }, canvas) {
-  if (worker === false) return { worker: false, reason: 'worker: false' };
-  if (canvas) return { worker: false, reason: 'a canvas was given' };
-  const probe = await RemoteEngine.probe(workerUrl);
-  if (worker === true) {
-    if (!probe.ok)
-      throw new Error(`worker: true, but ${probe.reason}; leave worker unset to run the engine on this thread instead`);
-    return { worker: true, reason: 'worker: true' };
-  }
-  if (probe.ok) return { worker: true, reason: 'the default: a Worker with WebGL2 on an OffscreenCanvas' };
-  const warning = `the engine runs on this page's thread, not in a Worker: ${probe.reason}`;
-  if (!warnedOfFallback) console.warn(`gpt2-webgl: ${warning}`);
-  warnedOfFallback = true;
+// Logs a fallback of `kind` ('cpu', 'thread') once per page with console.warn; returns `warning` for
+// the load's warning event, which every load that falls back sends.
+function warnOnce(kind, warning) {
+  if (!warned.has(kind)) console.warn(`gpt2-webgl: ${warning}`);
+  warned.add(kind);
+  return warning;
+}
+
+// What runs the model: { backend: 'webgl' | 'cpu', reason[, warning] }. `webgl` is the probe of the
+// context the engine would get (gpt2-webgl-probe.js). 'auto' takes WebGL2 where a GPU draws it, and
+// the CPU where the browser gives no context or a software rasterizer's, saying why.
+function chooseBackend(backend, webgl) {
+  if (backend !== 'auto') return { backend, reason: `backend: ${backend}` };
+  if (webgl.ok && !webgl.software) return { backend: 'webgl', reason: `WebGL2 on ${webgl.renderer || 'the GPU'}` };
+  const reason = webgl.ok
+    ? `WebGL2 here is a software rasterizer (${webgl.renderer}), slower than the CPU backend`
+    : `no usable WebGL2: ${webgl.reason}`;
+  return { backend: 'cpu', reason, warning: warnOnce('cpu', `the model runs on the CPU: ${reason}`) };
+}
+
+// Under Node: the CPU backend on the calling thread, the only engine there.
+function nodeMode({ worker, backend }) {
+  if (backend === 'webgl') throw new Error("backend: webgl, but Node has no WebGL; leave backend unset or pass 'cpu'");
+  if (worker === true) throw new Error('worker: true, but under Node the engine runs on the calling thread');
   return {
     worker: false,
+    reason: 'Node: the calling thread',
+    backend: 'cpu',
+    backendReason: backend === 'cpu' ? 'backend: cpu' : 'Node has no WebGL',
+    warnings: [],
+  };
+}
+
+// Where the engine runs and on what: { worker, backend, reason, backendReason, warnings }. The
+// thread, unset: a Worker where the browser gives one WebGL2 with float render targets on an
+// OffscreenCanvas (or, for the CPU backend, where a Worker starts), else this thread, with a warning
+// that says why (a worker that has no WebGL2, or one whose script did not start: a 404, a MIME
+// type, a CSP), logged once with console.warn; `worker: true` fails instead, with the same reason.
+async function chooseMode({ worker, workerUrl, backend }, canvas) {
+  if (host.node) return nodeMode({ worker, backend });
+  const probe = worker === false || canvas ? null : await RemoteEngine.probe(workerUrl);
+  const chosen = chooseBackend(backend, backend === 'cpu' ? null : probe?.ok ? probe : probeThisThread());
+  const mode = {
+    backend: chosen.backend,
+    backendReason: chosen.reason,
+    warnings: chosen.warning ? [chosen.warning] : [],
+  };
+  if (worker === false) return { ...mode, worker: false, reason: 'worker: false' };
+  if (canvas) return { ...mode, worker: false, reason: 'a canvas was given' };
+  const fits = chosen.backend === 'cpu' ? probe.started : probe.ok;
+  if (worker === true) {
+    if (!fits)
+      throw new Error(`worker: true, but ${probe.reason}; leave worker unset to run the engine on this thread instead`);
+    return { ...mode, worker: true, reason: 'worker: true' };
+  }
+  if (fits)
+    return {
+      ...mode,
+      worker: true,
+      reason:
+        chosen.backend === 'cpu' ? 'the default: a Worker' : 'the default: a Worker with WebGL2 on an OffscreenCanvas',
+    };
+  mode.warnings.push(warnOnce('thread', `the engine runs on this page's thread, not in a Worker: ${probe.reason}`));
+  return {
+    ...mode,
+    worker: false,
     reason: probe.started ? `this browser has no WebGL2 in workers: ${probe.reason}` : probe.reason,
-    warning,
   };
 }
 
@@ -131,14 +181,17 @@ export class GPT2 {
     try {
       if (signal?.aborted) throw abortError(signal);
       const chosen = await chooseMode(settings, canvas);
-      if (chosen.warning) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning: chosen.warning });
+      for (const warning of chosen.warnings) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning });
+      const engineOptions = { ...settings, backend: chosen.backend };
       backend = chosen.worker
-        ? await RemoteEngine.load(url, settings, { onProgress, signal })
-        : await (await engineHere()).load(url, settings, { onProgress, signal, canvas });
+        ? await RemoteEngine.load(url, engineOptions, { onProgress, signal })
+        : await (await engineHere()).load(url, engineOptions, { onProgress, signal, canvas });
       mode = {
         worker: chosen.worker,
-        canvas: chosen.worker ? 'OffscreenCanvas' : backend.canvasKind,
+        canvas: chosen.backend === 'cpu' ? null : chosen.worker ? 'OffscreenCanvas' : backend.canvasKind,
         reason: chosen.reason,
+        backend: chosen.backend,
+        backendReason: chosen.backendReason,
       };
     } catch (error) {
       throw signal?.aborted ? abortError(signal) : error;
@@ -154,8 +207,8 @@ export class GPT2 {
   }
 
   /**
-   * The GPU bytes a model would take in this browser, before its weights are downloaded and before
-   * anything is allocated or compiled: `model` is a config.json object, or a source as load takes it
+   * The GPU bytes a model would take in this browser (on the CPU backend, its memory at the full
+   * context), before its weights are downloaded and before anything is allocated or compiled: `model` is a config.json object, or a source as load takes it
    * (a URL or hub id of a folder, whose config.json is read, or of a GGUF file, or a File or Blob of
    * one, whose header alone is read: about 2 MB for GPT-2, from the cache where it is there); an
    * array of them is answered in order. `options` are load options (weights, maxTextureSize, tuning,
@@ -168,12 +221,23 @@ export class GPT2 {
     );
     // Planning holds nothing once done: an abort rejects at once, and what runs finishes unheard.
     const bytes = await unlessAborted(signal, async () => {
-      const { worker } = await chooseMode(settings, canvas);
+      const { worker, backend } = await chooseMode(settings, canvas);
+      const engineOptions = { ...settings, backend };
       return worker
-        ? RemoteEngine.plannedGpuBytes(models, settings)
-        : (await engineHere()).plannedGpuBytes(models, settings);
+        ? RemoteEngine.plannedGpuBytes(models, engineOptions)
+        : (await engineHere()).plannedGpuBytes(models, engineOptions);
     });
     return Array.isArray(model) ? bytes : bytes[0];
+  }
+
+  /**
+   * Where and on what a load with `options` would run, decided as a load decides and without loading
+   * anything: { worker, backend, reason, backendReason }, as `model.mode` says them.
+   */
+  static async plannedMode(options = {}) {
+    const { canvas, ...settings } = loadOptions(options);
+    const { worker, backend, reason, backendReason } = await chooseMode(settings, canvas);
+    return { worker, backend, reason, backendReason };
   }
 
   /** Deletes every model file this origin keeps in the browser's cache. */

@@ -14,7 +14,6 @@
 #include "engine/benchmark.h"
 #include "engine/engine.h"
 #include "gl/gl_objects.h"
-#include "model/weight_ingest.h"
 #include "platform/web/js_options.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
@@ -102,28 +101,33 @@ val capturedToJs(const std::vector<CapturedPosition>& captured) {
 
 val parseJson(const std::string& text) { return val::global("JSON").call<val>("parse", text); }
 
+// The WebGL2 context a model with `options` renders with, on the canvas `canvasTarget` names in
+// Module.specialHTMLTargets (an HTMLCanvasElement or an OffscreenCanvas: the page's or a worker's);
+// none for the CPU backend, which needs no canvas.
+std::unique_ptr<WebGlContext> contextFor(const std::string& canvasTarget, const ModelOptions& options) {
+    if (options.backend == Backend::Cpu) return nullptr;
+    return std::make_unique<WebGlContext>(canvasTarget);
+}
+
 // Members are destroyed bottom-up: every GL object goes before the context that owns it.
 class WebModel {
 public:
-    // `canvasTarget` names the canvas in Module.specialHTMLTargets (an HTMLCanvasElement or an
-    // OffscreenCanvas: the page's or a worker's).
-    WebModel(const std::string& canvasTarget, const ModelConfig& config, const val& options,
-             const BlockFormats& blocks = {})
-        : context_(std::make_unique<WebGlContext>(canvasTarget)) {
-        engine_ = std::make_unique<Engine>(config, modelOptionsFromJs(options), blocks);
-    }
-    // A model for a whole-model file (openModelFile): its tensors stream in as a checkpoint file's do,
-    // its tokenizer comes with it.
-    WebModel(const std::string& canvasTarget, ModelFileHeader file, const val& options)
-        : WebModel(canvasTarget, *file.config, options, blockFormats(*file.config, {&file})) {
-        fileTokenizer_.emplace(fileTokenizer(file));
-        file_ = std::make_unique<ModelFileHeader>(std::move(file));
+    // `file`: the header of a whole-model file (openModelFile), whose tensors then stream in as a
+    // checkpoint file's do and whose tokenizer comes with it; null for a folder's config.json.
+    WebModel(const std::string& canvasTarget, const ModelConfig& config, const ModelOptions& options,
+             std::unique_ptr<ModelFileHeader> file = nullptr)
+        : context_(contextFor(canvasTarget, options)) {
+        std::vector<const ModelFileHeader*> files;
+        if (file) files.push_back(file.get());
+        engine_ = std::make_unique<Engine>(config, options, files);
+        if (file) fileTokenizer_.emplace(fileTokenizer(*file));
+        file_ = std::move(file);
     }
 
     ~WebModel() {
         // GL names are per context: the deletes must go to this model's context even when it is
         // lost (where they do nothing), never to another model's context that happens to be current.
-        emscripten_webgl_make_context_current(context_->handle());
+        if (context_) emscripten_webgl_make_context_current(context_->handle());
         endRuns();
         file_.reset();
         engine_.reset();
@@ -319,6 +323,7 @@ public:
         out.set("gpuBytes", double(engine().gpuBytes()));
         out.set("readbackBytes", double(engine().readbackBytes()));
         out.set("passDraws", double(passDraws()));
+        out.set("backend", std::string(engine().runner().backend()));
         out.set("renderer", engine().capabilities().renderer);
         out.set("maxTextureSize", engine().capabilities().limits.maxTextureSize);
         out.set("colorBits", engine().capabilities().colorBits);
@@ -350,7 +355,7 @@ public:
         return parseJson(json);
     }
 
-    bool contextLost() const { return context_->lost(); }
+    bool contextLost() const { return context_ && context_->lost(); }
     bool softwareRenderer() { return engine().capabilities().softwareRenderer; }
 
 private:
@@ -361,7 +366,7 @@ private:
 
     void current() {
         checkStillThere();
-        context_->makeCurrent();
+        if (context_) context_->makeCurrent();
     }
 
     // Ends the polled runs (a generation, a logits run, a benchmark): one runs at a time.
@@ -390,11 +395,11 @@ private:
     // A context lost before or in the middle of a call makes GL calls do nothing and reads return
     // zeros: the call cannot be trusted, so it fails.
     void checkStillThere() const {
-        if (context_->lost()) throw ContextLost{};
+        if (contextLost()) throw ContextLost{};
     }
 
-    std::unique_ptr<WebGlContext> context_;
-    std::unique_ptr<Engine> engine_;  // loading until finishLoad
+    std::unique_ptr<WebGlContext> context_;  // none on the CPU backend
+    std::unique_ptr<Engine> engine_;         // loading until finishLoad
     bool loaded_ = false;
     std::unique_ptr<ModelFileHeader> file_;   // the file being streamed in
     std::unique_ptr<Benchmark> benchmark_;    // the last startBench's, until takeBench
@@ -406,15 +411,19 @@ private:
 // A model for a Hugging Face folder: `configJson` is its config.json; the safetensors files follow
 // through beginFile.
 WebModel* createModel(const std::string& canvasTarget, const std::string& configJson, const val& options) {
-    return guarded([&] { return new WebModel(canvasTarget, parseModelConfig(configJson, "config.json"), options); });
+    return guarded([&] {
+        return new WebModel(canvasTarget, parseModelConfig(configJson, "config.json"), modelOptionsFromJs(options));
+    });
 }
 
-// The GPU bytes a model of `configJson` (config.json) would take with `options`, planned on a context
-// made for it on the canvas, which is destroyed again: nothing is allocated or compiled.
+// The bytes a model of `configJson` (config.json) would take with `options`: on the GPU planned on a
+// context made for it on the canvas, which is destroyed again (nothing is allocated or compiled); on
+// the CPU backend its memory.
 double plannedGpuBytes(const std::string& canvasTarget, const std::string& configJson, const val& options) {
     return guarded([&] {
-        const WebGlContext context(canvasTarget);
-        return double(Engine::plannedGpuBytes(parseModelConfig(configJson, "config"), modelOptionsFromJs(options)));
+        const ModelOptions o = modelOptionsFromJs(options);
+        const auto context = contextFor(canvasTarget, o);
+        return double(Engine::plannedBytes(parseModelConfig(configJson, "config"), o));
     });
 }
 
@@ -431,9 +440,9 @@ double plannedFileGpuBytes(const std::string& canvasTarget, std::uintptr_t heade
                  "a GGUF file");
         const auto file = parseModelFileHeader(bytes, std::size_t(headerSize), std::uint64_t(fileSize), label);
         if (!file) return -1;
-        const WebGlContext context(canvasTarget);
-        return double(
-            Engine::plannedGpuBytes(*file->config, modelOptionsFromJs(options), blockFormats(*file->config, {&*file})));
+        const ModelOptions o = modelOptionsFromJs(options);
+        const auto context = contextFor(canvasTarget, o);
+        return double(Engine::plannedBytes(*file->config, o, {&*file}));
     });
 }
 
@@ -448,7 +457,9 @@ WebModel* openModelFile(const std::string& canvasTarget, std::uintptr_t header, 
                                          std::uint64_t(fileSize), label);
         if (!file) return nullptr;
         requireWholeModel(*file);
-        return new WebModel(canvasTarget, std::move(*file), options);
+        const ModelConfig config = *file->config;
+        return new WebModel(canvasTarget, config, modelOptionsFromJs(options),
+                            std::make_unique<ModelFileHeader>(std::move(*file)));
     });
 }
 

@@ -25,6 +25,7 @@ public:
     void operator()(const FlagSpec& spec, TexelFormat& field) {
         field = texelFormatOption(spec.name, get(spec).as<std::string>());
     }
+    void operator()(const FlagSpec& spec, Backend& field) { field = backendOption(get(spec).as<std::string>()); }
     void operator()(const FlagSpec& spec, bool& field) { field = get(spec).as<bool>(); }
     void operator()(const FlagSpec& spec, int& field) {
         const val v = get(spec);
@@ -64,6 +65,7 @@ public:
     void operator()(const FlagSpec& spec, const TexelFormat& field) {
         out_.set(spec.name, texelFormatOptionName(field));
     }
+    void operator()(const FlagSpec& spec, const Backend& field) { out_.set(spec.name, backendOptionName(field)); }
     template <typename T>
     void operator()(const FlagSpec& spec, const std::optional<T>& field) {
         out_.set(spec.name, field ? val(double(*field)) : val::null());

@@ -8,6 +8,7 @@ async function run() {
   const files = Object.fromEntries(['workerUrl', 'wasmUrl'].filter((k) => query.has(k)).map((k) => [k, query.get(k)]));
   const warnings = [];
   const model = await GPT2.load(query.get('model'), {
+    backend: 'webgl',
     weights: 'fp32',
     ...files,
     onProgress: ({ warning }) => warning && warnings.push(warning),

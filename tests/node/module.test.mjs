@@ -1,0 +1,125 @@
+// The package under Node: `import { GPT2 } from 'gpt2-webgl'` resolves to gpt2-node.js (package.json's
+// "node" export) and runs the CPU backend on the calling thread, loading folders and GGUF files from
+// paths, file: URLs and http(s) URLs, with Hugging Face's logits, greedy tokens, attention and lens,
+// and the float64 forward's logits for every GGUF type: the checks the browsers run (page-checks.mjs).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { root, serveSite, siteDir, tinyModelDir } from '../browser/harness.mjs';
+import {
+  assertGgufCheck,
+  assertLensCheck,
+  BROKEN_GGUF,
+  fixtureCheck,
+  ggufCheck,
+  ggufFixtures,
+  lensCheck,
+} from '../browser/page-checks.mjs';
+
+const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
+const hiddenStates = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/hidden_states.json'), 'utf8'));
+const fixtures = ggufFixtures(root);
+const module = pathToFileURL(join(siteDir, 'gpt2-node.js')).href;
+let server;
+let url;
+
+before(async () => {
+  server = await serveSite();
+  url = `http://127.0.0.1:${server.address().port}/`;
+});
+after(() => new Promise((ok) => server?.close(ok)));
+
+test("an app's import of the package resolves to the Node entry and generates on the CPU", () => {
+  // An app folder with the package installed, as npm would (a link to the built package).
+  const app = join(root, 'build', 'node-app');
+  rmSync(app, { recursive: true, force: true });
+  mkdirSync(join(app, 'node_modules'), { recursive: true });
+  symlinkSync(siteDir, join(app, 'node_modules', 'gpt2-webgl'), 'dir');
+  writeFileSync(
+    join(app, 'main.mjs'),
+    `import { GPT2 } from 'gpt2-webgl';
+const model = await GPT2.load(process.argv[2]);
+let text = '';
+for await (const token of model.generate('The jury said that', { maxNewTokens: 8 })) text += token.text;
+console.log(JSON.stringify({ mode: model.mode, text }));
+await model.dispose();
+`,
+  );
+  const out = JSON.parse(execFileSync(process.execPath, [join(app, 'main.mjs'), tinyModelDir], { cwd: app }));
+  assert.deepEqual(out.mode, {
+    worker: false,
+    canvas: null,
+    reason: 'Node: the calling thread',
+    backend: 'cpu',
+    backendReason: 'Node has no WebGL',
+  });
+  assert.ok(out.text.length > 0, out.text);
+});
+
+const sources = () => [
+  ['a path without its slash', tinyModelDir],
+  ['a file: URL', pathToFileURL(`${tinyModelDir}/`).href],
+  ['an http URL', `${url}models/gpt2-tiny/`],
+];
+
+test('from a path, a file: URL and an http URL: logits, greedy tokens and attention match Hugging Face', async () => {
+  for (const [name, source] of sources()) {
+    const r = await fixtureCheck({
+      options: { backend: 'auto' },
+      prompts: Object.values(reference.prompts),
+      module,
+      source,
+    });
+    console.log(`[ measured ] Node, ${name}: max |dlogit| ${r.logitDiff}, max |dprob| ${r.attentionDiff}`);
+    assert.equal(r.mode.backend, 'cpu', name);
+    assert.ok(r.logitDiff <= 1e-4, `${name}: max |dlogit| ${r.logitDiff}`);
+    assert.ok(r.greedyEqual, `${name}: greedy continuation differs`);
+    assert.ok(r.attentionDiff <= 1e-4, `${name}: max |dprob| ${r.attentionDiff}`);
+  }
+});
+
+test('lens() and hiddenStates() match Hugging Face', async () => {
+  assertLensCheck(
+    await lensCheck({ options: { backend: 'auto' }, prompts: hiddenStates.prompts, module, source: tinyModelDir }),
+  );
+});
+
+test("every GGUF tensor type gives the float64 forward's logits, from http and from paths", async () => {
+  const r = await ggufCheck({
+    fixtures,
+    broken: Object.keys(BROKEN_GGUF),
+    backend: 'auto',
+    module,
+    base: `${url}test-models/gguf/`,
+  });
+  console.log(`[ measured ] Node: max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`);
+  assertGgufCheck(r);
+  const { GPT2 } = await import(module);
+  for (const f of fixtures) {
+    const model = await GPT2.load(join(root, 'tests/fixtures/gguf', `${f.name}.gguf`));
+    const logits = await model.logits(f.prompts[0].ids);
+    const diff = Math.max(...f.prompts[0].logits.map((v, i) => Math.abs(v - logits[i])));
+    assert.ok(diff <= 2e-4, `${f.name} from its path: max |dlogit| ${diff}`);
+    await model.dispose();
+  }
+});
+
+test('what Node cannot do is refused with the reason', async () => {
+  const { GPT2 } = await import(module);
+  const attempt = (source, options) =>
+    GPT2.load(source, options).then(
+      () => 'loaded',
+      (e) => e.message,
+    );
+  assert.match(await attempt(tinyModelDir, { backend: 'webgl' }), /^backend: webgl, but Node has no WebGL/);
+  assert.match(
+    await attempt(tinyModelDir, { worker: true }),
+    /^worker: true, but under Node the engine runs on the calling thread/,
+  );
+  const missing = join(root, 'build', 'no-such-model');
+  assert.equal(await attempt(missing), `${missing}/config.json: no such file`);
+  assert.equal(await attempt(`${missing}.gguf`), `${missing}.gguf: no such file`);
+});

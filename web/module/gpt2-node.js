@@ -1,0 +1,37 @@
+// The package under Node 20 and later: the same GPT2 class, loading from paths and file: URLs as well
+// as http(s) URLs and hub ids, on the CPU backend, on the calling thread. package.json's "node" export
+// makes `import { GPT2 } from 'gpt2-webgl'` resolve here under Node and to gpt2.js in browsers.
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { host } from './gpt2-host.js';
+
+host.node = true;
+
+host.fileUrl = (source) => {
+  const text = String(source);
+  if (/^[a-z][a-z0-9+.-]+:/i.test(text) && !text.startsWith('file:')) return null;
+  const url = text.startsWith('file:') ? new URL(text) : pathToFileURL(resolve(text));
+  // A folder is named with or without its trailing slash, as a path usually is.
+  if (!url.pathname.endsWith('/') && !url.pathname.split('/').pop().includes('.')) url.pathname += '/';
+  return url.href;
+};
+
+host.openFile = async (url, { optional }) => {
+  const path = fileURLToPath(url);
+  let size;
+  try {
+    size = (await stat(path)).size;
+  } catch (error) {
+    if (error.code === 'ENOENT' && optional) return null;
+    throw new Error(`${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+  }
+  return new Response(Readable.toWeb(createReadStream(path)), { headers: { 'Content-Length': String(size) } });
+};
+
+host.wasmBinary = (wasmUrl) => readFile(new URL(wasmUrl ?? './gpt2-wasm.wasm', import.meta.url));
+
+export * from './gpt2.js';
+export { default } from './gpt2.js';
