@@ -24,7 +24,8 @@ const NO_SIMD_WASM = () => new URL('./gpt2-wasm-nosimd.wasm', import.meta.url).h
 // is then beside it, named gpt2-wasm-nosimd.wasm); unset, the glue finds it beside itself. The module
 // throws the error classes a caller acts on itself (bindings.cpp): it is handed them here.
 export function nativeModule(wasmUrl) {
-  if (!WebAssembly.validate(SIMD_PROBE)) wasmUrl = wasmUrl ? wasmUrl.replace(/\.wasm$/, '-nosimd.wasm') : NO_SIMD_WASM();
+  if (!WebAssembly.validate(SIMD_PROBE))
+    wasmUrl = wasmUrl ? wasmUrl.replace(/\.wasm$/, '-nosimd.wasm') : NO_SIMD_WASM();
   const locate = wasmUrl ? { locateFile: (file, folder) => (file.endsWith('.wasm') ? wasmUrl : folder + file) } : {};
   modulePromise ??= host
     .wasmBinary(wasmUrl)
