@@ -4,6 +4,7 @@
 
 #include "cpu/thread_pool.h"
 #include "cpu/vector_math.h"
+#include "format/ggml_blocks.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -24,44 +25,19 @@ StoredMatrix::StoredMatrix(const StoredTensor& tensor, std::vector<std::uint8_t>
         fail("StoredMatrix: tensor ", tensor.storedName, " has ", bytes_.size(), " bytes");
 }
 
-void StoredMatrix::codeProduct(const float* x, float* y, int rows) const {
-    const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type_));
-    const int step = info.scaleValues, subs = inputs_ / step;
-    const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
-    // sum_i x[r][i] over each scale's inputs: what an offset multiplies.
-    std::vector<float> xSums(static_cast<std::size_t>(rows * subs), 0.0f);
-    if (info.offsets)
-        for (int r = 0; r < rows; ++r)
-            for (int s = 0; s < subs; ++s)
-                for (int i = 0; i < step; ++i)
-                    xSums[std::size_t(r * subs + s)] += x[std::size_t(r) * in + std::size_t(s * step + i)];
-    cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
-        std::vector<std::int8_t> codes(in);
-        std::vector<float> scales(static_cast<std::size_t>(subs)), offsets(static_cast<std::size_t>(subs), 0.0f);
-        for (int n = begin; n < end; ++n) {
-            const std::uint8_t* stored = bytes_.data() + n * rowBytes_;
-            decodeCodes(type_, stored, inputs_, codes.data());
-            decodeScales(type_, stored, inputs_, scales.data(), info.offsets ? offsets.data() : nullptr, 1);
-            for (int r = 0; r < rows; ++r) {
-                const float* xr = x + std::size_t(r) * in;
-                float sum = 0.0f;
-                for (int s = 0; s < subs; ++s)
-                    sum += scales[std::size_t(s)] * cpu::dotCodes(codes.data() + s * step, xr + s * step, step) +
-                           offsets[std::size_t(s)] * xSums[std::size_t(r * subs + s)];
-                y[std::size_t(r) * out + std::size_t(n)] += sum;
-            }
-        }
-    });
-}
-
 void StoredMatrix::row(int r, float* out) const {
-    decodeValues(type_, bytes_.data() + r * rowBytes_, rowsAreOutputs_ ? inputs_ : outputs_, out);
+    const std::uint8_t* stored = bytes_.data() + r * rowBytes_;
+    const int count = rowsAreOutputs_ ? inputs_ : outputs_;
+    // Instantiated here, under the CPU kernels' flags (SIMD where the build has it).
+    if (isQuantized(type_))
+        decodeBlockFloats(type_, stored, count, out);
+    else
+        decodeFloats(type_, stored, count, out);
 }
 
 void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) const {
     const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
     if (!accumulate) std::fill(y, y + std::size_t(rows) * out, 0.0f);
-    if (isQuantized(type_) && rows < kCodeRowsBelow) return codeProduct(x, y, rows);
     if (rowsAreOutputs_) {
         // y[r][n] = dot(row n, x[r])
         cpu::parallelFor(outputs_, 16, [&](int begin, int end) {

@@ -29,13 +29,6 @@ public:
     void row(int r, float* out) const;
 
 private:
-    // Below this many rows of x a quantized matrix's products read its codes as stored, each row
-    // once per row of x (codeProduct); from there on its rows are decoded to floats once for all.
-    static constexpr int kCodeRowsBelow = 4;
-    // product() of a quantized matrix over its codes: sum over each scale's inputs of scale *
-    // dot(codes, x) + offset * sum(x), no row of floats written.
-    void codeProduct(const float* x, float* y, int rows) const;
-
     GgmlType type_ = GgmlType::F32;
     std::vector<std::uint8_t> bytes_;
     int inputs_ = 0, outputs_ = 0;

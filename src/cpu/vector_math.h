@@ -1,7 +1,6 @@
 #pragma once
 // The CPU backend's inner loops, written once with the compiler's vector extensions: SSE/AVX or NEON
 // natively, SIMD128 in wasm (-msimd128), whatever the target offers.
-#include <cstdint>
 #include <cstring>
 
 namespace gpt2::cpu {
@@ -24,26 +23,6 @@ inline float dot(const float* a, const float* b, int n) {
     const Floats4 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     float s = (all[0] + all[1]) + (all[2] + all[3]);
     for (; i < n; ++i) s += a[i] * b[i];
-    return s;
-}
-
-// Four int8 codes as floats.
-inline Floats4 codes4(const std::int8_t* c) {
-    using Codes4 = signed char __attribute__((vector_size(4)));
-    Codes4 v;
-    std::memcpy(&v, c, sizeof v);
-    return __builtin_convertvector(v, Floats4);
-}
-
-// sum_i c[i] x[i] over int8 codes, in fp32: a quantized row's dot product before its scale.
-inline float dotCodes(const std::int8_t* c, const float* x, int n) {
-    Floats4 acc[4] = {};
-    int i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int j = 0; j < 4; ++j) acc[j] += codes4(c + i + 4 * j) * load4(x + i + 4 * j);
-    const Floats4 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    float s = (all[0] + all[1]) + (all[2] + all[3]);
-    for (; i < n; ++i) s += float(c[i]) * x[i];
     return s;
 }
 

@@ -13,6 +13,26 @@
 namespace gpt2 {
 namespace {
 
+// Every one of the 65,536 halves against its value as IEEE 754 defines it: (-1)^s 2^(e-15) 1.m, or
+// 2^-14 0.m for e = 0; e = 31 is Inf (m = 0) or NaN.
+TEST(Half, EveryHalfBecomesTheFloatOfItsValue) {
+    int differ = 0;
+    for (std::uint32_t bits = 0; bits < 0x10000u; ++bits) {
+        const int e = int(bits >> 10) & 31, m = int(bits & 1023);
+        const double sign = (bits & 0x8000u) ? -1.0 : 1.0;
+        const float got = halfToFloat(std::uint16_t(bits));
+        bool same;
+        if (e == 31)
+            same = m == 0 ? std::isinf(got) && std::signbit(got) == (sign < 0) : std::isnan(got);
+        else {
+            const double want = sign * (e == 0 ? std::ldexp(double(m), -24) : std::ldexp(double(1024 + m), e - 25));
+            same = double(got) == want && std::signbit(got) == (sign < 0);
+        }
+        if (!same && ++differ <= 5) ADD_FAILURE() << "half bits " << bits << " became " << got;
+    }
+    EXPECT_EQ(differ, 0);
+}
+
 TEST(GgmlType, Fp16ScalesAreTheFloatDecodersBitForBit) {
     for (const GgmlType type : {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1}) {
         const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));

@@ -34,7 +34,7 @@ const ENGINES = {
   },
   async wllama(model, threads) {
     const { Wllama } = await import(query.get('wllama'));
-    const wasm = new URL('wasm/wllama.wasm', query.get('wllama')).href;
+    const wasm = new URL('wasm/wllama.wasm', new URL(query.get('wllama'), location.href)).href;
     const w = new Wllama({ default: wasm }, { suppressNativeLog: true });
     await w.loadModelFromUrl(model, { n_gpu_layers: 0, n_threads: threads, n_ctx: 1024 });
     return {
