@@ -38,6 +38,18 @@ void StoredMatrix::row(int r, float* out) const {
 void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) const {
     const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
     if (!accumulate) std::fill(y, y + std::size_t(rows) * out, 0.0f);
+    // A row or two of x (a decode step): the common 8- and 4-bit types read as stored, without
+    // decoding their rows to floats first, where the target makes that cheaper.
+    if (cpu::kBytesToFloatsAreCheap && rows < 4 && (type_ == GgmlType::Q8_0 || type_ == GgmlType::Q4_0)) {
+        const auto dot = type_ == GgmlType::Q8_0 ? cpu::dotQ8_0 : cpu::dotQ4_0;
+        cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
+            for (int n = begin; n < end; ++n)
+                for (int r = 0; r < rows; ++r)
+                    y[std::size_t(r) * out + std::size_t(n)] +=
+                        dot(bytes_.data() + n * rowBytes_, x + std::size_t(r) * in, inputs_);
+        });
+        return;
+    }
     if (rowsAreOutputs_) {
         // y[r][n] = dot(row n, x[r])
         cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
