@@ -87,7 +87,7 @@ test('lens() and hiddenStates() match Hugging Face', async () => {
   );
 });
 
-test("every GGUF tensor type gives the float64 forward's logits, from http and from paths", async () => {
+test("every GGUF tensor type gives the float64 forward's logits, from http and from paths, planned from its header", async () => {
   const r = await ggufCheck({
     fixtures,
     broken: Object.keys(BROKEN_GGUF),
@@ -99,7 +99,10 @@ test("every GGUF tensor type gives the float64 forward's logits, from http and f
   assertGgufCheck(r);
   const { GPT2 } = await import(module);
   for (const f of fixtures) {
-    const model = await GPT2.load(join(root, 'tests/fixtures/gguf', `${f.name}.gguf`));
+    const path = join(root, 'tests/fixtures/gguf', `${f.name}.gguf`);
+    const planned = await GPT2.gpuBytes(path);
+    const model = await GPT2.load(path);
+    assert.equal(planned, (await model.stats()).gpuBytes, `${f.name}: the plan from its header is what it takes`);
     const logits = await model.logits(f.prompts[0].ids);
     const diff = Math.max(...f.prompts[0].logits.map((v, i) => Math.abs(v - logits[i])));
     assert.ok(diff <= 2e-4, `${f.name} from its path: max |dlogit| ${diff}`);
@@ -118,6 +121,18 @@ test('what Node cannot do is refused with the reason', async () => {
   assert.match(
     await attempt(tinyModelDir, { worker: true }),
     /^worker: true, but under Node the engine runs on the calling thread/,
+  );
+  // GPT-2 1.5B as fp32 weights: 6.6 GB at its full context, refused from its config.json alone, before
+  // any weight file is read.
+  const xl = join(root, 'build', 'node-xl-config');
+  mkdirSync(xl, { recursive: true });
+  writeFileSync(
+    join(xl, 'config.json'),
+    JSON.stringify({ model_type: 'gpt2', vocab_size: 50257, n_positions: 1024, n_embd: 1600, n_layer: 48, n_head: 25 }),
+  );
+  assert.match(
+    await attempt(xl),
+    /^this model would take 6,[\d,.]+ MB of memory on the CPU backend at its full context, more than 32-bit WebAssembly addresses \(3,[\d,.]+ MB for the model\); try a 4-bit GGUF file/,
   );
   const missing = join(root, 'build', 'no-such-model');
   assert.equal(await attempt(missing), `${missing}/config.json: no such file`);

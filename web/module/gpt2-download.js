@@ -166,6 +166,7 @@ export async function fetchResponse(url, signal, { optional = false, onRetry } =
 // where the answer tells it (else null): a Range request, or the start of the whole file from a
 // server that ignores Range, whose body is cancelled after those bytes.
 export async function fetchPrefix(url, length, signal, { onRetry } = {}) {
+  if (url.startsWith('file:')) return host.filePrefix(url, length);
   const response = await request(url, signal, { Range: `bytes=0-${length - 1}` }, onRetry);
   if (response.status === 416) return { bytes: new Uint8Array(0), size: 0 }; // an empty file
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`.trim());

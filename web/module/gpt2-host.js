@@ -12,6 +12,11 @@ export const host = {
   openFile: async (url, _options) => {
     throw new Error(`${url}: file: URLs are read under Node only`);
   },
+  // The first `length` bytes of the file at a file: URL (fewer where it is shorter) and its size, as
+  // fetchPrefix answers.
+  filePrefix: async (url, _length) => {
+    throw new Error(`${url}: file: URLs are read under Node only`);
+  },
   // The bytes of gpt2-wasm.wasm (at `wasmUrl`, else beside the module), where the glue cannot fetch
   // them itself; null: it fetches them.
   wasmBinary: async (_wasmUrl) => null,

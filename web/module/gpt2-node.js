@@ -2,7 +2,7 @@
 // as http(s) URLs and hub ids, on the CPU backend, on the calling thread. package.json's "node" export
 // makes `import { GPT2 } from 'gpt2-webgl'` resolve here under Node and to gpt2.js in browsers.
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,6 +29,20 @@ host.openFile = async (url, { optional }) => {
     throw new Error(`${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
   }
   return new Response(Readable.toWeb(createReadStream(path)), { headers: { 'Content-Length': String(size) } });
+};
+
+host.filePrefix = async (url, length) => {
+  const path = fileURLToPath(url);
+  const file = await open(path).catch((error) => {
+    throw new Error(`${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+  });
+  try {
+    const bytes = new Uint8Array(length);
+    const { bytesRead } = await file.read(bytes, 0, length, 0);
+    return { bytes: bytes.subarray(0, bytesRead), size: (await file.stat()).size };
+  } finally {
+    await file.close();
+  }
 };
 
 host.wasmBinary = (wasmUrl) => readFile(new URL(wasmUrl ?? './gpt2-wasm.wasm', import.meta.url));

@@ -1,9 +1,11 @@
-// One engine on the CPU, timed as a page sees it: prefill is the time to the first token of a greedy
-// generation (the prompt plus one step), decode the median time between later tokens. Query: engine
-// (gpt2: this module with backend 'cpu'; wllama: llama.cpp's CPU path, its WebGPU off), model (a GGUF
-// URL), prompts (JSON: texts keyed by their GPT-2 token count, which tests/bench/cpu.mjs makes), tokens
-// (new tokens), rounds, threads (wllama's n_threads; this module's CPU backend runs one thread),
-// wllama (the URL of wllama's esm/index.js), post (1: POST rows to /result, as posted.js does).
+// Engines on the CPU, timed as a page sees them: prefill is the time to the first token of a greedy
+// generation (the prompt plus one step), decode the median time between later tokens. Query: runs
+// (JSON: [{engine, model, threads}], one after the other; or engine, model and threads for one run),
+// where engine is gpt2 (this module with backend 'cpu') or wllama (llama.cpp's CPU path, its WebGPU
+// off), model a GGUF URL and threads wllama's n_threads (this module's CPU backend runs one thread);
+// prompts (JSON: texts keyed by their GPT-2 token count, which tests/bench/cpu.mjs and
+// tests/bench/gpu/stage_cpu.sh make), tokens (new tokens), rounds, wllama (the URL of wllama's
+// esm/index.js), post (1: POST rows to /result, as posted.js does).
 import { postRows } from './posted.js';
 
 const query = new URLSearchParams(location.search);
@@ -61,15 +63,14 @@ const ENGINES = {
   },
 };
 
-async function run(report) {
-  const name = query.get('engine');
-  const threads = Number(query.get('threads') ?? 1);
+async function runOne(report, { engine: name, model, threads }) {
   const tokens = Number(query.get('tokens') ?? 16);
   const rounds = Number(query.get('rounds') ?? 3);
   const prompts = JSON.parse(query.get('prompts'));
   const start = performance.now();
-  const engine = await ENGINES[name](query.get('model'), threads);
-  await report({ kind: 'load', engine: name, threads, load_ms: performance.now() - start, ...engine.info });
+  const engine = await ENGINES[name](model, threads);
+  const row = { engine: name, model, threads };
+  await report({ kind: 'load', ...row, load_ms: performance.now() - start, ...engine.info });
   for (const [count, text] of Object.entries(prompts)) {
     await engine.generate(text, 2); // warm-up
     for (let round = 0; round < rounds; round += 1) {
@@ -77,8 +78,7 @@ async function run(report) {
       const { times, timings } = await engine.generate(text, tokens);
       await report({
         kind: 'generate',
-        engine: name,
-        threads,
+        ...row,
         prompt_tokens: Number(count),
         new_tokens: tokens,
         round,
@@ -88,6 +88,13 @@ async function run(report) {
     }
   }
   await engine.dispose();
+}
+
+async function run(report) {
+  const runs = query.get('runs')
+    ? JSON.parse(query.get('runs'))
+    : [{ engine: query.get('engine'), model: query.get('model'), threads: Number(query.get('threads') ?? 1) }];
+  for (const one of runs) await runOne(report, one);
 }
 
 const rows = [];
