@@ -84,8 +84,9 @@ export interface LoadOptions {
    */
   workerUrl?: string;
   /**
-   * URL of gpt2-wasm.wasm, resolved against the page, for bundlers that do not copy it; unset: beside
-   * the module's gpt2-wasm.js. The first model loaded on a thread fixes it for that thread.
+   * URL of gpt2-wasm.wasm, resolved against the page, for bundlers that do not copy it (a browser
+   * without WebAssembly SIMD loads gpt2-wasm-nosimd.wasm from beside it); unset: beside the module's
+   * gpt2-wasm.js. The first model loaded on a thread fixes it for that thread.
    */
   wasmUrl?: string;
   /** Override the engine's choices for this GPU (benchmarks, tests, a misbehaving driver). */
