@@ -3,31 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cpu/vector_math.h"
+#include "cpu/cpu_ops.h"
 #include "util/error.h"
 
 namespace gpt2 {
 namespace {
-
-void layerNorm(const float* x, const std::vector<float>& gamma, const std::vector<float>& beta, float eps, int n,
-               float* out) {
-    float mean = 0.0f, variance = 0.0f;
-    for (int i = 0; i < n; ++i) mean += x[i];
-    mean /= float(n);
-    for (int i = 0; i < n; ++i) variance += (x[i] - mean) * (x[i] - mean);
-    const float inverse = 1.0f / std::sqrt(variance / float(n) + eps);
-    for (int i = 0; i < n; ++i) out[i] = (x[i] - mean) * inverse * gamma[std::size_t(i)] + beta[std::size_t(i)];
-}
-
-float activate(float x, Activation kind) {
-    switch (kind) {
-        case Activation::GeluTanh:
-            return 0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-        case Activation::GeluErf: return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
-        case Activation::Relu: return std::max(x, 0.0f);
-    }
-    return x;
-}
 
 // The fp32 K/V cache of every layer at the full context.
 std::int64_t cacheBytes(const ModelConfig& config) {
@@ -137,7 +117,8 @@ std::vector<float> CpuModel::forward(const std::vector<int>& ids, int pos0) {
 std::vector<float> CpuModel::head(const std::vector<float>& x) const {
     // logits = ln_f(x) @ wte^T (lm_head^T when untied)
     std::vector<float> normed(x.size()), logits(static_cast<std::size_t>(config_.vocabSize));
-    layerNorm(x.data(), vec("ln_f.weight"), vec("ln_f.bias"), config_.layerNormEpsilon, int(x.size()), normed.data());
+    cpu::layerNorm(x.data(), vec("ln_f.weight").data(), vec("ln_f.bias").data(), config_.layerNormEpsilon,
+                   int(x.size()), normed.data());
     matrix(config_.tieWordEmbeddings ? "wte.weight" : "lm_head.weight").product(normed.data(), logits.data());
     return logits;
 }
@@ -160,7 +141,8 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         scores(size(pos0 + n)), probs;
     const auto layerNormRows = [&](const std::string& prefix) {
         for (int i = 0; i < n; ++i)
-            layerNorm(row(x, i, C), vec(prefix + "weight"), vec(prefix + "bias"), eps, C, row(a, i, C));
+            cpu::layerNorm(row(x, i, C), vec(prefix + "weight").data(), vec(prefix + "bias").data(), eps, C,
+                           row(a, i, C));
     };
     const auto addBias = [&](std::vector<float>& m, int width, const std::vector<float>& bias) {
         for (int i = 0; i < n; ++i)
@@ -185,21 +167,8 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         for (int i = 0; i < n; ++i) {
             const int T = pos0 + i + 1;
             if (observer.attention) probs.assign(size(H * T), 0.0f);
-            for (int head = 0; head < H; ++head) {
-                const float* q = row(qkv, i, 3 * C) + head * D;
-                float largest = -INFINITY;
-                for (int t = 0; t < T; ++t) {
-                    scores[size(t)] = scale * cpu::dot(q, keys + size(t) * size(C) + size(head * D), D);
-                    largest = std::max(largest, scores[size(t)]);
-                }
-                float total = 0.0f;
-                for (int t = 0; t < T; ++t) total += scores[size(t)] = std::exp(scores[size(t)] - largest);
-                for (int t = 0; t < T; ++t) {
-                    const float p = scores[size(t)] / total;
-                    cpu::addScaled(row(attended, i, C) + head * D, p, values + size(t) * size(C) + size(head * D), D);
-                    if (observer.attention) probs[size(head * T + t)] = p;
-                }
-            }
+            cpu::attendOne(row(qkv, i, 3 * C), keys, values, T, C, H, scale, row(attended, i, C),
+                           observer.attention ? probs.data() : nullptr, scores);
             if (observer.attention) observer.attention(l, pos0 + i, probs);
         }
         // x = x + attended @ W_o + b_o
@@ -209,7 +178,7 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         layerNormRows(h + "ln_2.");
         matrix(h + "mlp.c_fc.weight").product(a.data(), hidden.data(), n);
         addBias(hidden, F, vec(h + "mlp.c_fc.bias"));
-        for (float& value : hidden) value = activate(value, c.activation);
+        for (float& value : hidden) value = cpu::activate(value, c.activation);
         // x = x + hidden @ W_proj + b_proj
         matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), n, true);
         addBias(x, C, vec(h + "mlp.c_proj.bias"));

@@ -1,0 +1,50 @@
+#include "cpu/cpu_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/vector_math.h"
+
+namespace gpt2::cpu {
+
+void layerNorm(const float* x, const float* gamma, const float* beta, float eps, int n, float* out) {
+    float mean = 0.0f, variance = 0.0f;
+    for (int i = 0; i < n; ++i) mean += x[i];
+    mean /= float(n);
+    for (int i = 0; i < n; ++i) variance += (x[i] - mean) * (x[i] - mean);
+    const float inverse = 1.0f / std::sqrt(variance / float(n) + eps);
+    for (int i = 0; i < n; ++i) out[i] = (x[i] - mean) * inverse * gamma[i] + beta[i];
+}
+
+float activate(float x, Activation kind) {
+    switch (kind) {
+        case Activation::GeluTanh:
+            return 0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+        case Activation::GeluErf: return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
+        case Activation::Relu: return std::max(x, 0.0f);
+    }
+    return x;
+}
+
+void attendOne(const float* q, const float* keys, const float* values, int T, int C, int heads, float scale, float* out,
+               float* probs, std::vector<float>& scores) {
+    const int D = C / heads;
+    const auto at = [&](int t, int head) { return std::size_t(t) * std::size_t(C) + std::size_t(head * D); };
+    scores.resize(std::size_t(T));
+    for (int head = 0; head < heads; ++head) {
+        float largest = -INFINITY;
+        for (int t = 0; t < T; ++t) {
+            scores[std::size_t(t)] = scale * dot(q + head * D, keys + at(t, head), D);
+            largest = std::max(largest, scores[std::size_t(t)]);
+        }
+        float total = 0.0f;
+        for (int t = 0; t < T; ++t) total += scores[std::size_t(t)] = std::exp(scores[std::size_t(t)] - largest);
+        for (int t = 0; t < T; ++t) {
+            const float p = scores[std::size_t(t)] / total;
+            addScaled(out + head * D, p, values + at(t, head), D);
+            if (probs) probs[std::size_t(head) * std::size_t(T) + std::size_t(t)] = p;
+        }
+    }
+}
+
+}  // namespace gpt2::cpu
