@@ -39,7 +39,11 @@ std::int64_t CpuModel::plannedBytes(const ModelConfig& config, const std::vector
         for (const ModelFileHeader* file : files)
             for (const StoredTensor& t : file->tensors)
                 if (t.name == spec.name) stored = &t;
-        total += stored && keptInBlocks(spec) ? std::int64_t(stored->end - stored->begin) : values * 4;
+        if (!keptInBlocks(spec))
+            total += values * 4;  // decoded to floats
+        else
+            total += stored ? std::int64_t(stored->end - stored->begin)
+                            : values * (config.weightBytes ? config.weightBytes : 4);
     }
     return total;
 }

@@ -31,7 +31,8 @@ public:
     // Bytes of the weights as stored, and of the K/V cache at the full context (what it may grow to).
     std::int64_t bytes() const;
     // The bytes such a model takes at its full context, its weights as `files` store them (a weight
-    // in none of them: fp32, as GPT-2's published checkpoints are), before any tensor arrives.
+    // in none of them: as the config's dtype says, else fp32, as GPT-2's published checkpoints are),
+    // before any tensor arrives.
     static std::int64_t plannedBytes(const ModelConfig& config, const std::vector<const ModelFileHeader*>& files = {});
 
     // Runs tokens `ids` at positions [pos0, pos0 + ids.size()) and returns the last one's logits. The

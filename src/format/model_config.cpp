@@ -76,6 +76,11 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& lab
     c.scaleAttentionWeights = flag(json, "scale_attn_weights", true, label);
     c.scaleAttentionByInverseLayer = flag(json, "scale_attn_by_inverse_layer_idx", false, label);
     c.tieWordEmbeddings = flag(json, "tie_word_embeddings", true, label);
+    for (const char* key : {"dtype", "torch_dtype"})
+        if (json.contains(key) && json[key].is_string() && c.weightBytes == 0) {
+            const std::string dtype = json[key].get<std::string>();
+            c.weightBytes = dtype == "float32" ? 4 : dtype == "float16" || dtype == "bfloat16" ? 2 : 0;
+        }
     if (flag(json, "add_cross_attention", false, label))
         fail(label, ": add_cross_attention is set; only decoder-only GPT-2 models are supported");
     if (c.embedDim % c.heads != 0)
@@ -98,6 +103,7 @@ std::string modelConfigToJson(const ModelConfig& c) {
         {"scale_attn_by_inverse_layer_idx", c.scaleAttentionByInverseLayer},
         {"tie_word_embeddings", c.tieWordEmbeddings},
     };
+    if (c.weightBytes != 0) json["dtype"] = c.weightBytes == 4 ? "float32" : "float16";
     return json.dump(2);
 }
 

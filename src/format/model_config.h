@@ -18,6 +18,10 @@ struct ModelConfig {
     bool scaleAttentionWeights = true;          // divide scores by sqrt(head_dim)
     bool scaleAttentionByInverseLayer = false;  // also divide by layer index + 1
     bool tieWordEmbeddings = true;
+    // Bytes per weight the checkpoint says it stores ("dtype", or "torch_dtype" before transformers
+    // 5: 4 for float32, 2 for float16 and bfloat16); 0 where it says nothing the engine knows. Only a
+    // plan made before the weights' file is read uses it (the CPU backend keeps weights as stored).
+    int weightBytes = 0;
 
     int headDim() const { return embedDim / heads; }
 };

@@ -32,6 +32,17 @@ TEST(ModelConfig, RoundTripsThroughJson) {
     EXPECT_FALSE(back.tieWordEmbeddings);
 }
 
+TEST(ModelConfig, KnowsTheBytesPerWeightItsDtypeNames) {
+    EXPECT_EQ(parseModelConfig(R"({"dtype":"float16"})", "x").weightBytes, 2);
+    EXPECT_EQ(parseModelConfig(R"({"torch_dtype":"bfloat16"})", "x").weightBytes, 2);
+    EXPECT_EQ(parseModelConfig(R"({"torch_dtype":"float32"})", "x").weightBytes, 4);
+    EXPECT_EQ(parseModelConfig(R"({"dtype":"float8_e4m3fn"})", "x").weightBytes, 0);
+    EXPECT_EQ(parseModelConfig(R"({})", "x").weightBytes, 0);
+    ModelConfig c;
+    c.weightBytes = 2;
+    EXPECT_EQ(parseModelConfig(modelConfigToJson(c), "x").weightBytes, 2);
+}
+
 TEST(ModelConfig, RejectsHeadsThatDoNotDivideEmbedding) {
     EXPECT_THROW(
         {

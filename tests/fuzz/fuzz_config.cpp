@@ -45,6 +45,6 @@ GPT2_FUZZ_ENTRY(config)(const std::uint8_t* data, std::size_t size) {
                     again.activation == config.activation &&
                     again.scaleAttentionWeights == config.scaleAttentionWeights &&
                     again.scaleAttentionByInverseLayer == config.scaleAttentionByInverseLayer &&
-                    again.tieWordEmbeddings == config.tieWordEmbeddings);
+                    again.tieWordEmbeddings == config.tieWordEmbeddings && again.weightBytes == config.weightBytes);
     return 0;
 }

@@ -81,6 +81,15 @@ test('from a path, a file: URL and an http URL: logits, greedy tokens and attent
   }
 });
 
+test("a folder's plan from its config.json (the dtype it names) is what the loaded model takes", async () => {
+  const { GPT2 } = await import(module);
+  for (const folder of [tinyModelDir, join(root, 'web/models/brown-demo')]) {
+    const model = await GPT2.load(folder);
+    assert.equal(await GPT2.gpuBytes(folder), (await model.stats()).gpuBytes, folder);
+    await model.dispose();
+  }
+});
+
 test('lens() and hiddenStates() match Hugging Face', async () => {
   assertLensCheck(
     await lensCheck({ options: { backend: 'auto' }, prompts: hiddenStates.prompts, module, source: tinyModelDir }),
