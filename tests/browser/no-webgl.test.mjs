@@ -34,12 +34,17 @@ test('without WebGL the default load runs on the CPU in a Worker, and says why o
   const r = await page.evaluate(async () => {
     const { GPT2 } = await import('/gpt2.js');
     const warnings = [];
+    const out = { textureWarnings: [] };
     const planned = await GPT2.gpuBytes('/models/gpt2-tiny/');
     const model = await GPT2.load('/models/gpt2-tiny/', {
       onProgress: ({ warning }) => warning && warnings.push(warning),
     });
-    const again = await GPT2.load('/models/gpt2-tiny/', { worker: false });
-    const out = { mode: model.mode, sameThread: again.mode, warnings, planned, stats: await model.stats() };
+    const again = await GPT2.load('/models/gpt2-tiny/', {
+      worker: false,
+      weights: 'int8',
+      onProgress: ({ warning }) => warning && out.textureWarnings.push(warning),
+    });
+    Object.assign(out, { mode: model.mode, sameThread: again.mode, warnings, planned, stats: await model.stats() });
     await Promise.all([model.dispose(), again.dispose()]);
     out.forced = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl' }).then(
       () => 'loaded',
@@ -59,6 +64,10 @@ test('without WebGL the default load runs on the CPU in a Worker, and says why o
   assert.match(r.stats.renderer, /^CPU \(WebAssembly SIMD, \d+ threads?\)$/);
   assert.equal(r.planned, r.stats.gpuBytes, 'the plan is what the loaded model takes');
   assert.match(r.forced, /^WebGL2UnavailableError: /);
+  // A texture format asked of the CPU backend is said, after why the CPU runs.
+  assert.deepEqual(r.textureWarnings.slice(1), [
+    "weights chooses WebGL2's texture formats; the CPU backend keeps the weights as the file stores them and an fp32 K/V cache",
+  ]);
 });
 
 for (const worker of [true, false]) {

@@ -121,7 +121,9 @@ function downloadSize(bytes) {
 // The load options the picker's figures depend on: what runs the model, the chosen weights and K/V
 // cache (WebGL2's: the CPU keeps weights as the file stores them).
 function memoryOptions() {
-  return { backend: $('backend').value, weights: $('weights').value, kvCache: $('kv-cache').value };
+  const backend = $('backend').value;
+  if (runsOn?.backend === 'cpu') return { backend };
+  return { backend, weights: $('weights').value, kvCache: $('kv-cache').value };
 }
 
 // Where the chosen backend runs the model (GPT2.plannedMode). On the CPU the page says so and why, and

@@ -111,6 +111,17 @@ function chooseBackend(backend, webgl) {
   return { backend: 'cpu', reason, warning: warnOnce('cpu', `the model runs on the CPU: ${reason}`) };
 }
 
+// The options a load was given that choose WebGL2's texture formats, which the CPU backend has no use
+// for: said, not ignored in silence.
+function textureOptionsOnTheCpu(options, backend) {
+  const given = ['weights', 'kvCache'].filter((name) => options[name] !== undefined);
+  if (backend !== 'cpu' || given.length === 0) return [];
+  return [
+    `${given.join(' and ')} ${given.length > 1 ? 'choose' : 'chooses'} WebGL2's texture formats; the CPU backend ` +
+      'keeps the weights as the file stores them and an fp32 K/V cache',
+  ];
+}
+
 // Under Node: the CPU backend on the calling thread, the only engine there.
 function nodeMode({ worker, backend }) {
   if (backend === 'webgl') throw new Error("backend: webgl, but Node has no WebGL; leave backend unset or pass 'cpu'");
@@ -181,7 +192,8 @@ export class GPT2 {
     try {
       if (signal?.aborted) throw abortError(signal);
       const chosen = await chooseMode(settings, canvas);
-      for (const warning of chosen.warnings) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning });
+      const warnings = [...chosen.warnings, ...textureOptionsOnTheCpu(options, chosen.backend)];
+      for (const warning of warnings) onProgress?.({ loaded: 0, total: 0, fromCache: 0, warning });
       const engineOptions = { ...settings, backend: chosen.backend };
       backend = chosen.worker
         ? await RemoteEngine.load(url, engineOptions, { onProgress, signal })
