@@ -14,7 +14,9 @@ export interface LoadProgress {
    */
   gpuBytes?: number;
   /**
-   * Set on an event of its own when something the user should know of happened: the engine runs on
+   * Set on an event of its own when something the user should know of happened: the model runs on
+   * the CPU because the browser has no usable WebGL2, or was given WebGL2's texture formats there
+   * (model.mode); the engine runs on
    * this thread because the browser gives a Worker no WebGL2 (model.mode), the model's files are
    * not being cached (no Cache API, storage quota full), or cached files are read on the loading
    * thread (no Worker for reading them, e.g. a worker-src policy without blob:).
