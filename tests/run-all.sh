@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README): installs what is missing, builds the native and WebAssembly builds and
-# the site, runs every test (GoogleTest through CTest, then the Playwright browser tests and the
-# weights-tools tests), and ends
+# the site, runs every test (GoogleTest through CTest, then the browser tests, the package under Node
+# and the tools tests), and ends
 # with one line "Summary: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
