@@ -4,7 +4,7 @@
 // and the float64 forward's logits for every GGUF type: the checks the browsers run (page-checks.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -123,7 +123,7 @@ test('what Node cannot do is refused with the reason', async () => {
   const { GPT2 } = await import(module);
   const attempt = (source, options) =>
     GPT2.load(source, options).then(
-      () => 'loaded',
+      (model) => model.dispose().then(() => 'loaded'),
       (e) => e.message,
     );
   assert.match(await attempt(tinyModelDir, { backend: 'webgl' }), /^backend: webgl, but Node has no WebGL/);
@@ -143,6 +143,12 @@ test('what Node cannot do is refused with the reason', async () => {
     await attempt(xl),
     /^this model would take 6,[\d,.]+ MB of memory on the CPU backend at its full context, more than 32-bit WebAssembly addresses \(3,[\d,.]+ MB for the model\); try a 4-bit GGUF file/,
   );
+  // A folder whose name has a dot is still a folder.
+  const dotted = join(root, 'build', 'node-gpt2.tiny');
+  mkdirSync(dotted, { recursive: true });
+  for (const name of ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'])
+    copyFileSync(join(tinyModelDir, name), join(dotted, name));
+  assert.equal(await attempt(dotted), 'loaded');
   const missing = join(root, 'build', 'no-such-model');
   assert.equal(await attempt(missing), `${missing}/config.json: no such file`);
   assert.equal(await attempt(`${missing}.gguf`), `${missing}.gguf: no such file`);

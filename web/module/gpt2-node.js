@@ -1,7 +1,7 @@
 // The package under Node 20 and later: the same GPT2 class, loading from paths and file: URLs as well
 // as http(s) URLs and hub ids, on the CPU backend, on the calling thread. package.json's "node" export
 // makes `import { GPT2 } from 'gpt2-webgl'` resolve here under Node and to gpt2.js in browsers.
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,8 +14,11 @@ host.fileUrl = (source) => {
   const text = String(source);
   if (/^[a-z][a-z0-9+.-]+:/i.test(text) && !text.startsWith('file:')) return null;
   const url = text.startsWith('file:') ? new URL(text) : pathToFileURL(resolve(text));
-  // A folder is named with or without its trailing slash, as a path usually is.
-  if (!url.pathname.endsWith('/') && !url.pathname.split('/').pop().includes('.')) url.pathname += '/';
+  // A folder is named with or without its trailing slash, as a path usually is: one that exists is
+  // asked, one that does not is a folder when its last segment has no dot (as in a browser).
+  const stats = statSync(fileURLToPath(url), { throwIfNoEntry: false });
+  const folder = /[/\\]$/.test(text) || (stats ? stats.isDirectory() : !url.pathname.split('/').pop().includes('.'));
+  if (folder && !url.pathname.endsWith('/')) url.pathname += '/';
   return url.href;
 };
 
