@@ -122,6 +122,7 @@ export async function runBench({
   }
   for (const model of Object.values(models)) await model.dispose();
   return {
+    mode: models[workers[0]].mode,
     renderer: stats.renderer,
     color_bits: stats.colorBits,
     weights,
