@@ -15,16 +15,15 @@ CpuRunner::CpuRunner(const ModelConfig& config, const ModelOptions& options,
                      const std::vector<const ModelFileHeader*>& files)
     : model_(config) {
     const std::int64_t planned = CpuModel::plannedBytes(config, files);
+    const auto refuseAbove = [&](std::int64_t limit, const std::string& what) {
+        if (limit > 0 && planned > limit)
+            fail("this model would take ", megabytes(planned), " of memory on the CPU backend at its full context, ",
+                 "more than ", what, "; try a 4-bit GGUF file or a smaller model");
+    };
     // What a pointer reaches, less room for the module itself, the tokenizer and one tensor in transit.
     const std::int64_t addressable = sizeof(void*) == 4 ? (std::int64_t(1) << 32) - (std::int64_t(512) << 20) : 0;
-    if (addressable > 0 && planned > addressable)
-        fail("this model would take ", megabytes(planned),
-             " of memory on the CPU backend at its full context, more than 32-bit WebAssembly addresses (",
-             megabytes(addressable), " for the model); try a 4-bit GGUF file or a smaller model");
-    if (options.maxGpuBytes > 0 && double(planned) > options.maxGpuBytes)
-        fail("this model would take ", megabytes(planned),
-             " of memory on the CPU backend at its full context, more than maxGpuBytes ",
-             megabytes(std::int64_t(options.maxGpuBytes)), "; try a 4-bit GGUF file or a smaller model");
+    refuseAbove(addressable, "32-bit WebAssembly addresses (" + megabytes(addressable) + " for the model)");
+    refuseAbove(std::int64_t(options.maxGpuBytes), "maxGpuBytes " + megabytes(std::int64_t(options.maxGpuBytes)));
     capabilities_.renderer = cpu::targetDescription();
     capabilities_.version = "none: no GL";
 }

@@ -9,9 +9,9 @@
 import { appendFileSync, cpSync, existsSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { decode, encode } from 'gpt-3-encoder';
 import { root, startSite, testSiteDir } from '../browser/harness.mjs';
 import { serveModel } from './bench_args.mjs';
+import { promptTexts } from './prompt_texts.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -23,17 +23,7 @@ if (!models[0] || !models.every(existsSync) || !existsSync(wllama)) {
   process.exit(1);
 }
 
-// A text of exactly `count` GPT-2 tokens: Brown-like prose cut at a token boundary.
-const PROSE =
-  'The Fulton County Grand Jury said Friday an investigation of recent primary elections produced no evidence that any irregularities took place. ';
-function promptText(count) {
-  const ids = encode(PROSE.repeat(Math.ceil(count / 20) + 1)).slice(0, count);
-  const text = decode(ids);
-  if (encode(text).length !== count)
-    throw new Error(`the prompt of ${count} tokens does not tokenize back to ${count}`);
-  return text;
-}
-const prompts = Object.fromEntries(list('--prompts', '32,256').map((p) => [p, promptText(Number(p))]));
+const prompts = promptTexts(list('--prompts', '32,256').map(Number));
 
 const wllamaLink = join(testSiteDir, 'wllama');
 rmSync(wllamaLink, { force: true, recursive: true });

