@@ -30,6 +30,19 @@ function generationDone(page) {
   );
 }
 
+// A hovered cell or token is described once its tokens' texts come back from the model, which is
+// asynchronous: wait for the description, then check it whole (the message shows what was there).
+async function hoverAndRead(page, target, infoId, pattern) {
+  await target.hover();
+  await page
+    .waitForFunction(
+      ([id, source]) => new RegExp(source).test(document.getElementById(id).textContent),
+      [infoId, pattern.source],
+    )
+    .catch(() => {});
+  assert.match(await page.locator(`#${infoId}`).textContent(), pattern);
+}
+
 test('the demo page streams text with tokens/s and draws an attention heatmap', async () => {
   const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);
@@ -89,14 +102,16 @@ test('live views: the logit lens and attention follow generation, and a generate
   assert.deepEqual(grid.header.slice(1, 5), ['The', '␣jury', '␣said', '␣that']);
   assert.ok(grid.filled);
   assert.equal(await page.locator('#heatmap').getAttribute('data-tokens'), String(prompt + 11));
-  await page.locator('#lens-grid tr:nth-child(2) td:nth-of-type(3)').hover();
-  assert.match(
-    await page.locator('#lens-info').textContent(),
+  await hoverAndRead(
+    page,
+    page.locator('#lens-grid tr:nth-child(2) td:nth-of-type(3)'),
+    'lens-info',
     /^Layer 5, position 2: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/,
   );
-  await page.locator('#output span').nth(3).hover();
-  assert.match(
-    await page.locator('#token-info').textContent(),
+  await hoverAndRead(
+    page,
+    page.locator('#output span').nth(3),
+    'token-info',
     /^".*": p [=<] 0\.\d{3}.*\. Top 5: (".*" 0\.\d{3}, ){4}".*" 0\.\d{3}$/,
   );
   // The heatmap carries the tokens on both axes (labels next to 16 px cells) and is not blank.
