@@ -41,8 +41,10 @@ add_custom_target(site ALL
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:gpt2_web_simd>/gpt2-wasm.js
           $<TARGET_FILE_DIR:gpt2_web_simd>/gpt2-wasm.wasm $<TARGET_FILE_DIR:gpt2_web_nosimd>/gpt2-wasm-nosimd.wasm
           ${GPT2_GENERATED_DIR}/gpt2-options.js ${GPT2_SITE_DIR}
+  COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_THREADS_DIR}/gpt2-wasm-threads.js ${GPT2_THREADS_DIR}/gpt2-wasm-threads.wasm
+          ${GPT2_THREADS_DIR}/gpt2-wasm-threads.worker.js ${GPT2_SITE_DIR}
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_DEFAULT_MODEL_DIR}/config.json ${GPT2_DEFAULT_MODEL_DIR}/model.safetensors ${GPT2_SITE_DIR}/models/default
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/encoder.json ${GPT2_SITE_DIR}/models/default/vocab.json
   COMMAND ${CMAKE_COMMAND} -E copy ${GPT2_VOCAB_DIR}/vocab.bpe ${GPT2_SITE_DIR}/models/default/merges.txt
-  DEPENDS gpt2_web_simd gpt2_web_nosimd
+  DEPENDS gpt2_web_simd gpt2_web_nosimd gpt2_web_threads_tree
   COMMENT "Assembling the static site in ${GPT2_SITE_DIR}")

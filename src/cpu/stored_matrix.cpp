@@ -41,7 +41,7 @@ void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) 
     // A row or two of x (a decode step): the common 8- and 4-bit types read as stored, without
     // decoding their rows to floats first, where the target makes that cheaper.
     if (cpu::kBytesToFloatsAreCheap && rows < 4 && (type_ == GgmlType::Q8_0 || type_ == GgmlType::Q4_0)) {
-        const auto dot = type_ == GgmlType::Q8_0 ? cpu::dotQ8_0 : cpu::dotQ4_0;
+        const auto dot = type_ == GgmlType::Q8_0 ? cpu::blockDot<cpu::Q8_0Block> : cpu::blockDot<cpu::Q4_0Block>;
         cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
             for (int n = begin; n < end; ++n)
                 for (int r = 0; r < rows; ++r)

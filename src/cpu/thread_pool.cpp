@@ -6,14 +6,24 @@
 #include <thread>
 #include <vector>
 
+#if defined(__EMSCRIPTEN_PTHREADS__)
+#include <emscripten.h>
+#endif
+
 namespace gpt2::cpu {
 namespace {
 
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-constexpr bool kThreads = false;
+// A thread beyond the glue's pool of workers would start only once the calling thread returns to
+// its event loop, which a running job never does: in wasm the pool is exactly the glue's.
+int workersToStart() {
+#if defined(__EMSCRIPTEN_PTHREADS__)
+    return EM_ASM_INT({ return Module['pthreadPoolSize']; }) + 1;
+#elif defined(__EMSCRIPTEN__)
+    return 1;
 #else
-constexpr bool kThreads = true;
+    return std::max(1, int(std::thread::hardware_concurrency()));
 #endif
+}
 
 // Workers that wait for a job, run their part of it, and report; the calling thread runs part 0.
 class Pool {
@@ -74,7 +84,7 @@ private:
 };
 
 Pool& pool() {
-    static Pool instance(kThreads ? std::max(1, int(std::thread::hardware_concurrency())) : 1);
+    static Pool instance(workersToStart());
     return instance;
 }
 

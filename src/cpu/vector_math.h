@@ -42,41 +42,61 @@ constexpr bool kBytesToFloatsAreCheap =
     false;
 #endif
 
-// Four stored bytes as floats: signed (int8 codes) or their low or high nibbles less 8 (4-bit codes).
-inline Floats4 signedBytes4(const std::uint8_t* p) {
-    using Bytes4 = signed char __attribute__((vector_size(4)));
-    Bytes4 v;
-    std::memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, Floats4);
-}
-inline Floats4 nibbles4(const std::uint8_t* p, int shift) {
-    using Bytes4 = unsigned char __attribute__((vector_size(4)));
-    using Ints4 = int __attribute__((vector_size(16)));
-    Bytes4 v;
-    std::memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(__builtin_convertvector((v >> shift) & 0xF, Ints4) - 8, Floats4);
+using Bytes16 = signed char __attribute__((vector_size(16)));
+using Ints4 = int __attribute__((vector_size(16)));
+
+// Integers of magnitude below 2^22 as floats, exactly: added to the bits of 1.5 * 2^23 they are the
+// low bits of that float's mantissa. Integer adds and a float subtract stay vector operations in
+// every target, where a conversion of narrow integers to floats is scalarized by some compilers
+// (Emscripten 3.1's, into an extract, a convert and an insert a lane).
+inline Floats4 smallIntsToFloats(Ints4 i) { return Floats4(i + 0x4B400000) - 12582912.0f; }
+
+// Sixteen signed bytes as four groups of four floats.
+inline void widenBytes(Bytes16 v, Floats4* out) {
+    using Shorts8 = short __attribute__((vector_size(16)));
+    const Shorts8 lo = __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), Shorts8);
+    const Shorts8 hi = __builtin_convertvector(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15), Shorts8);
+    out[0] = smallIntsToFloats(__builtin_convertvector(__builtin_shufflevector(lo, lo, 0, 1, 2, 3), Ints4));
+    out[1] = smallIntsToFloats(__builtin_convertvector(__builtin_shufflevector(lo, lo, 4, 5, 6, 7), Ints4));
+    out[2] = smallIntsToFloats(__builtin_convertvector(__builtin_shufflevector(hi, hi, 0, 1, 2, 3), Ints4));
+    out[3] = smallIntsToFloats(__builtin_convertvector(__builtin_shufflevector(hi, hi, 4, 5, 6, 7), Ints4));
 }
 
-// sum_i w[i] x[i] for a row of GGUF Q8_0 blocks (an fp16 d, then 32 int8 codes: w = d q) read as
-// stored: per block d times its codes' dot product, four lanes at a time, no row of floats written.
-inline float dotQ8_0(const std::uint8_t* row, const float* x, int n) {
-    Floats4 acc = {};
-    for (int b = 0; b < n; b += 32, row += 34, x += 32) {
-        Floats4 block = {};
-        for (int g = 0; g < 32; g += 4) block += signedBytes4(row + 2 + g) * load4(x + g);
-        acc += halfToFloat(std::uint16_t(row[0] | row[1] << 8)) * block;
+// GGUF's Q8_0 block: an fp16 d, then 32 int8 codes q (w = d q).
+struct Q8_0Block {
+    static constexpr int kBytes = 34;
+    // The block's 32 codes, in order, as two vectors of signed bytes.
+    static void codes(const std::uint8_t* block, Bytes16* out) {
+        std::memcpy(&out[0], block + 2, 16);
+        std::memcpy(&out[1], block + 18, 16);
     }
-    return sum4(acc);
-}
+};
+// Q4_0: an fp16 d, then 16 bytes, value j in byte j's low nibble and value j + 16 in its high one
+// (w = d (q - 8)).
+struct Q4_0Block {
+    static constexpr int kBytes = 18;
+    static void codes(const std::uint8_t* block, Bytes16* out) {
+        using UnsignedBytes16 = unsigned char __attribute__((vector_size(16)));
+        UnsignedBytes16 v;
+        std::memcpy(&v, block + 2, 16);
+        out[0] = Bytes16(v & 0xF) - 8;
+        out[1] = Bytes16(v >> 4) - 8;
+    }
+};
 
-// The same for Q4_0 blocks (an fp16 d, then 16 bytes: value j in byte j's low nibble and value j + 16
-// in its high one; w = d (q - 8)).
-inline float dotQ4_0(const std::uint8_t* row, const float* x, int n) {
+// sum_i w[i] x[i] for a row of blocks read as stored: per block d times its codes' dot product, four
+// lanes at a time, no row of floats written.
+template <class Block>
+inline float blockDot(const std::uint8_t* row, const float* x, int n) {
     Floats4 acc = {};
-    for (int b = 0; b < n; b += 32, row += 18, x += 32) {
+    for (int b = 0; b < n; b += 32, row += Block::kBytes, x += 32) {
+        Bytes16 codes[2];
+        Block::codes(row, codes);
+        Floats4 w[8];
+        widenBytes(codes[0], w);
+        widenBytes(codes[1], w + 4);
         Floats4 block = {};
-        for (int g = 0; g < 16; g += 4)
-            block += nibbles4(row + 2 + g, 0) * load4(x + g) + nibbles4(row + 2 + g, 4) * load4(x + 16 + g);
+        for (int g = 0; g < 8; ++g) block += w[g] * load4(x + 4 * g);
         acc += halfToFloat(std::uint16_t(row[0] | row[1] << 8)) * block;
     }
     return sum4(acc);

@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { serve } from '../../web/dev/serve.mjs';
 import { BUNDLERS, FILES_QUERY } from '../bundlers/build.mjs';
@@ -131,5 +132,28 @@ test("Chromium: Vite's dev server runs the app with the engine in its Worker, an
     await browser.close();
     await dev.close();
     for (const server of [models, strict]) await new Promise((ok) => server.close(ok));
+  }
+});
+
+test("Chromium, cross-origin isolated: every bundler's app runs the CPU backend's threads build", async () => {
+  const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+  const servers = await Promise.all(
+    Object.keys(BUNDLERS).map((name) =>
+      serve([join(work, 'dist', name), testSiteDir], 0, '127.0.0.1', { headers: isolation }),
+    ),
+  );
+  const browser = await startSite();
+  try {
+    for (const [i, bundler] of Object.keys(BUNDLERS).entries()) {
+      const url = `${appUrl(bundler, `http://127.0.0.1:${servers[i].address().port}/`)}&backend=cpu`;
+      const { renderer, mode } = await runApp(browser, bundler, url);
+      assert.equal(mode.worker, true, `${bundler}: ${mode.reason}`);
+      // The browser's navigator.hardwareConcurrency is this machine's logical CPUs; one thread builds no pool.
+      const threads = Math.min(16, cpus().length);
+      assert.equal(renderer, `CPU (WebAssembly SIMD, ${threads} ${threads > 1 ? 'threads' : 'thread'})`, bundler);
+    }
+  } finally {
+    await browser.close();
+    for (const server of servers) await new Promise((ok) => server.close(ok));
   }
 });

@@ -143,3 +143,48 @@ test('without WebAssembly SIMD (Safari before 16.4) the module loads its build w
   assert.deepEqual([...new Set(wasm)], ['/gpt2-wasm-nosimd.wasm']);
   await page.close();
 });
+
+test('cross-origin isolated, the CPU backend runs its threads build, a thread per core, exact all the same; WebGL2 runs on that build too', async () => {
+  // COOP and COEP make the page cross-origin isolated, which SharedArrayBuffer and so wasm threads need.
+  const isolated = await startSite({
+    serving: {
+      headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+    },
+  });
+  try {
+    const page = await isolated.page();
+    const wasm = [];
+    page.on('request', (request) => request.url().endsWith('.wasm') && wasm.push(new URL(request.url()).pathname));
+    const cores = await page.evaluate(() => crossOriginIsolated && navigator.hardwareConcurrency);
+    assert.ok(cores, 'the page is cross-origin isolated');
+    const threads = Math.min(16, cores);
+    for (const worker of [true, false]) {
+      const r = await page.evaluate(fixtureCheck, {
+        options: { backend: 'cpu', worker },
+        prompts: Object.values(reference.prompts),
+      });
+      assert.equal(r.renderer, `CPU (WebAssembly SIMD, ${threads} ${threads === 1 ? 'thread' : 'threads'})`);
+      assert.ok(r.logitDiff <= 1e-4, `max |dlogit| ${r.logitDiff}`);
+      assert.ok(r.greedyEqual, 'greedy continuation differs');
+      assert.ok(r.attentionDiff <= 1e-4, `max |dprob| ${r.attentionDiff}`);
+    }
+    const gguf = await page.evaluate(ggufCheck, {
+      worker: true,
+      fixtures,
+      broken: Object.keys(BROKEN_GGUF),
+      backend: 'cpu',
+    });
+    console.log(
+      `[ measured ] threads build: max |dlogit| against the float64 forward ${Math.max(...Object.values(gguf.logitDiff))}`,
+    );
+    assertGgufCheck(gguf, true);
+    const gpu = await page.evaluate(fixtureCheck, {
+      options: { backend: 'webgl', weights: 'fp32', worker: true },
+      prompts: Object.values(reference.prompts),
+    });
+    assert.ok(gpu.logitDiff <= 1e-4 && gpu.greedyEqual, `WebGL2 on the threads build: max |dlogit| ${gpu.logitDiff}`);
+    assert.deepEqual([...new Set(wasm)], [threads > 1 ? '/gpt2-wasm-threads.wasm' : '/gpt2-wasm.wasm']);
+  } finally {
+    await isolated.close();
+  }
+});

@@ -8,7 +8,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const wasmOf = (appDir) => join(appDir, 'node_modules/gpt2-webgl/gpt2-wasm.wasm');
+// The files that bundlers without asset handling copy, as docs/api.md ("Bundlers") says: the wasm, and
+// the threads build's files for pages that are cross-origin isolated.
+const COPIED = ['gpt2-wasm.wasm', 'gpt2-wasm-threads.wasm', 'gpt2-wasm-threads.js', 'gpt2-wasm-threads.worker.js'];
+const copyEngineFiles = (appDir, to) => {
+  for (const file of COPIED) copyFileSync(join(appDir, 'node_modules/gpt2-webgl', file), join(to, file));
+};
 
 export const BUNDLERS = {
   async vite(appDir, outDir) {
@@ -47,7 +52,7 @@ export const BUNDLERS = {
       logLevel: 'warning',
       entryPoints: { main: './main.js', 'gpt2-worker': 'gpt2-webgl/gpt2-worker.js' },
     });
-    copyFileSync(wasmOf(appDir), join(outDir, 'gpt2-wasm.wasm'));
+    copyEngineFiles(appDir, outDir);
     copyFileSync(join(appDir, 'index.html'), join(outDir, 'index.html'));
   },
 
@@ -63,7 +68,7 @@ export const BUNDLERS = {
     await bundle.write({ dir: join(outDir, 'assets'), format: 'es' });
     await bundle.close();
     mkdirSync(join(outDir, 'wasm'));
-    copyFileSync(wasmOf(appDir), join(outDir, 'wasm', 'gpt2-wasm.wasm'));
+    copyEngineFiles(appDir, join(outDir, 'wasm'));
     const page = readFileSync(join(appDir, 'index.html'), 'utf8');
     if (!page.includes('"./main.js"')) throw new Error('app/index.html no longer loads ./main.js');
     writeFileSync(join(outDir, 'index.html'), page.replace('"./main.js"', '"./assets/main.js"'));

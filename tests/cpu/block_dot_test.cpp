@@ -1,7 +1,7 @@
-// The CPU kernels that read 8- and 4-bit blocks as stored (dotQ8_0, dotQ4_0; the WebAssembly build's
-// decode steps) against the dot product of the same rows decoded to floats by the format layer
-// (decodeValues, which the GGUF fixtures check against llama.cpp), on random blocks of every fp16
-// scale that is finite.
+// The CPU kernel that reads 8- and 4-bit blocks as stored (blockDot over Q8_0 and Q4_0 rows; the
+// WebAssembly build's decode steps) against the dot product of the same rows decoded to floats by
+// the format layer (decodeValues, which the GGUF fixtures check against llama.cpp), on random
+// blocks of every fp16 scale that is finite.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,7 +14,8 @@
 namespace gpt2 {
 namespace {
 
-void expectDotOfDecodedRow(GgmlType type, float (*dot)(const std::uint8_t*, const float*, int)) {
+template <class Block>
+void expectDotOfDecodedRow(GgmlType type) {
     const GgmlTypeInfo& info = *ggmlTypeInfo(std::uint32_t(type));
     constexpr int kValues = 768, kRows = 200;
     std::mt19937 rng{std::uint32_t(type)};
@@ -34,13 +35,29 @@ void expectDotOfDecodedRow(GgmlType type, float (*dot)(const std::uint8_t*, cons
             scale += std::abs(double(decoded[std::size_t(i)]) * x[std::size_t(i)]);
         }
         // fp32 sums of 768 products: within 1e-6 of the sum of their magnitudes.
-        EXPECT_NEAR(dot(row.data(), x.data(), kValues), want, 1e-6 * scale) << info.name << " row " << r;
+        EXPECT_NEAR(cpu::blockDot<Block>(row.data(), x.data(), kValues), want, 1e-6 * scale)
+            << info.name << " row " << r;
     }
 }
 
-TEST(BlockDot, Q8_0RowsAsStoredGiveTheDotOfTheirDecodedValues) { expectDotOfDecodedRow(GgmlType::Q8_0, cpu::dotQ8_0); }
+TEST(BlockDot, Q8_0RowsAsStoredGiveTheDotOfTheirDecodedValues) {
+    expectDotOfDecodedRow<cpu::Q8_0Block>(GgmlType::Q8_0);
+}
 
-TEST(BlockDot, Q4_0RowsAsStoredGiveTheDotOfTheirDecodedValues) { expectDotOfDecodedRow(GgmlType::Q4_0, cpu::dotQ4_0); }
+TEST(BlockDot, Q4_0RowsAsStoredGiveTheDotOfTheirDecodedValues) {
+    expectDotOfDecodedRow<cpu::Q4_0Block>(GgmlType::Q4_0);
+}
+
+// Every integer a code or a fp16 conversion widens (|i| < 2^22) comes out as the float it is.
+TEST(BlockDot, SmallIntegersWidenToTheirExactFloats) {
+    for (int i = -(1 << 22) + 1; i < (1 << 22); i += 7) {
+        const cpu::Floats4 f = cpu::smallIntsToFloats(cpu::Ints4{i, -i, i / 3, 0});
+        ASSERT_EQ(f[0], float(i));
+        ASSERT_EQ(f[1], float(-i));
+        ASSERT_EQ(f[2], float(i / 3));
+        ASSERT_EQ(f[3], 0.0f);
+    }
+}
 
 }  // namespace
 }  // namespace gpt2

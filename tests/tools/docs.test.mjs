@@ -131,7 +131,13 @@ test('every `Class::member` the docs name is in the code', () => {
 });
 
 // Files the build writes (src/CMakeLists.txt, cmake/generate_options.cmake), named by the docs too.
-const BUILT = ['gpt2-options.js', 'option_defaults.h', 'gpt2-wasm.js'];
+const BUILT = [
+  'gpt2-options.js',
+  'option_defaults.h',
+  'gpt2-wasm.js',
+  'gpt2-wasm-threads.js',
+  'gpt2-wasm-threads.worker.js',
+];
 
 test('every source file the docs name by itself (`gpt2-engine.js`, `matmul.frag`) is in the tree', () => {
   const names = new Set([...sources.map((f) => f.slice(f.lastIndexOf('/') + 1)), ...BUILT]);

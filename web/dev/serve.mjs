@@ -1,5 +1,6 @@
 // A small static server for build/site (or any folder): node web/dev/serve.mjs [DIR] [--port N] [--prefix /P/].
-// Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR.
+// Serves .wasm as application/wasm (needed for streaming compilation) and nothing outside DIR; run as
+// a command, it sends the headers that make its pages cross-origin isolated.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -81,6 +82,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(option('--port') ?? 8080);
   const prefix = option('--prefix') ?? '/';
   const dir = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--')) ?? 'build/site';
-  const server = await serve(dir, port, '127.0.0.1', { prefix });
+  // Cross-origin isolated, so that the CPU backend runs its threads build (docs/api.md).
+  const isolated = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+  const server = await serve(dir, port, '127.0.0.1', { prefix, headers: isolated });
   console.log(`Serving ${resolve(dir)} on http://localhost:${server.address().port}${slashed(prefix)}`);
 }

@@ -4,7 +4,7 @@
 import { ModelFiles } from './gpt2-cache.js';
 import { abortError } from './gpt2-errors.js';
 import { sleep } from './gpt2-event-loop.js';
-import { nativeOptions } from './gpt2-native.js';
+import { heapBytes, nativeOptions } from './gpt2-native.js';
 
 // Loads `source`, an absolute http(s) URL of a GGUF file or of a Hugging Face folder (ending in
 // '/'), or a Blob (a File) of a GGUF file, into a model of the wasm module `M`
@@ -234,7 +234,7 @@ export function sourceLabel(source) {
 export function withHeapCopy(M, bytes, use) {
   const ptr = M._malloc(Math.max(bytes.length, 1));
   try {
-    M.HEAPU8.set(bytes, ptr);
+    heapBytes(M).set(bytes, ptr);
     return use(ptr);
   } finally {
     M._free(ptr);
@@ -275,9 +275,9 @@ async function streamFile(M, url, response, progress, signal, open) {
       const ptr = M._malloc(Math.max(size, 1));
       try {
         const held = header.subarray(Math.min(tensor.begin, header.length), Math.min(tensor.end, header.length));
-        M.HEAPU8.set(held, ptr);
+        heapBytes(M).set(held, ptr);
         await stream.skipTo(tensor.begin + held.length);
-        await stream.read(size - held.length, (bytes, at) => M.HEAPU8.set(bytes, ptr + held.length + at));
+        await stream.read(size - held.length, (bytes, at) => heapBytes(M).set(bytes, ptr + held.length + at));
         model.uploadTensor(tensor.name, ptr, size);
       } finally {
         M._free(ptr);
