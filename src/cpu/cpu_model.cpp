@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/cpu_ops.h"
+#include "cpu/thread_pool.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -141,12 +142,12 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         matrix("wte.weight").row(ids[size(i)], row(x, i, C));
         for (int j = 0; j < C; ++j) row(x, i, C)[j] += wpe[size(pos0 + i) * size(C) + size(j)];
     }
-    std::vector<float> a(size(n * C)), qkv(size(n * 3 * C)), attended(size(n * C)), hidden(size(n * F)),
-        scores(size(pos0 + n)), probs;
+    std::vector<float> a(size(n * C)), qkv(size(n * 3 * C)), attended(size(n * C)), hidden(size(n * F)), probs;
     const auto layerNormRows = [&](const std::string& prefix) {
-        for (int i = 0; i < n; ++i)
-            cpu::layerNorm(row(x, i, C), vec(prefix + "weight").data(), vec(prefix + "bias").data(), eps, C,
-                           row(a, i, C));
+        const float *gamma = vec(prefix + "weight").data(), *beta = vec(prefix + "bias").data();
+        cpu::parallelFor(n, 1, [&](int begin, int end) {
+            for (int i = begin; i < end; ++i) cpu::layerNorm(row(x, i, C), gamma, beta, eps, C, row(a, i, C));
+        });
     };
     const auto addBias = [&](std::vector<float>& m, int width, const std::vector<float>& bias) {
         for (int i = 0; i < n; ++i)
@@ -167,13 +168,22 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         // attended = softmax(q k^T * scale, causal) v, position by position and head by head
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(D)) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
+        // Every (head, position) on its own: all positions at once, or one at a time for an observer
+        // of each one's probabilities.
         std::fill(attended.begin(), attended.end(), 0.0f);
-        for (int i = 0; i < n; ++i) {
-            const int T = pos0 + i + 1;
-            if (observer.attention) probs.assign(size(H * T), 0.0f);
-            cpu::attendOne(row(qkv, i, 3 * C), keys, values, T, C, H, scale, row(attended, i, C),
-                           observer.attention ? probs.data() : nullptr, scores);
-            if (observer.attention) observer.attention(l, pos0 + i, probs);
+        const int together = observer.attention ? 1 : n;
+        for (int i0 = 0; i0 < n; i0 += together) {
+            if (observer.attention) probs.assign(size(H * (pos0 + i0 + 1)), 0.0f);
+            // Heads outermost, so that each thread's share spans short and long rows alike.
+            cpu::parallelFor(H * together, 1, [&](int begin, int end) {
+                std::vector<float> scores;
+                for (int unit = begin; unit < end; ++unit) {
+                    const int i = i0 + unit % together, head = unit / together;
+                    cpu::attendHead(row(qkv, i, 3 * C), keys, values, pos0 + i + 1, C, H, head, scale,
+                                    row(attended, i, C), observer.attention ? probs.data() : nullptr, scores);
+                }
+            });
+            if (observer.attention) observer.attention(l, pos0 + i0, probs);
         }
         // x = x + attended @ W_o + b_o
         matrix(h + "attn.c_proj.weight").product(attended.data(), x.data(), n, true);
@@ -182,7 +192,9 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         layerNormRows(h + "ln_2.");
         matrix(h + "mlp.c_fc.weight").product(a.data(), hidden.data(), n);
         addBias(hidden, F, vec(h + "mlp.c_fc.bias"));
-        for (float& value : hidden) value = cpu::activate(value, c.activation);
+        cpu::parallelFor(n * F, 256, [&](int begin, int end) {
+            for (int j = begin; j < end; ++j) hidden[size(j)] = cpu::activate(hidden[size(j)], c.activation);
+        });
         // x = x + hidden @ W_proj + b_proj
         matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), n, true);
         addBias(x, C, vec(h + "mlp.c_proj.bias"));

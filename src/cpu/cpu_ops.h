@@ -14,11 +14,11 @@ void layerNorm(const float* x, const float* gamma, const float* beta, float eps,
 // The MLP's activation of one value.
 float activate(float x, Activation kind);
 
-// Causal attention of one query position over the `T` cached positions before and at it: for each of
-// `heads` heads (head h: columns [h D, (h + 1) D) of the C-wide rows), softmax(scale q k^T) v, added to
-// `out` (C wide). `probs` (heads x T, head by head) gets the probabilities where not null; `scores`
-// is room for T of them.
-void attendOne(const float* q, const float* keys, const float* values, int T, int C, int heads, float scale, float* out,
-               float* probs, std::vector<float>& scores);
+// Causal attention of one query position over the `T` cached positions before and at it, for head
+// `head` of `heads` (columns [head D, (head + 1) D) of the C-wide rows): softmax(scale q k^T) v, added
+// to those columns of `out` (C wide). `probs` (heads x T, head by head) gets the head's probabilities
+// where not null; `scores` is room for T of them. Heads write apart: each may run on its own thread.
+void attendHead(const float* q, const float* keys, const float* values, int T, int C, int heads, int head, float scale,
+                float* out, float* probs, std::vector<float>& scores);
 
 }  // namespace gpt2::cpu

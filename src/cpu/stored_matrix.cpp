@@ -51,13 +51,25 @@ void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) 
         return;
     }
     if (rowsAreOutputs_) {
-        // y[r][n] = dot(row n, x[r])
+        // y[r][n] = dot(row n, x[r]): rows decoded four at a time, each tile of 4 outputs by 2 rows of x
+        // from registers.
+        constexpr int O = 4, R = 2;
         cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
-            std::vector<float> w(in);
-            for (int n = begin; n < end; ++n) {
-                row(n, w.data());
-                for (int r = 0; r < rows; ++r)
-                    y[std::size_t(r) * out + std::size_t(n)] += cpu::dot(w.data(), x + std::size_t(r) * in, inputs_);
+            std::vector<float> w(in * O);
+            float tile[O * R];
+            for (int n = begin; n < end; n += O) {
+                const int outs = std::min(O, end - n);
+                for (int o = 0; o < outs; ++o) row(n + o, w.data() + std::size_t(o) * in);
+                int r = 0;
+                for (; outs == O && r + R <= rows; r += R) {
+                    cpu::dots<O, R>(w.data(), x + std::size_t(r) * in, in, inputs_, tile);
+                    for (int t = 0; t < R; ++t)
+                        for (int o = 0; o < O; ++o) y[std::size_t(r + t) * out + std::size_t(n + o)] += tile[t * O + o];
+                }
+                for (; r < rows; ++r)
+                    for (int o = 0; o < outs; ++o)
+                        y[std::size_t(r) * out + std::size_t(n + o)] +=
+                            cpu::dot(w.data() + std::size_t(o) * in, x + std::size_t(r) * in, inputs_);
             }
         });
         return;

@@ -1,6 +1,7 @@
 #include "cpu/thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -26,6 +27,9 @@ int workersToStart() {
 }
 
 // Workers that wait for a job, run their part of it, and report; the calling thread runs part 0.
+// A decode step is dozens of jobs a few hundred microseconds apart: a worker spins a while for the
+// next before it sleeps, as waking a sleeping one costs about as much as a small job (in wasm, a
+// futex wait on shared memory).
 class Pool {
 public:
     explicit Pool(int workers) {
@@ -43,43 +47,47 @@ public:
 
     void run(const std::function<void(int part)>& job) {
         std::lock_guard<std::mutex> one(running_);  // one job at a time, whoever calls
+        job_ = &job;
+        pending_.store(int(threads_.size()));
+        generation_.fetch_add(1);
         {
+            // Under the lock a worker checks the generation before it sleeps: none misses this one.
             std::lock_guard<std::mutex> lock(mutex_);
-            job_ = &job;
-            pending_ = int(threads_.size());
-            ++generation_;
+            if (sleepers_ > 0) wake_.notify_all();
         }
-        wake_.notify_all();
         job(0);
-        std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return pending_ == 0; });
-        job_ = nullptr;
+        while (pending_.load() != 0) {
+        }
     }
 
 private:
+    static constexpr int kSpins = 1 << 16;
+
     void work(int part) {
         long long seen = 0;
         for (;;) {
-            const std::function<void(int)>* job = nullptr;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-                if (stopping_) return;
-                seen = generation_;
-                job = job_;
+            for (int spin = 0; spin < kSpins && generation_.load() == seen; ++spin) {
             }
-            (*job)(part);
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (--pending_ == 0) done_.notify_one();
+            if (generation_.load() == seen) {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ++sleepers_;
+                wake_.wait(lock, [&] { return stopping_ || generation_.load() != seen; });
+                --sleepers_;
+                if (stopping_) return;
+            }
+            seen = generation_.load();
+            (*job_)(part);
+            pending_.fetch_sub(1);
         }
     }
 
     std::vector<std::thread> threads_;
     std::mutex mutex_, running_;
-    std::condition_variable wake_, done_;
+    std::condition_variable wake_;
     const std::function<void(int)>* job_ = nullptr;
-    long long generation_ = 0;
-    int pending_ = 0;
+    std::atomic<long long> generation_{0};
+    std::atomic<int> pending_{0};
+    int sleepers_ = 0;
     bool stopping_ = false;
 };
 

@@ -29,6 +29,30 @@ inline float dot(const float* a, const float* b, int n) {
     return s;
 }
 
+// out[r * O + o] = sum_i w_o[i] x_r[i] for O rows of w (`n` floats each, one after another) and R
+// rows of x (`xStride` apart): each load of w or x serves R or O products, where dot() loads two
+// floats per product (a prompt's products, which read their inputs from cache, not registers).
+template <int O, int R>
+inline void dots(const float* w, const float* x, std::size_t xStride, int n, float* out) {
+    Floats4 acc[R][O] = {};
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        Floats4 ws[O];
+        for (int o = 0; o < O; ++o) ws[o] = load4(w + std::size_t(o) * std::size_t(n) + std::size_t(i));
+        for (int r = 0; r < R; ++r) {
+            const Floats4 xs = load4(x + std::size_t(r) * xStride + std::size_t(i));
+            for (int o = 0; o < O; ++o) acc[r][o] += ws[o] * xs;
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int o = 0; o < O; ++o) {
+            float s = (acc[r][o][0] + acc[r][o][1]) + (acc[r][o][2] + acc[r][o][3]);
+            for (int j = i; j < n; ++j)
+                s += w[std::size_t(o) * std::size_t(n) + std::size_t(j)] * x[std::size_t(r) * xStride + std::size_t(j)];
+            out[r * O + o] = s;
+        }
+}
+
 // The four lanes summed, in the order dot() sums them.
 inline float sum4(Floats4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 

@@ -82,7 +82,8 @@ StoredMatrix storedMatrix(GgmlType type, int inputs, int outputs, bool transpose
 // (fp32 sums of K terms against double ones: within 1e-6 of it).
 void expectProduct(GgmlType type, bool transposed, int rows, bool accumulate) {
     std::mt19937 rng{std::uint32_t(type) * 16 + std::uint32_t(rows) * 2 + std::uint32_t(transposed)};
-    const int K = 256, N = 96;  // K-quants' rows are whole super-blocks of 256
+    // K-quants' rows are whole super-blocks of 256; N is no multiple of the products' 4 outputs a tile.
+    const int K = 256, N = 99;
     std::vector<float> held;
     const StoredMatrix w = storedMatrix(type, K, N, transposed, rng, held);
     const auto x = testing::randomVector(std::size_t(rows) * K, 1.0f, rng);
@@ -163,8 +164,9 @@ TEST(CpuOps, CausalAttentionOverTheCacheAndItsProbabilitiesMatchTheReference) {
     for (int i = 0; i < kRows; ++i) {
         const int keys = kPos0 + i + 1;
         std::vector<float> probs(std::size_t(kHeads) * keys);
-        cpu::attendOne(q.data() + i * C, k.data(), v.data(), keys, C, kHeads, scale, got.data() + i * C, probs.data(),
-                       scores);
+        for (int head = 0; head < kHeads; ++head)
+            cpu::attendHead(q.data() + i * C, k.data(), v.data(), keys, C, kHeads, head, scale, got.data() + i * C,
+                            probs.data(), scores);
         // The reference's [heads][rows][T]: the masked keys after `keys` are 0.
         for (int h = 0; h < kHeads; ++h)
             for (int t = 0; t < keys; ++t)
