@@ -352,7 +352,7 @@ for (const { worker, name } of modes)
     );
     assert.ok(Math.abs(r.windowed.perplexity - Math.exp(r.windowed.nll)) <= 1e-9 * r.windowed.perplexity);
     assert.equal(r.whole.tokens, 582 - Math.ceil(582 / r.context));
-    assert.match(r.refused, /window must be an integer of at least 2/);
+    assert.match(r.refused, /^perplexity: window must be an integer >= 2, got /);
   });
 
 for (const { worker, name } of modes)
@@ -497,6 +497,13 @@ for (const { worker, name } of modes)
         unknownOption: await attempt(async () => {
           for await (const t of model.generate('a', { maxTokens: 3 })) void t;
         }),
+        // Every method's options object is checked as generate's is, none dropped unread.
+        logitsOption: await attempt(() => model.logits([1], { interventions: [] })),
+        lensOption: await attempt(() => model.lens([1], { topk: 3 })),
+        lensTopK: await attempt(() => model.lens([1], { topK: 0 })),
+        hiddenStatesLayer: await attempt(() => model.hiddenStates([1], {})),
+        tokenizeOption: await attempt(() => model.tokenize('a', { special: false })),
+        benchmarkOption: await attempt(() => model.benchmark({ tokens: 4 })),
       };
       await model.dispose();
       out.disposed = await attempt(() => model.logits([1]));
@@ -510,6 +517,12 @@ for (const { worker, name } of modes)
     assert.match(errors.topP, /topP must be in \(0, 1\]/);
     assert.match(errors.emptyPrompt, /the prompt is empty/);
     assert.match(errors.unknownOption, /generate: unknown option maxTokens/);
+    assert.equal(errors.logitsOption, 'logits: unknown option interventions; it takes no options');
+    assert.equal(errors.lensOption, 'lens: unknown option topk; known: topK');
+    assert.equal(errors.lensTopK, 'lens: topK must be an integer >= 1, got 0');
+    assert.match(errors.hiddenStatesLayer, /^hiddenStates: layer is required/);
+    assert.equal(errors.tokenizeOption, 'tokenize: unknown option special; known: allowSpecial');
+    assert.equal(errors.benchmarkOption, 'benchmark: unknown option tokens; known: promptTokens, newTokens, profile');
     assert.match(errors.disposed, /disposed/);
   });
 

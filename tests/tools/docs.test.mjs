@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { root } from '../browser/harness.mjs';
+import { root, siteDir } from '../browser/harness.mjs';
 
 // The worked example of adding an op names the shader it would add.
 const EXAMPLES = new Set(['shaders/add.frag']);
@@ -160,7 +160,7 @@ test('every source file the docs name by itself (`gpt2-engine.js`, `matmul.frag`
 });
 
 test("every method of the module (the methods table, GPT2's own) is declared in gpt2.d.ts and described in docs/api.md", async () => {
-  const { METHODS } = await import(pathToFileURL(join(root, 'web/module/gpt2-methods.js')).href);
+  const { METHODS } = await import(pathToFileURL(join(siteDir, 'gpt2-methods.js')).href);
   const module = readFileSync(join(root, 'web/module/gpt2.js'), 'utf8');
   const own = [...module.matchAll(/^ {2}(?:static )?(?:async )?\*?(\w+)\(/gm)]
     .map((m) => m[1])

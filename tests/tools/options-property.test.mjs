@@ -14,6 +14,9 @@ import { root, siteDir } from '../browser/harness.mjs';
 const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
 const { resolveOptions } = await import(pathToFileURL(join(siteDir, 'gpt2-option-check.js')).href);
 const groups = { load: '', tuning: 'tuning.', generate: '' };
+// The methods' options, named in messages by their method (gpt2-methods.js).
+for (const group of ['tokenize', 'logits', 'perplexity', 'lens', 'hiddenStates', 'benchmark'])
+  groups[group] = `${group}: `;
 const options = Object.entries(groups).flatMap(([group, prefix]) =>
   Object.entries(schema[group]).map(([name, spec]) => ({ group, prefix, name, spec })),
 );

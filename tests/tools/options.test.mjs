@@ -8,12 +8,17 @@ import { join } from 'node:path';
 import { root } from '../browser/harness.mjs';
 
 const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
-// The web module's groups; nativeTuning is the C++ API's and the CLI's only.
-const groups = ['load', 'tuning', 'generate'];
+// The web module's groups (load's, generate's and its methods' options); nativeTuning is the C++
+// API's and the CLI's only.
+const METHOD_GROUPS = ['tokenize', 'logits', 'perplexity', 'lens', 'hiddenStates', 'benchmark'];
+const groups = ['load', 'tuning', 'generate', ...METHOD_GROUPS];
+// How docs/api.md names an option of `group`: load's and generate's by name, the others' as group.name.
+const docKey = (group, name) => (group === 'load' || group === 'generate' ? name : `${group}.${name}`);
 const optionsOf = (names) =>
   names.flatMap((group) => Object.entries(schema[group]).map(([name, spec]) => ({ group, name, spec })));
 const options = optionsOf(groups);
-const allOptions = optionsOf([...groups, 'nativeTuning']);
+// The options the C++ side generates defaults and flags for (the methods' are the web module's only).
+const allOptions = optionsOf(['load', 'tuning', 'generate', 'nativeTuning']);
 
 // A default as TypeScript and the docs write it: 'fp16', 50, true, []; undefined when unset.
 function written(value) {
@@ -23,10 +28,19 @@ function written(value) {
 
 test('every option in gpt2.d.ts has the @default of options.json, and unset ones have none', () => {
   const dts = readFileSync(join(root, 'web/module/gpt2.d.ts'), 'utf8');
-  const interfaces = { load: 'LoadOptions', tuning: 'Tuning', generate: 'GenerateOptions' };
+  const interfaces = {
+    load: 'LoadOptions',
+    tuning: 'Tuning',
+    generate: 'GenerateOptions',
+    tokenize: 'TokenizeOptions',
+    perplexity: 'PerplexityOptions',
+    lens: 'LensOptions',
+    hiddenStates: 'HiddenStatesOptions',
+    benchmark: 'BenchmarkOptions',
+  };
   for (const { group, name, spec } of options) {
     const body = dts.match(new RegExp(`export interface ${interfaces[group]} \\{([\\s\\S]*?)\\n\\}`))[1];
-    const member = body.match(new RegExp(`(/\\*\\*(?:(?!\\*/)[\\s\\S])*\\*/)\\s*${name}\\?:`));
+    const member = body.match(new RegExp(`(/\\*\\*(?:(?!\\*/)[\\s\\S])*\\*/)\\s*${name}\\??:`));
     assert.ok(member, `${interfaces[group]}.${name} is declared with a doc comment`);
     const stated = member[1].match(/@default (.+)/)?.[1].trim();
     assert.equal(stated, written(spec.default), `${interfaces[group]}.${name}`);
@@ -38,7 +52,7 @@ test('every option in gpt2.d.ts has the @default of options.json, and unset ones
 test('docs/api.md lists every option with the default of options.json', () => {
   const doc = readFileSync(join(root, 'docs/api.md'), 'utf8');
   for (const { group, name, spec } of options) {
-    const key = group === 'tuning' ? `tuning.${name}` : name;
+    const key = docKey(group, name);
     const row = doc.match(new RegExp(`^\\| \`${key.replace('.', '\\.')}\` \\| ([^|]+) \\|`, 'm'));
     assert.ok(row, `docs/api.md has a row for ${key}`);
     const stated = row[1].trim();

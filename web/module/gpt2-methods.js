@@ -1,24 +1,35 @@
 // The model's request/response methods, each defined once: `args` turns the arguments of the public
 // call (GPT2 in gpt2.js) into those of the engine's method of the same name (Engine in
 // gpt2-engine.js), checking them on the caller's thread, so that what crosses to the worker is
-// already plain and valid. GPT2, the page's proxy of a worker's engine (gpt2-remote.js) and the
-// worker's handlers (gpt2-worker.js) are all made from this table. Adding such a method takes seven
-// places: an entry here, the Engine method, the C++ Engine's method, its WebModel method and its
-// .function line in bindings.cpp, its type in gpt2.d.ts and docs/api.md.
+// already plain and valid; a method's options object is checked against its group of
+// src/options.json. GPT2, the page's proxy of a worker's engine (gpt2-remote.js) and the worker's
+// handlers (gpt2-worker.js) are all made from this table. Adding such a method takes seven places (and
+// its options' group): an entry here, the Engine method, the C++ Engine's method, its WebModel method
+// and its .function line in bindings.cpp, its type in gpt2.d.ts and docs/api.md.
 // load, generate (streamed), dispose and the static methods are written out where they live.
+
+import { resolveOptions } from './gpt2-option-check.js';
 
 // A text or token ids as the engine takes it: a string, or an array (a typed array is copied).
 const textOrIds = (text) => (typeof text === 'string' ? text : Array.from(text));
 
+// The options object of method `name`, checked against its group of src/options.json.
+const optionsOf = (name, given) => resolveOptions(name, given, { prefix: `${name}: ` });
+
 export const METHODS = {
   /** Token ids of `text`. `allowSpecial: false` encodes "<|endoftext|>" as plain text. */
-  tokenize: { args: (text, { allowSpecial = true } = {}) => [String(text), allowSpecial] },
+  tokenize: { args: (text, options) => [String(text), optionsOf('tokenize', options).allowSpecial] },
 
   /** The text of token ids. */
   decode: { args: (ids) => [Array.from(ids)] },
 
   /** Logits of the last position after running `ids` as a new sequence. */
-  logits: { args: (ids) => [Array.from(ids)] },
+  logits: {
+    args: (ids, options) => {
+      optionsOf('logits', options);
+      return [Array.from(ids)];
+    },
+  },
 
   /** Attention probabilities of `layer` over the current sequence: data is heads x T x T. */
   attention: { args: (layer) => [layer] },
@@ -30,15 +41,7 @@ export const METHODS = {
    * the current sequence, and blocks the thread the engine runs on (the worker, by default) while
    * it reads back.
    */
-  perplexity: {
-    args: (text, { window } = {}) => {
-      if (window !== undefined && (!Number.isInteger(window) || window < 2))
-        throw new TypeError(
-          `perplexity: window must be an integer of at least 2 (or left out for the model's context), got ${window}`,
-        );
-      return [textOrIds(text), window ?? 0];
-    },
-  },
+  perplexity: { args: (text, options) => [textOrIds(text), optionsOf('perplexity', options).window ?? 0] },
 
   /**
    * The logit lens of `text` (a string or token ids), which becomes the current sequence as after a
@@ -48,21 +51,16 @@ export const METHODS = {
    * [(l * tokens + t) * topK + rank]; the last layer's is the model's own prediction. Only the top-k
    * is read back, blocking the thread the engine runs on while it does.
    */
-  lens: {
-    args: (text, { topK } = {}) => {
-      if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
-        throw new TypeError(`lens: topK must be a positive integer (or left out for 5), got ${topK}`);
-      return [textOrIds(text), topK ?? 0];
-    },
-  },
+  lens: { args: (text, options) => [textOrIds(text), optionsOf('lens', options).topK] },
 
   /**
    * The residual stream after block `layer` (0-based) for `text` (a string or token ids): a
    * Float32Array of tokens x n_embd. It ends the current sequence.
    */
   hiddenStates: {
-    args: (text, { layer } = {}) => {
-      if (!Number.isInteger(layer)) throw new TypeError(`hiddenStates: layer must be an integer, got ${layer}`);
+    args: (text, options) => {
+      const { layer } = optionsOf('hiddenStates', options);
+      if (layer === null) throw new TypeError('hiddenStates: layer is required (the block after which to read)');
       return [textOrIds(text), layer];
     },
   },
@@ -76,9 +74,7 @@ export const METHODS = {
    * `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a run of their own (GPU
    * timer queries where the context has them, else waiting per pass).
    */
-  benchmark: {
-    args: ({ promptTokens = 32, newTokens = 16, profile = false } = {}) => [{ promptTokens, newTokens, profile }],
-  },
+  benchmark: { args: (options) => [optionsOf('benchmark', options)] },
 
   /** Loses the WebGL context as a browser under memory pressure would, to test a recovery path. */
   simulateContextLoss: { args: () => [] },

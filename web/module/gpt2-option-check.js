@@ -51,8 +51,9 @@ function valid(spec, value) {
   }
 }
 
-// The options of `group` ('load', 'tuning', 'generate') in `given`, checked, with defaults filled
-// in (null where the schema leaves an option unset). `prefix` names them in messages ('tuning.').
+// The options of `group` ('load', 'tuning', 'generate', or a method's: 'lens', ...) in `given`,
+// checked, with defaults filled in (null where the schema leaves an option unset). `prefix` names them
+// in messages ('tuning.', 'lens: ').
 // Keys listed in `passThrough` (callbacks, signals, canvases) are returned as given.
 export function resolveOptions(group, given = {}, { prefix = '', passThrough = [] } = {}) {
   const specs = schema[group];
@@ -63,8 +64,12 @@ export function resolveOptions(group, given = {}, { prefix = '', passThrough = [
       continue;
     }
     const spec = specs[name];
-    if (!spec)
-      throw new Error(`${group}: unknown option ${name}; known: ${[...Object.keys(specs), ...passThrough].join(', ')}`);
+    if (!spec) {
+      const known = [...Object.keys(specs), ...passThrough];
+      throw new Error(
+        `${group}: unknown option ${name}; ${known.length ? `known: ${known.join(', ')}` : 'it takes no options'}`,
+      );
+    }
     if (value === undefined || value === null) continue;
     if (!valid(spec, value)) throw new Error(`${prefix}${name} must be ${describe(spec)}, got ${shown(value)}`);
     out[name] = spec.type === 'strings' && typeof value === 'string' ? [value] : value;

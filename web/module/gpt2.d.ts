@@ -186,6 +186,55 @@ export interface GenerateOptions {
   signal?: AbortSignal;
 }
 
+/** Options of tokenize() (src/options.json, "tokenize"). */
+export interface TokenizeOptions {
+  /**
+   * false: "<|endoftext|>" is encoded as plain text.
+   * @default true
+   */
+  allowSpecial?: boolean;
+}
+
+/** Options of perplexity() (src/options.json, "perplexity"). */
+export interface PerplexityOptions {
+  /** Tokens per window (at least 2), each run as a new sequence, every token but a window's first scored; unset: the model's context. */
+  window?: number;
+}
+
+/** Options of lens() (src/options.json, "lens"). */
+export interface LensOptions {
+  /**
+   * How many of the most likely next tokens are read back at each layer and position (at least 1).
+   * @default 5
+   */
+  topK?: number;
+}
+
+/** Options of hiddenStates() (src/options.json, "hiddenStates"). */
+export interface HiddenStatesOptions {
+  /** The block (0-based) after which the residual stream is read; required. */
+  layer: number;
+}
+
+/** Options of benchmark() (src/options.json, "benchmark"). */
+export interface BenchmarkOptions {
+  /**
+   * The prompt's length in tokens.
+   * @default 32
+   */
+  promptTokens?: number;
+  /**
+   * Greedy steps timed after the prompt.
+   * @default 16
+   */
+  newTokens?: number;
+  /**
+   * Also each pass's time per token and for the prompt, from runs of their own.
+   * @default false
+   */
+  profile?: boolean;
+}
+
 /** What one position captured for the live views (GenerateOptions.lensTopK, attentionLayer). */
 export interface CapturedPosition {
   /** The position in the sequence (after a sliding window: in the window kept). */
@@ -333,14 +382,14 @@ export declare class GPT2 {
   readonly config: Readonly<GPT2Config>;
   /** Where the engine runs (a Worker or this thread), on which canvas, and why. */
   readonly mode: Readonly<RunMode>;
-  tokenize(text: string, options?: { allowSpecial?: boolean }): Promise<number[]>;
+  tokenize(text: string, options?: TokenizeOptions): Promise<number[]>;
   decode(ids: ArrayLike<number>): Promise<string>;
   generate(
     prompt: string | ArrayLike<number>,
     options?: GenerateOptions,
   ): AsyncGenerator<GeneratedToken, void, undefined>;
-  /** Last-position logits after running `ids` as a new sequence. */
-  logits(ids: ArrayLike<number>): Promise<Float32Array>;
+  /** Last-position logits after running `ids` as a new sequence. It takes no options yet: any is refused. */
+  logits(ids: ArrayLike<number>, options?: Record<string, never>): Promise<Float32Array>;
   /** Attention probabilities of `layer` over the current sequence. */
   attention(layer: number): Promise<Attention>;
   /**
@@ -348,15 +397,15 @@ export declare class GPT2 {
    * the model's context), each a new sequence; every token but a window's first is scored. Ends the
    * current sequence; blocks the engine's thread (the worker, by default) while it reads back.
    */
-  perplexity(text: string | ArrayLike<number>, options?: { window?: number }): Promise<Perplexity>;
+  perplexity(text: string | ArrayLike<number>, options?: PerplexityOptions): Promise<Perplexity>;
   /**
    * The logit lens of `text` (a string or token ids), which becomes the current sequence: for each
    * layer l and position t, the `topK` (default 5) most likely next tokens of
    * softmax(lm_head(ln_f(the residual stream after block l))). The last layer's is the model's own.
    */
-  lens(text: string | ArrayLike<number>, options?: { topK?: number }): Promise<Lens>;
+  lens(text: string | ArrayLike<number>, options?: LensOptions): Promise<Lens>;
   /** The residual stream after block `layer` (0-based) for `text`: tokens x n_embd. Ends the current sequence. */
-  hiddenStates(text: string | ArrayLike<number>, options: { layer: number }): Promise<Float32Array>;
+  hiddenStates(text: string | ArrayLike<number>, options: HiddenStatesOptions): Promise<Float32Array>;
   stats(): Promise<ModelStats>;
   /**
    * The benchmark of `gpt2 bench`: prefill of `promptTokens`, then `newTokens` greedy steps timed as
@@ -365,11 +414,7 @@ export declare class GPT2 {
    * (ms of each pass over the prompt), from a run of their own, timed by GPU timer queries where the context
    * has them, else by waiting per pass (`profile_source`).
    */
-  benchmark(options?: {
-    promptTokens?: number;
-    newTokens?: number;
-    profile?: boolean;
-  }): Promise<Record<string, unknown>>;
+  benchmark(options?: BenchmarkOptions): Promise<Record<string, unknown>>;
   /** True after the browser dropped this model's WebGL context. */
   readonly contextLost: boolean;
   /** Loses the WebGL context as a browser under memory pressure would (to test a recovery path). */
