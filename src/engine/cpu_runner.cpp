@@ -28,8 +28,8 @@ CpuRunner::CpuRunner(const ModelConfig& config, const ModelOptions& options,
     capabilities_.version = "none: no GL";
 }
 
-void CpuRunner::ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) {
-    model_.ingest(file, tensor, std::vector<std::uint8_t>(bytes, bytes + (tensor.end - tensor.begin)));
+void CpuRunner::ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes) {
+    model_.ingest(file, tensor, std::move(bytes));
 }
 
 void CpuRunner::beginForward(const std::vector<int>& ids, int pos0) {

@@ -23,7 +23,7 @@ public:
     std::int64_t readbackBytes() const override { return 0; }
 
     bool wants(const std::string& name) const override { return model_.wants(name); }
-    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) override;
+    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes) override;
     bool programsLinked() const override { return true; }
     void finishLoad(const std::string& label) override { model_.checkComplete(label); }
 

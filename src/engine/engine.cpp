@@ -59,7 +59,7 @@ Engine::Engine(const std::string& modelPath, const ModelOptions& options) {
     makeModel(model.config, options, model.headers());
     for (const auto& file : model.files)
         for (const StoredTensor* tensor : wantedTensors(file->header()))
-            ingest(file->header(), *tensor, file->read(*tensor).data());
+            ingest(file->header(), *tensor, file->read(*tensor));
     finishLoad(modelPath);
     const std::string vocab = joinPath(modelPath, "vocab.json"), merges = joinPath(modelPath, "merges.txt");
     if (model.oneFile)

@@ -154,8 +154,8 @@ public:
     const ModelConfig& config() const { return runner_->config(); }
     // The tensors of `file` the model reads, in file order; one of them from its bytes as stored.
     std::vector<const StoredTensor*> wantedTensors(const ModelFileHeader& file) const;
-    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) {
-        runner_->ingest(file, tensor, bytes);
+    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes) {
+        runner_->ingest(file, tensor, std::move(bytes));
     }
     // What runs the model (its backend, the GL capabilities its tuning read), the bytes it has read
     // back, whether its last prefill chunk is done and its programs linked.

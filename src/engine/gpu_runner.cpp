@@ -22,8 +22,8 @@ std::int64_t GpuRunner::plannedBytes(const ModelConfig& config, const ModelOptio
     return Gpt2Model::plannedGpuBytes(config, options, blocks, declareInto(readouts));
 }
 
-void GpuRunner::ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) {
-    gpt2::ingest(model_->weights(), file, tensor, bytes);
+void GpuRunner::ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes) {
+    gpt2::ingest(model_->weights(), file, tensor, bytes.data());
 }
 
 void GpuRunner::finishLoad(const std::string& label) {

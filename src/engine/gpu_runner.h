@@ -28,7 +28,7 @@ public:
     std::int64_t readbackBytes() const override { return model_->readbackBytes(); }
 
     bool wants(const std::string& name) const override { return model_->weights().wants(name); }
-    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) override;
+    void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes) override;
     bool programsLinked() const override { return model_->programsLinked(); }
     void finishLoad(const std::string& label) override;
 

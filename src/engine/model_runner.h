@@ -28,10 +28,10 @@ public:
     virtual std::int64_t readbackBytes() const = 0;
 
     // Loading: whether `name` (GPT-2's Hugging Face name) is a weight the model reads; one tensor of
-    // `file` from its bytes as stored; whether the programs are linked (the CPU has none); then
-    // finishLoad checks that every weight arrived (and the programs), naming `label`.
+    // `file` from its bytes as stored (which the CPU keeps as they are, without a copy); whether the programs are
+    // linked (the CPU has none); then finishLoad checks that every weight arrived (and the programs), naming `label`.
     virtual bool wants(const std::string& name) const = 0;
-    virtual void ingest(const ModelFileHeader& file, const StoredTensor& tensor, const std::uint8_t* bytes) = 0;
+    virtual void ingest(const ModelFileHeader& file, const StoredTensor& tensor, std::vector<std::uint8_t> bytes) = 0;
     virtual bool programsLinked() const = 0;
     virtual void finishLoad(const std::string& label) = 0;
 

@@ -5,6 +5,7 @@
 // the same checks (firefox.test.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { artifactsDir, root, startSite, waitForDemoModel } from './harness.mjs';
@@ -104,7 +105,16 @@ test('the demo says it runs on the CPU and why, offers the models usable there, 
   const demo = await site.page('');
   await waitForDemoModel(demo);
   assert.match(await demo.locator('#backend-note').textContent(), /^Runs on the CPU: no usable WebGL2: /);
-  assert.match(await demo.locator('#model-status').textContent(), /of memory on the CPU, running in a Worker\.$/);
+  // The server sends no COOP/COEP (as GitHub Pages): the demo's service worker adds them, the page
+  // reloads once, and the CPU backend runs a thread per core.
+  assert.equal(await demo.evaluate(() => crossOriginIsolated), true, 'the demo made itself cross-origin isolated');
+  const threads = Math.min(16, cpus().length);
+  assert.match(
+    await demo.locator('#model-status').textContent(),
+    new RegExp(
+      `of memory on the CPU \\(WebAssembly SIMD, ${threads} ${threads > 1 ? 'threads' : 'thread'}\\), running in a Worker\\.$`,
+    ),
+  );
   const listed = await demo.locator('#model-source option').allTextContents();
   assert.deepEqual(
     listed.map((text) => text.split(',')[0]),

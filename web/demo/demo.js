@@ -290,7 +290,8 @@ async function loadModel(event) {
     const c = model.config;
     const stats = await model.stats();
     const where = model.mode.worker ? 'in a Worker' : `on this page's thread: ${model.mode.reason}`;
-    const memory = model.mode.backend === 'cpu' ? 'of memory on the CPU' : `of textures on ${stats.renderer}`;
+    const memory =
+      model.mode.backend === 'cpu' ? `of memory on the ${stats.renderer}` : `of textures on ${stats.renderer}`;
     $('model-status').textContent =
       `Loaded: ${c.n_layer} layers, ${c.n_head} heads, ${c.n_embd} wide, context ${c.n_positions}, ` +
       `${(stats.gpuBytes / 1e6).toFixed(1)} MB ${memory}, running ${where}.`;
@@ -465,7 +466,22 @@ $('output').addEventListener('mouseover', (event) => describeToken(event.target.
 window.addEventListener('error', (event) => showError(event.error ?? event.message));
 window.addEventListener('unhandledrejection', (event) => showError(event.reason));
 
+// The CPU backend runs a thread per core only where the page is cross-origin isolated. Where the
+// server sends no COOP/COEP headers (GitHub Pages), the demo's service worker (coi-sw.js) adds them and
+// the page reloads once under it; one try per tab, so a browser that will not isolate it is not
+// reloaded again (the model then runs on one thread).
+async function isolateForCpuThreads() {
+  if (runsOn.backend !== 'cpu' || crossOriginIsolated || !navigator.serviceWorker) return;
+  if (sessionStorage.getItem('gpt2-demo-isolating')) return;
+  sessionStorage.setItem('gpt2-demo-isolating', '1');
+  await navigator.serviceWorker.register(new URL('coi-sw.js', location.href));
+  await navigator.serviceWorker.ready;
+  location.reload();
+  await new Promise(() => {}); // nothing more happens on this page
+}
+
 planMode()
+  .then(isolateForCpuThreads)
   .then(fillPicker)
   .then(() => loadModel())
   .then(() => GPT2.isPhone() && planFilesOnce());

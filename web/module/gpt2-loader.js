@@ -272,16 +272,12 @@ async function streamFile(M, url, response, progress, signal, open) {
     for (const tensor of tensors) {
       if (signal?.aborted) throw abortError(signal);
       const size = tensor.end - tensor.begin;
-      const ptr = M._malloc(Math.max(size, 1));
-      try {
-        const held = header.subarray(Math.min(tensor.begin, header.length), Math.min(tensor.end, header.length));
-        heapBytes(M).set(held, ptr);
-        await stream.skipTo(tensor.begin + held.length);
-        await stream.read(size - held.length, (bytes, at) => heapBytes(M).set(bytes, ptr + held.length + at));
-        model.uploadTensor(tensor.name, ptr, size);
-      } finally {
-        M._free(ptr);
-      }
+      const ptr = model.tensorBuffer(size);
+      const held = header.subarray(Math.min(tensor.begin, header.length), Math.min(tensor.end, header.length));
+      heapBytes(M).set(held, ptr);
+      await stream.skipTo(tensor.begin + held.length);
+      await stream.read(size - held.length, (bytes, at) => heapBytes(M).set(bytes, ptr + held.length + at));
+      model.uploadTensor(tensor.name);
     }
     model.endFile();
     return model;

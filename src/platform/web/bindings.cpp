@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "engine/benchmark.h"
 #include "engine/engine.h"
@@ -159,14 +161,23 @@ public:
         return list;
     }
 
-    void uploadTensor(const std::string& name, std::uintptr_t bytes, int size) {
+    // Room in the wasm heap for the next tensor's `size` bytes, which the module writes there: the
+    // CPU backend keeps that buffer as the weight, so a tensor is never held twice.
+    std::uintptr_t tensorBuffer(double size) {
+        current();
+        incoming_ = std::vector<std::uint8_t>(static_cast<std::size_t>(size));
+        return reinterpret_cast<std::uintptr_t>(incoming_.data());
+    }
+
+    // The tensor whose bytes tensorBuffer's room now holds.
+    void uploadTensor(const std::string& name) {
         current();
         const ModelFileHeader& file = loadingFile();
         const auto t = std::find_if(file.tensors.begin(), file.tensors.end(),
                                     [&](const StoredTensor& t) { return t.storedName == name; });
-        if (t == file.tensors.end() || std::uint64_t(size) != t->end - t->begin)
-            fail(file.label, ": tensor ", name, " got ", size, " bytes");
-        loadingEngine().ingest(file, *t, reinterpret_cast<const std::uint8_t*>(bytes));
+        if (t == file.tensors.end() || incoming_.size() != t->end - t->begin)
+            fail(file.label, ": tensor ", name, " got ", incoming_.size(), " bytes");
+        loadingEngine().ingest(file, *t, std::exchange(incoming_, {}));
     }
 
     // The file's tensors have all been sent.
@@ -402,6 +413,7 @@ private:
     std::unique_ptr<Engine> engine_;         // loading until finishLoad
     bool loaded_ = false;
     std::unique_ptr<ModelFileHeader> file_;   // the file being streamed in
+    std::vector<std::uint8_t> incoming_;      // the bytes of its next tensor (tensorBuffer)
     std::unique_ptr<Benchmark> benchmark_;    // the last startBench's, until takeBench
     std::optional<Tokenizer> fileTokenizer_;  // a whole-model file's, until finishLoad
     std::unique_ptr<Generation> generation_;
@@ -494,7 +506,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
     class_<WebModel>("Model")
         .function("beginFile", &safe<&WebModel::beginFile, std::uintptr_t, int, double, std::string>)
         .function("tensors", &safe<&WebModel::tensors>)
-        .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string, std::uintptr_t, int>)
+        .function("tensorBuffer", &safe<&WebModel::tensorBuffer, double>)
+        .function("uploadTensor", &safe<&WebModel::uploadTensor, std::string>)
         .function("endFile", &safe<&WebModel::endFile>)
         .function("programsLinked", &safe<&WebModel::programsLinked>)
         .function("gpuBytes", &safe<&WebModel::gpuBytes>)
