@@ -200,6 +200,19 @@ test('Firefox with webgl.disabled: the default load runs on the CPU, matches Hug
       timeout: 60000,
     });
     assert.match(await demo.$eval('#backend-note', (e) => e.textContent), /^Runs on the CPU: no usable WebGL2: /);
+    // Served without COOP/COEP, the demo isolates itself with its service worker and runs its threads
+    // build, a thread per core.
+    const isolated = await demo.evaluate(() => ({
+      crossOriginIsolated,
+      status: document.getElementById('model-status').textContent,
+      cores: navigator.hardwareConcurrency,
+    }));
+    assert.equal(isolated.crossOriginIsolated, true, 'the demo made itself cross-origin isolated');
+    const threads = Math.min(16, isolated.cores);
+    assert.ok(
+      isolated.status.includes(`on the CPU (WebAssembly SIMD, ${threads} ${threads > 1 ? 'threads' : 'thread'})`),
+      isolated.status,
+    );
     await demo.$eval('#max-new-tokens', (e) => {
       e.value = '10';
     });
