@@ -2,7 +2,8 @@
 // generation (the prompt plus one step), decode the median time between later tokens. Query: runs
 // (JSON: [{engine, model, threads}], one after the other; or engine, model and threads for one run),
 // where engine is gpt2 (this module with backend 'cpu') or wllama (llama.cpp's CPU path, its WebGPU
-// off), model a GGUF URL and threads wllama's n_threads (this module's CPU backend runs one thread);
+// off), model a GGUF URL and threads wllama's n_threads (this module's CPU backend runs a thread
+// per core, at most 16, the page being cross-origin isolated: its rows report the count);
 // prompts (JSON: texts keyed by their GPT-2 token count, which tests/bench/cpu.mjs and
 // tests/bench/gpu/stage_cpu.sh make), tokens (new tokens), rounds, wllama (the URL of wllama's
 // esm/index.js), post (1: POST rows to /result, as posted.js does).
