@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -27,9 +28,9 @@ int workersToStart() {
 }
 
 // Workers that wait for a job, run their part of it, and report; the calling thread runs part 0.
-// A decode step is dozens of jobs a few hundred microseconds apart: a worker spins a while for the
-// next before it sleeps, as waking a sleeping one costs about as much as a small job (in wasm, a
-// futex wait on shared memory).
+// A decode step is dozens of jobs a few hundred microseconds apart: a worker spins 200 us for the next
+// before it sleeps, as waking a sleeping one costs about as much as a small job (in wasm, a futex
+// wait on shared memory).
 class Pool {
 public:
     explicit Pool(int workers) {
@@ -56,18 +57,20 @@ public:
             if (sleepers_ > 0) wake_.notify_all();
         }
         job(0);
-        while (pending_.load() != 0) {
-        }
+        while (pending_.load() != 0) std::this_thread::yield();
     }
 
 private:
-    static constexpr int kSpins = 1 << 16;
+    static constexpr std::chrono::microseconds kSpin{200};
 
     void work(int part) {
         long long seen = 0;
         for (;;) {
-            for (int spin = 0; spin < kSpins && generation_.load() == seen; ++spin) {
-            }
+            // Yielding lets other processes' threads run where cores are shared (the tests run two
+            // processes on two cores); in wasm it returns at once.
+            for (const auto until = std::chrono::steady_clock::now() + kSpin;
+                 generation_.load() == seen && std::chrono::steady_clock::now() < until;)
+                std::this_thread::yield();
             if (generation_.load() == seen) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 ++sleepers_;

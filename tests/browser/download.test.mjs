@@ -122,7 +122,7 @@ test('a clean load from the faulty server: the reference for the others', async 
 });
 
 for (const worker of [true, false]) {
-  test(`${worker ? 'worker' : 'same thread'}: a connection cut at 90% of the weights resumes from there: the missing 10% is all that is fetched again, the logits are the same`, async () => {
+  test(`${worker ? 'worker' : 'same thread'}: a connection cut at 90% of the weights resumes at the byte where its data ended: only the rest is fetched again, the logits are the same`, async () => {
     const page = await site.page();
     faults['model.safetensors'] = [{ cut: 0.9 }];
     const r = await load(page, { worker });
@@ -131,15 +131,20 @@ for (const worker of [true, false]) {
     console.log(
       `[${worker ? 'worker' : 'same thread'}] cut at 90%: ${sent} bytes sent for a ${weights}-byte file (${(sent / weights).toFixed(3)}x)`,
     );
-    assert.ok(sent >= weights && sent < weights * 1.05, `${sent} bytes sent for a ${weights}-byte file`);
     assert.equal(ranges.length, 2);
-    assert.match(ranges[1], /^bytes=\d+-$/);
-    assert.ok(Number(/\d+/.exec(ranges[1])[0]) >= weights * 0.85, `resumed from ${ranges[1]}`);
     assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
-    assert.match(
-      r.warnings[0],
-      /model\.safetensors: the download broke at byte \d+ of \d+ .*; resuming in [\d.]+ s \(retry 1 of 4\)/,
-    );
+    const broke =
+      /model\.safetensors: the download broke at byte (\d+) of \d+ .*; resuming in [\d.]+ s \(retry 1 of 4\)/.exec(
+        r.warnings[0],
+      );
+    assert.ok(broke, r.warnings[0]);
+    // It resumes at the byte where its data ended, and only the rest is sent again: how much of the
+    // cut response reached the page before the reset depends on the machine's load, not on the module.
+    const received = Number(broke[1]);
+    const cutAt = Math.floor(weights * 0.9);
+    assert.ok(received > 0 && received <= cutAt, `broke at byte ${received} of the ${cutAt} sent`);
+    assert.equal(ranges[1], `bytes=${received}-`);
+    assert.equal(sent, cutAt + (weights - received), `${sent} bytes sent for a ${weights}-byte file`);
     assert.equal(r.last.loaded, r.last.total, 'progress counts each byte once');
     await page.close();
   });

@@ -3,6 +3,7 @@
 // from the site's root, '/gpt2.js' say, would 404 there).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpus } from 'node:os';
 import { serve } from '../../web/dev/serve.mjs';
 import { siteDir, startSite, waitForDemoModel } from './harness.mjs';
 
@@ -53,7 +54,11 @@ test('under a sub-path the demo loads the bundled model and generates, with ever
 
   // The browser's own favicon request is for the origin's root whatever the page says.
   const paths = served.map((url) => new URL(url, origin).pathname).filter((path) => path !== '/favicon.ico');
-  for (const file of ['', 'gpt2.js', 'gpt2-wasm.wasm', 'models/default/model.safetensors']) {
+  // SwiftShader's WebGL2 is a software rasterizer, so the model runs on the CPU: the demo's service
+  // worker (inside the prefix, as its scope) makes the page cross-origin isolated, and the threads
+  // build runs where there is more than one core.
+  const wasm = cpus().length > 1 ? 'gpt2-wasm-threads.wasm' : 'gpt2-wasm.wasm';
+  for (const file of ['', 'gpt2.js', 'coi-sw.js', wasm, 'models/default/model.safetensors']) {
     assert.ok(paths.includes(PREFIX + file), `${PREFIX + file} was requested: ${paths.join(' ')}`);
   }
   assert.deepEqual(
