@@ -74,6 +74,7 @@ function filesOf(build, wasmUrl) {
 // are then beside it. The module throws the error classes a caller acts on itself (bindings.cpp):
 // it is handed them here.
 export function nativeModule(wasmUrl) {
+  if (modulePromise) return modulePromise;
   const build = nativeBuild();
   const files = filesOf(build, wasmUrl);
   // Without files of its own, the glue finds its .wasm by a URL that bundlers rewrite: no locateFile.
@@ -83,7 +84,7 @@ export function nativeModule(wasmUrl) {
           file.endsWith('.wasm') ? files.wasm : file.endsWith('.worker.js') ? files.worker : folder + file,
       }
     : {};
-  modulePromise ??= Promise.all([
+  modulePromise = Promise.all([
     host.wasmBinary(files.wasm),
     files.glue
       ? import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ files.glue).then(
