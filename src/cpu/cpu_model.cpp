@@ -8,31 +8,12 @@
 #include "util/error.h"
 
 namespace gpt2 {
-namespace {
+CpuModel::CpuModel(const ModelConfig& config, bool halfCache)
+    : config_(config), specs_(engineMatrices(config)), cache_(config, halfCache) {}
 
-// The fp32 K/V cache of every layer at the full context.
-std::int64_t cacheBytes(const ModelConfig& config) {
-    return 2 * std::int64_t(config.layers) * config.contextLength * config.embedDim * std::int64_t(sizeof(float));
-}
-
-}  // namespace
-
-CpuModel::CpuModel(const ModelConfig& config)
-    : config_(config),
-      specs_(engineMatrices(config)),
-      keys_(std::size_t(config.layers)),
-      values_(std::size_t(config.layers)) {}
-
-void CpuModel::growCache(int positions) {
-    const std::size_t C = std::size_t(config_.embedDim), have = keys_.front().size() / C;
-    if (std::size_t(positions) <= have) return;
-    const std::size_t grown = std::min(std::size_t(config_.contextLength), std::max(std::size_t(positions), 2 * have));
-    for (auto* cache : {&keys_, &values_})
-        for (std::vector<float>& layer : *cache) layer.resize(grown * C);
-}
-
-std::int64_t CpuModel::plannedBytes(const ModelConfig& config, const std::vector<const ModelFileHeader*>& files) {
-    std::int64_t total = cacheBytes(config);
+std::int64_t CpuModel::plannedBytes(const ModelConfig& config, bool halfCache,
+                                    const std::vector<const ModelFileHeader*>& files) {
+    std::int64_t total = cpu::KvCache::bytesAt(config, halfCache, config.contextLength);
     for (const MatrixSpec& spec : engineMatrices(config)) {
         std::int64_t values = 1;
         for (const std::int64_t dim : spec.sourceShape) values *= dim;
@@ -49,7 +30,7 @@ std::int64_t CpuModel::plannedBytes(const ModelConfig& config, const std::vector
     return total;
 }
 
-CpuModel::CpuModel(const ModelOnDisk& model) : CpuModel(model.config) {
+CpuModel::CpuModel(const ModelOnDisk& model, bool halfCache) : CpuModel(model.config, halfCache) {
     for (const auto& file : model.files)
         for (const StoredTensor& tensor : file->header().tensors)
             if (wants(tensor.name)) ingest(file->header(), tensor, file->read(tensor));
@@ -87,7 +68,7 @@ std::int64_t CpuModel::bytes() const {
     std::int64_t total = 0;
     for (const auto& [name, m] : matrices_) total += m.bytes();
     for (const auto& [name, v] : vectors_) total += std::int64_t(v.size() * sizeof(float));
-    return total + cacheBytes(config_);
+    return total + cpu::KvCache::bytesAt(config_, cache_.half(), config_.contextLength);
 }
 
 const StoredMatrix& CpuModel::matrix(const std::string& name) const {
@@ -132,7 +113,7 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
     const ModelConfig& c = config_;
     const int C = c.embedDim, H = c.heads, D = c.headDim(), F = c.innerDim, n = int(ids.size());
     const float eps = c.layerNormEpsilon;
-    growCache(pos0 + n);
+    cache_.reserve(pos0 + n);
     const auto size = [](int count) { return static_cast<std::size_t>(count); };
     const auto row = [&](std::vector<float>& m, int i, int width) { return m.data() + size(i) * size(width); };
     // x = wte[ids] + wpe[positions]                                          [n, C]
@@ -155,16 +136,11 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
     };
     for (int l = 0; l < c.layers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        float* keys = keys_[size(l)].data();
-        float* values = values_[size(l)].data();
         // q, k, v = ln_1(x) @ W_qkv + b_qkv  (k and v into the cache rows of their positions)
         layerNormRows(h + "ln_1.");
         matrix(h + "attn.c_attn.weight").product(a.data(), qkv.data(), n);
         addBias(qkv, 3 * C, vec(h + "attn.c_attn.bias"));
-        for (int i = 0; i < n; ++i) {
-            std::copy_n(row(qkv, i, 3 * C) + C, C, keys + size(pos0 + i) * size(C));
-            std::copy_n(row(qkv, i, 3 * C) + 2 * C, C, values + size(pos0 + i) * size(C));
-        }
+        for (int i = 0; i < n; ++i) cache_.store(l, pos0 + i, row(qkv, i, 3 * C) + C, row(qkv, i, 3 * C) + 2 * C);
         // attended = softmax(q k^T * scale, causal) v, position by position and head by head
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(D)) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
@@ -179,8 +155,8 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
                 std::vector<float> scores;
                 for (int unit = begin; unit < end; ++unit) {
                     const int i = i0 + unit % together, head = unit / together;
-                    cpu::attendHead(row(qkv, i, 3 * C), keys, values, pos0 + i + 1, C, H, head, scale,
-                                    row(attended, i, C), observer.attention ? probs.data() : nullptr, scores);
+                    cache_.attend(l, row(qkv, i, 3 * C), pos0 + i + 1, head, scale, row(attended, i, C),
+                                  observer.attention ? probs.data() : nullptr, scores);
                 }
             });
             if (observer.attention) observer.attention(l, pos0 + i0, probs);

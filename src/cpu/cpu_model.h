@@ -1,7 +1,7 @@
 #pragma once
 // GPT-2 on the CPU, for machines where no GPU runs the engine: the same forward (picoGPT's), over
 // weights kept in memory as their files store them (StoredMatrix: 4-bit blocks stay 4-bit), with fp32
-// activations and an fp32 K/V cache at absolute positions, as the GPU path keeps them. Tensors
+// activations and an fp32 (or fp16) K/V cache at absolute positions, as the GPU path keeps them. Tensors
 // arrive one at a time from the one ingest list (format/model_file.h), as they do for the GPU.
 #include <functional>
 #include <map>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/kv_cache.h"
 #include "cpu/stored_matrix.h"
 #include "format/model_file.h"
 #include "model/engine_matrices.h"
@@ -17,9 +18,10 @@ namespace gpt2 {
 
 class CpuModel {
 public:
-    explicit CpuModel(const ModelConfig& config);
+    // `halfCache`: keys and values kept as fp16 (kvCache: 'fp16').
+    explicit CpuModel(const ModelConfig& config, bool halfCache = false);
     // Loads every weight of a model on disk.
-    explicit CpuModel(const ModelOnDisk& model);
+    explicit CpuModel(const ModelOnDisk& model, bool halfCache = false);
 
     const ModelConfig& config() const { return config_; }
     // Whether `name` (GPT-2's Hugging Face name) is a weight the forward reads.
@@ -33,7 +35,8 @@ public:
     // The bytes such a model takes at its full context, its weights as `files` store them (a weight
     // in none of them: as the config's dtype says, else fp32, as GPT-2's published checkpoints are),
     // before any tensor arrives.
-    static std::int64_t plannedBytes(const ModelConfig& config, const std::vector<const ModelFileHeader*>& files = {});
+    static std::int64_t plannedBytes(const ModelConfig& config, bool halfCache,
+                                     const std::vector<const ModelFileHeader*>& files = {});
 
     // Runs tokens `ids` at positions [pos0, pos0 + ids.size()) and returns the last one's logits. The
     // cache rows < pos0 must hold the earlier tokens of the same sequence.
@@ -59,15 +62,11 @@ private:
     const StoredMatrix& matrix(const std::string& name) const;
     const std::vector<float>& vec(const std::string& name) const;
 
-    // Grows every layer's K/V cache to hold `positions` (by doubling, up to the context): a short
-    // text never pays for the whole context.
-    void growCache(int positions);
-
     ModelConfig config_;
     std::vector<MatrixSpec> specs_;
     std::map<std::string, StoredMatrix> matrices_;
     std::map<std::string, std::vector<float>> vectors_;
-    std::vector<std::vector<float>> keys_, values_;  // per layer [positions so far, n_embd]
+    cpu::KvCache cache_;
 };
 
 }  // namespace gpt2

@@ -28,21 +28,10 @@ float activate(float x, Activation kind) {
 
 void attendHead(const float* q, const float* keys, const float* values, int T, int C, int heads, int head, float scale,
                 float* out, float* probs, std::vector<float>& scores) {
-    const int D = C / heads;
-    const auto at = [&](int t) { return std::size_t(t) * std::size_t(C) + std::size_t(head * D); };
-    scores.resize(std::size_t(T));
-    float largest = -INFINITY;
-    for (int t = 0; t < T; ++t) {
-        scores[std::size_t(t)] = scale * dot(q + head * D, keys + at(t), D);
-        largest = std::max(largest, scores[std::size_t(t)]);
-    }
-    float total = 0.0f;
-    for (int t = 0; t < T; ++t) total += scores[std::size_t(t)] = std::exp(scores[std::size_t(t)] - largest);
-    for (int t = 0; t < T; ++t) {
-        const float p = scores[std::size_t(t)] / total;
-        addScaled(out + head * D, p, values + at(t), D);
-        if (probs) probs[std::size_t(head) * std::size_t(T) + std::size_t(t)] = p;
-    }
+    const auto rows = [C](const float* first) {
+        return [first, C](int t) { return first + std::size_t(t) * std::size_t(C); };
+    };
+    attendRows(q, rows(keys), rows(values), T, C, heads, head, scale, out, probs, scores);
 }
 
 }  // namespace gpt2::cpu

@@ -35,6 +35,14 @@ void StoredMatrix::row(int r, float* out) const {
         decodeFloats(type_, stored, count, out);
 }
 
+const float* StoredMatrix::floatRows(int first, int count, float* scratch) const {
+    // F32 rows are read where they are stored: a copy would read every weight twice.
+    if (type_ == GgmlType::F32) return reinterpret_cast<const float*>(bytes_.data() + first * rowBytes_);
+    const int width = rowsAreOutputs_ ? inputs_ : outputs_;
+    for (int i = 0; i < count; ++i) row(first + i, scratch + std::size_t(i) * std::size_t(width));
+    return scratch;
+}
+
 void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) const {
     const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
     if (!accumulate) std::fill(y, y + std::size_t(rows) * out, 0.0f);
@@ -50,40 +58,99 @@ void StoredMatrix::product(const float* x, float* y, int rows, bool accumulate) 
         });
         return;
     }
-    if (rowsAreOutputs_) {
-        // y[r][n] = dot(row n, x[r]): rows decoded four at a time, each tile of 4 outputs by 2 rows of x
-        // from registers.
-        constexpr int O = 4, R = 2;
-        cpu::parallelFor(outputs_, 16, [&](int begin, int end) {
-            std::vector<float> w(in * O);
-            float tile[O * R];
-            for (int n = begin; n < end; n += O) {
-                const int outs = std::min(O, end - n);
-                for (int o = 0; o < outs; ++o) row(n + o, w.data() + std::size_t(o) * in);
-                int r = 0;
-                for (; outs == O && r + R <= rows; r += R) {
-                    cpu::dots<O, R>(w.data(), x + std::size_t(r) * in, in, inputs_, tile);
-                    for (int t = 0; t < R; ++t)
-                        for (int o = 0; o < O; ++o) y[std::size_t(r + t) * out + std::size_t(n + o)] += tile[t * O + o];
-                }
-                for (; r < rows; ++r)
-                    for (int o = 0; o < outs; ++o)
-                        y[std::size_t(r) * out + std::size_t(n + o)] +=
-                            cpu::dot(w.data() + std::size_t(o) * in, x + std::size_t(r) * in, inputs_);
+    if (!rowsAreOutputs_ && rows < 4) {
+        // y[r] += x[r][k] row k, each thread over its own columns: a stored row is read once, in order.
+        const std::size_t valueBytes = std::size_t(rowBytes_) / out;
+        cpu::parallelFor(outputs_, 64, [&](int begin, int end) {
+            const int width = end - begin;
+            std::vector<float> scratch(static_cast<std::size_t>(width));
+            for (int k = 0; k < inputs_; ++k) {
+                const std::uint8_t* stored = bytes_.data() + k * rowBytes_ + std::size_t(begin) * valueBytes;
+                const float* w = scratch.data();
+                if (type_ == GgmlType::F32)
+                    w = reinterpret_cast<const float*>(stored);
+                else
+                    decodeFloats(type_, stored, width, scratch.data());
+                for (int r = 0; r < rows; ++r)
+                    cpu::addScaled(y + std::size_t(r) * out + std::size_t(begin),
+                                   x[std::size_t(r) * in + std::size_t(k)], w, width);
             }
         });
         return;
     }
-    // y[r] += x[r][k] row k, each thread over its own columns (floats only: blocks run along rows)
+    if (rowsAreOutputs_)
+        productByOutputs(x, y, rows);
+    else
+        productByInputs(x, y, rows);
+}
+
+void StoredMatrix::productByOutputs(const float* x, float* y, int rows) const {
+    // y[r][n] += dot(stored row n, x[r]), panels of 16 rows as floats: each pair of x's rows meets the
+    // whole panel while it is in cache, 4 outputs by 2 rows at a time from registers.
+    const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
+    constexpr int O = 4, R = 2;
+    cpu::parallelFor(outputs_, kPanel, [&](int begin, int end) {
+        std::vector<float> scratch(in * std::size_t(kPanel));
+        float tile[O * R];
+        for (int first = begin; first < end; first += kPanel) {
+            const int count = std::min(kPanel, end - first);
+            const float* panel = floatRows(first, count, scratch.data());
+            int r = 0;
+            for (; r + R <= rows; r += R) {
+                int t = 0;
+                for (; t + O <= count; t += O) {
+                    cpu::dots<O, R>(panel + std::size_t(t) * in, x + std::size_t(r) * in, in, inputs_, tile);
+                    for (int i = 0; i < R; ++i)
+                        for (int o = 0; o < O; ++o)
+                            y[std::size_t(r + i) * out + std::size_t(first + t + o)] += tile[i * O + o];
+                }
+                for (; t < count; ++t)
+                    for (int i = 0; i < R; ++i)
+                        y[std::size_t(r + i) * out + std::size_t(first + t)] +=
+                            cpu::dot(panel + std::size_t(t) * in, x + std::size_t(r + i) * in, inputs_);
+            }
+            for (; r < rows; ++r)
+                for (int t = 0; t < count; ++t)
+                    y[std::size_t(r) * out + std::size_t(first + t)] +=
+                        cpu::dot(panel + std::size_t(t) * in, x + std::size_t(r) * in, inputs_);
+        }
+    });
+}
+
+void StoredMatrix::productByInputs(const float* x, float* y, int rows) const {
+    // y[r][first + j] += sum_k x[r][k] W[k][first + j] over columns of 16 outputs, each decoded to
+    // floats once for all the rows; 8 outputs by 4 rows from registers, each output summed in the
+    // order a decode step's addScaled() sums it (a prompt's logits equal those of its tokens decoded).
+    const std::size_t in = std::size_t(inputs_), out = std::size_t(outputs_);
     const std::size_t valueBytes = std::size_t(rowBytes_) / out;
-    cpu::parallelFor(outputs_, 64, [&](int begin, int end) {
-        const int width = end - begin;
-        std::vector<float> w(static_cast<std::size_t>(width));
-        for (int k = 0; k < inputs_; ++k) {
-            decodeFloats(type_, bytes_.data() + k * rowBytes_ + std::size_t(begin) * valueBytes, width, w.data());
-            for (int r = 0; r < rows; ++r)
-                cpu::addScaled(y + std::size_t(r) * out + std::size_t(begin), x[std::size_t(r) * in + std::size_t(k)],
-                               w.data(), width);
+    constexpr int R = 4, V = 2, W = 4 * V;
+    cpu::parallelFor(outputs_, kPanel, [&](int begin, int end) {
+        std::vector<float> scratch(in * std::size_t(kPanel));
+        for (int first = begin; first < end; first += kPanel) {
+            const int count = std::min(kPanel, end - first);
+            // The column's rows one after another (a copy for F32 too: strided reads of the stored
+            // rows, a cache line each, measured slower than reading the copy).
+            for (int k = 0; k < inputs_; ++k)
+                decodeFloats(type_, bytes_.data() + k * rowBytes_ + std::size_t(first) * valueBytes, count,
+                             scratch.data() + std::size_t(k) * kPanel);
+            const float* column = scratch.data();
+            for (int t = 0; t + W <= count; t += W) {
+                float* ys = y + std::size_t(first + t);
+                int r = 0;
+                for (; r + R <= rows; r += R)
+                    cpu::axpys<R, V>(column + t, kPanel, x + std::size_t(r) * in, in, inputs_,
+                                     ys + std::size_t(r) * out, out);
+                for (; r < rows; ++r)
+                    cpu::axpys<1, V>(column + t, kPanel, x + std::size_t(r) * in, in, inputs_,
+                                     ys + std::size_t(r) * out, out);
+            }
+            for (int t = count / W * W; t < count; ++t)
+                for (int r = 0; r < rows; ++r) {
+                    float& sum = y[std::size_t(r) * out + std::size_t(first + t)];
+                    for (int k = 0; k < inputs_; ++k)
+                        sum +=
+                            x[std::size_t(r) * in + std::size_t(k)] * column[std::size_t(k) * kPanel + std::size_t(t)];
+                }
         }
     });
 }

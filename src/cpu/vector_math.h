@@ -10,6 +10,7 @@ namespace gpt2::cpu {
 
 // 128 bits: SSE's, NEON's and SIMD128's registers alike.
 using Floats4 = float __attribute__((vector_size(16)));
+using Ints4 = int __attribute__((vector_size(16)));
 
 inline Floats4 load4(const float* p) {
     Floats4 v;
@@ -26,6 +27,29 @@ inline float dot(const float* a, const float* b, int n) {
     const Floats4 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     float s = (all[0] + all[1]) + (all[2] + all[3]);
     for (; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+// Four fp16 values (bits) as floats, exactly: halfToFloat() four lanes at a time.
+inline Floats4 halvesToFloats4(const std::uint16_t* p) {
+    using UnsignedShorts4 = unsigned short __attribute__((vector_size(8)));
+    UnsignedShorts4 h;
+    std::memcpy(&h, p, sizeof h);
+    const Ints4 bits = __builtin_convertvector(h, Ints4);
+    const Floats4 scaled = Floats4((bits & 0x7FFF) << 13) * 0x1p112f;
+    const Ints4 infOrNan = (bits & 0x7C00) == 0x7C00;
+    return Floats4(Ints4(scaled) | (infOrNan & 0x7F800000) | ((bits & 0x8000) << 16));
+}
+
+// sum_i a[i] b[i] over fp16 b, in fp32.
+inline float dot(const float* a, const std::uint16_t* b, int n) {
+    Floats4 acc[4] = {};
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int j = 0; j < 4; ++j) acc[j] += load4(a + i + 4 * j) * halvesToFloats4(b + i + 4 * j);
+    const Floats4 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    float s = (all[0] + all[1]) + (all[2] + all[3]);
+    for (; i < n; ++i) s += a[i] * halfToFloat(b[i]);
     return s;
 }
 
@@ -53,6 +77,28 @@ inline void dots(const float* w, const float* x, std::size_t xStride, int n, flo
         }
 }
 
+// y_r[j] += sum_k x_r[k] w_k[j] for R rows of x and y (`xStride`, `yStride` apart) and 4V
+// consecutive floats of `n` rows of w (`wStride` apart), in the order of k, from y_r[j] on (so a row
+// sums as addScaled() sums it): each row's 4V weights meet R inputs splatted from x, in registers (a
+// prompt's product over a matrix stored by inputs).
+template <int R, int V>
+inline void axpys(const float* w, std::size_t wStride, const float* x, std::size_t xStride, int n, float* y,
+                  std::size_t yStride) {
+    Floats4 acc[R][V];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = load4(y + std::size_t(r) * yStride + std::size_t(4 * v));
+    for (int k = 0; k < n; ++k) {
+        Floats4 ws[V];
+        for (int v = 0; v < V; ++v) ws[v] = load4(w + std::size_t(k) * wStride + std::size_t(4 * v));
+        for (int r = 0; r < R; ++r) {
+            const float xs = x[std::size_t(r) * xStride + std::size_t(k)];
+            for (int v = 0; v < V; ++v) acc[r][v] += xs * ws[v];
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) std::memcpy(y + std::size_t(r) * yStride + std::size_t(4 * v), &acc[r][v], 16);
+}
+
 // The four lanes summed, in the order dot() sums them.
 inline float sum4(Floats4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 
@@ -67,7 +113,6 @@ constexpr bool kBytesToFloatsAreCheap =
 #endif
 
 using Bytes16 = signed char __attribute__((vector_size(16)));
-using Ints4 = int __attribute__((vector_size(16)));
 
 // Integers of magnitude below 2^22 as floats, exactly: added to the bits of 1.5 * 2^23 they are the
 // low bits of that float's mantissa. Integer adds and a float subtract stay vector operations in
@@ -134,6 +179,16 @@ inline void addScaled(float* y, float a, const float* x, int n) {
         std::memcpy(y + i, &v, sizeof v);
     }
     for (; i < n; ++i) y[i] += a * x[i];
+}
+
+// y[i] += a x[i] over fp16 x.
+inline void addScaled(float* y, float a, const std::uint16_t* x, int n) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const Floats4 v = load4(y + i) + a * halvesToFloats4(x + i);
+        std::memcpy(y + i, &v, sizeof v);
+    }
+    for (; i < n; ++i) y[i] += a * halfToFloat(x[i]);
 }
 
 }  // namespace gpt2::cpu

@@ -13,8 +13,8 @@ namespace gpt2 {
 
 CpuRunner::CpuRunner(const ModelConfig& config, const ModelOptions& options,
                      const std::vector<const ModelFileHeader*>& files)
-    : model_(config) {
-    const std::int64_t planned = CpuModel::plannedBytes(config, files);
+    : model_(config, options.kvCache == TexelFormat::Float16) {
+    const std::int64_t planned = CpuModel::plannedBytes(config, options.kvCache == TexelFormat::Float16, files);
     const auto refuseAbove = [&](std::int64_t limit, const std::string& what) {
         if (limit > 0 && planned > limit)
             fail("this model would take ", megabytes(planned), " of memory on the CPU backend at its full context, ",
@@ -44,10 +44,15 @@ void CpuRunner::beginForward(const std::vector<int>& ids, int pos0) {
     lensFrom_ = capture_.lensPositions > 0 ? std::max(pos0, end - capture_.lensPositions) : pos0;
 }
 
+int CpuRunner::chunkPositions() const {
+    const double width = config().embedDim / 768.0;
+    return std::clamp(int(64 / (width * width)), 8, 64);
+}
+
 bool CpuRunner::runChunk() {
     const int end = pos0_ + int(ids_.size());
     if (next_ >= end) fail("runChunk: no forward in progress (call beginForward)");
-    const int count = std::min(kChunk, end - next_);
+    const int count = std::min(chunkPositions(), end - next_);
     const std::vector<int> chunk(ids_.begin() + (next_ - pos0_), ids_.begin() + (next_ - pos0_ + count));
     CpuModel::Observer observer;
     if (capture_.lensTopK > 0)

@@ -53,8 +53,10 @@ public:
 
 private:
     // Positions per chunk: each weight is decoded once for all of them, and a chunk is what an
-    // abort or another call in a browser waits for.
-    static constexpr int kChunk = 16;
+    // abort or another call in a browser waits for. 64 for GPT-2 124M (fewer left its prompts'
+    // products decoding weights more than multiplying them), fewer for wider models, whose positions
+    // cost more: about as long a wait for every size.
+    int chunkPositions() const;
     // The live views' capture of position `pos`, made on first use.
     CapturedPosition& captured(int pos);
     // The last row of a run's residual stream.

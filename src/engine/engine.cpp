@@ -25,7 +25,8 @@ void Engine::makeModel(const ModelConfig& config, const ModelOptions& options,
 
 std::int64_t Engine::plannedBytes(const ModelConfig& config, const ModelOptions& options,
                                   const std::vector<const ModelFileHeader*>& files) {
-    if (options.backend == Backend::Cpu) return CpuModel::plannedBytes(config, files);
+    if (options.backend == Backend::Cpu)
+        return CpuModel::plannedBytes(config, options.kvCache == TexelFormat::Float16, files);
     return plannedGpuBytes(config, options, blockFormats(config, files));
 }
 

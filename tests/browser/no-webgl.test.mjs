@@ -37,12 +37,14 @@ test('without WebGL the default load runs on the CPU in a Worker, and says why o
     const warnings = [];
     const out = { textureWarnings: [] };
     const planned = await GPT2.gpuBytes('/models/gpt2-tiny/');
+    out.plannedHalfCache = await GPT2.gpuBytes('/models/gpt2-tiny/', { kvCache: 'fp16' });
     const model = await GPT2.load('/models/gpt2-tiny/', {
       onProgress: ({ warning }) => warning && warnings.push(warning),
     });
     const again = await GPT2.load('/models/gpt2-tiny/', {
       worker: false,
       weights: 'int8',
+      kvCache: 'fp16',
       onProgress: ({ warning }) => warning && out.textureWarnings.push(warning),
     });
     Object.assign(out, { mode: model.mode, sameThread: again.mode, warnings, planned, stats: await model.stats() });
@@ -65,10 +67,12 @@ test('without WebGL the default load runs on the CPU in a Worker, and says why o
   assert.match(r.stats.renderer, /^CPU \(WebAssembly SIMD, \d+ threads?\)$/);
   assert.equal(r.planned, r.stats.gpuBytes, 'the plan is what the loaded model takes');
   assert.match(r.forced, /^WebGL2UnavailableError: /);
-  // A texture format asked of the CPU backend is said, after why the CPU runs.
+  // A texture format asked of the CPU backend is said, after why the CPU runs; kvCache applies there.
   assert.deepEqual(r.textureWarnings.slice(1), [
-    "weights chooses WebGL2's texture formats; the CPU backend keeps the weights as the file stores them and an fp32 K/V cache",
+    "weights chooses WebGL2's texture formats; the CPU backend keeps the weights as the file stores them",
   ]);
+  // gpt2-tiny: 2 layers, 64 positions of 32 keys and 32 values, at 4 bytes or 2.
+  assert.equal(r.planned - r.plannedHalfCache, 2 * 64 * 2 * 32 * 2, 'an fp16 K/V cache is planned at half the bytes');
 });
 
 for (const worker of [true, false]) {

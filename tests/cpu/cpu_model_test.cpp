@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cpu/cpu_model.h"
+#include "format/checkpoint.h"
+#include "reference/cpu_reference.h"
 #include "support/fixture.h"
 #include "support/model_fixture.h"
 #include "util/file.h"
@@ -52,6 +54,20 @@ TEST_P(CpuFixture, LastLogitsAndGreedyTokensMatchHuggingFace) {
 
 INSTANTIATE_TEST_SUITE_P(HuggingFace, CpuFixture, ::testing::Values("gpt2-tiny", "gpt2-variant"),
                          [](const auto& info) { return testing::testName(info.param); });
+
+// kvCache: 'fp16' rounds keys and values to fp16 as they enter the cache and changes nothing else: the
+// reference forward with that rounding (tests/reference), within the fp32 tolerance.
+TEST(CpuModel, Fp16CacheRoundsKeysAndValuesOnly) {
+    CpuModel model(openModelOnDisk(testing::tinyModelDir()), true);
+    const HuggingFaceCheckpoint checkpoint(testing::tinyModelDir());
+    for (const auto& prompt : testing::tinyPrompts()) {
+        const auto rounded = reference::forward(checkpoint, prompt.ids, {.keysValues = true});
+        const std::vector<float> want(rounded.logits.end() - std::ptrdiff_t(prompt.lastLogits.size()),
+                                      rounded.logits.end());
+        EXPECT_LE(maxAbsDiff(model.forward(prompt.ids, 0), want), kFp32LogitTolerance) << prompt.key;
+        EXPECT_GT(maxAbsDiff(want, prompt.lastLogits), 0.0f) << prompt.key << ": the rounding shows";
+    }
+}
 
 class CpuGguf : public ::testing::TestWithParam<std::string> {};
 

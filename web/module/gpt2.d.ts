@@ -40,9 +40,10 @@ export interface LoadOptions {
    */
   weights?: 'fp16' | 'fp32' | 'int8' | 'int4';
   /**
-   * Texture format of the K/V cache: fp16 halves its memory (a quarter of GPT-2 124M's at 4 bits, 38
-   * MB of its 1,024 positions) at the cost of rounding keys and values to fp16 (logits within fp16
-   * weights' bound of a float64 forward, not fp32's).
+   * Format of the K/V cache, in textures on a GPU and in memory on the CPU: fp16 halves it (38 MB of
+   * GPT-2 124M's 1,024 positions; on the CPU, 124M at 4 bits takes 136 MB of wasm memory at its full
+   * context, not 176) at the cost of rounding keys and values to fp16 (logits within fp16 weights'
+   * bound of a float64 forward, not fp32's).
    * @default 'fp32'
    */
   kvCache?: 'fp32' | 'fp16';

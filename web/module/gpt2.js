@@ -111,15 +111,11 @@ function chooseBackend(backend, webgl) {
   return { backend: 'cpu', reason, warning: warnOnce('cpu', `the model runs on the CPU: ${reason}`) };
 }
 
-// The options a load was given that choose WebGL2's texture formats, which the CPU backend has no use
-// for: said, not ignored in silence.
+// `weights`, given to a load that runs on the CPU: it chooses WebGL2's texture formats, which the CPU
+// backend has no use for (said, not ignored in silence).
 function textureOptionsOnTheCpu(options, backend) {
-  const given = ['weights', 'kvCache'].filter((name) => options[name] !== undefined);
-  if (backend !== 'cpu' || given.length === 0) return [];
-  return [
-    `${given.join(' and ')} ${given.length > 1 ? 'choose' : 'chooses'} WebGL2's texture formats; the CPU backend ` +
-      'keeps the weights as the file stores them and an fp32 K/V cache',
-  ];
+  if (backend !== 'cpu' || options.weights === undefined) return [];
+  return ["weights chooses WebGL2's texture formats; the CPU backend keeps the weights as the file stores them"];
 }
 
 // Under Node: the CPU backend on the calling thread, the only engine there.

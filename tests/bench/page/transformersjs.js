@@ -91,6 +91,7 @@ export async function runBench({
   tokens = 16,
   rounds = 3,
   sampling = ['greedy', 'demo'],
+  threads = 0,
   report = async () => {},
 }) {
   for (const s of sampling) if (!SAMPLING[s]) throw new Error(`sampling: no configuration "${s}"`);
@@ -102,7 +103,14 @@ export async function runBench({
     mjs: `${wasmFolder}ort-wasm-simd-threaded.asyncify.mjs`,
     wasm: `${wasmFolder}ort-wasm-simd-threaded.asyncify.wasm`,
   };
-  const common = { library: 'transformers.js', version: env.version, device };
+  // 0 keeps onnxruntime-web's own choice (half the cores, at most 4, where the page is isolated).
+  if (threads > 0) env.backends.onnx.wasm.numThreads = threads;
+  const common = {
+    library: 'transformers.js',
+    version: env.version,
+    device,
+    threads: env.backends.onnx.wasm.numThreads ?? 0,
+  };
   const rows = [];
   const add = async (row) => {
     rows.push(row);
@@ -163,6 +171,7 @@ if (query.get('post') === '1') {
       tokens: Number(query.get('tokens') ?? 16),
       rounds: Number(query.get('rounds') ?? 3),
       sampling: (query.get('sampling') ?? 'greedy,demo').split(','),
+      threads: Number(query.get('threads') ?? 0),
       report: (row) => post('row', row),
     });
     await post('summary', result);
