@@ -129,11 +129,13 @@ test('Firefox: load and 50 tokens leave no WebGL warnings in its log, in either 
 test('Firefox: the demo page loads the bundled model and generates with its live views', async () => {
   const page = await firefox.page('?backend=webgl');
   await page.setViewport({ width: 1000, height: 1400 });
+  // 11 s alone; llvmpipe compiles the demo's shaders on the CPU, and in the test command another test
+  // file shares the 2 cores (it passed 60 s there once): the bound is for a hang, not for speed.
   await page.waitForFunction(
     () =>
       /^Loaded/.test(document.getElementById('model-status').textContent) ||
       !document.getElementById('load-error').hidden,
-    { timeout: 60000 },
+    { timeout: 180000 },
   );
   assert.equal(
     await page.$eval('#load-error', (e) => e.hidden),
