@@ -4,7 +4,9 @@
 // fragment finds it.
 #include "common.glsl"
 #include "attention.glsl"
-// Inputs (declared by the pass): u_scores; u_v, the layer's V cache; with ROW_MAX, u_row_max.
+#include "column_mask.glsl"
+// Inputs (declared by the pass): u_scores; u_v, the layer's V cache; with ROW_MAX, u_row_max; with
+// COLUMN_MASK, u_column_mask (ablated heads).
 
 #define OUTPUTS ROWS
 #include "outputs.glsl"
@@ -33,7 +35,7 @@
     vec4 p = exp(fetch(u_scores, u_scores_layout, row[r], min(t, lastTexel)) - m[r]) * inRange; \
     total[r] += dot(p, vec4(1.0)); \
     acc[r] += v * p; }
-#define NORMALIZE_ROW(unused, r) acc[r] /= total[r];
+#define NORMALIZE_ROW(unused, r) acc[r] = masked(acc[r] / total[r], c.y);
 
 void main() {
     ivec2 c = outputCoord();

@@ -3,7 +3,9 @@
 // all the keys, for the one query at u_pos0.
 #include "common.glsl"
 #include "attention.glsl"
-// Inputs (declared by the pass): u_partial, u_stats (rows h * u_blocks + b).
+#include "column_mask.glsl"
+// Inputs (declared by the pass): u_partial, u_stats (rows h * u_blocks + b); with COLUMN_MASK,
+// u_column_mask (ablated heads).
 
 uniform int u_blocks;
 
@@ -22,5 +24,5 @@ void main() {
         total += w;
         acc += w * fetch(u_partial, u_partial_layout, first + b, t);
     }
-    o_value = acc / total;
+    o_value = masked(acc / total, c.y);
 }

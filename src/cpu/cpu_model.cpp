@@ -161,6 +161,11 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
             });
             if (observer.attention) observer.attention(l, pos0 + i0, probs);
         }
+        const BlockInterventions* hooks = interventions_.block(l);
+        if (hooks)
+            for (int head = 0; head < H; ++head)
+                if (hooks->heads[size(head)])
+                    for (int i = 0; i < n; ++i) std::fill_n(row(attended, i, C) + head * D, D, 0.0f);
         // x = x + attended @ W_o + b_o
         matrix(h + "attn.c_proj.weight").product(attended.data(), x.data(), n, true);
         addBias(x, C, vec(h + "attn.c_proj.bias"));
@@ -171,14 +176,29 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         cpu::parallelFor(n * F, 256, [&](int begin, int end) {
             for (int j = begin; j < end; ++j) hidden[size(j)] = cpu::activate(hidden[size(j)], c.activation);
         });
+        if (hooks)
+            for (int unit = 0; unit < F; ++unit)
+                if (hooks->neurons[size(unit)])
+                    for (int i = 0; i < n; ++i) row(hidden, i, F)[unit] = 0.0f;
         // x = x + hidden @ W_proj + b_proj
         matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), n, true);
         addBias(x, C, vec(h + "mlp.c_proj.bias"));
+        if (hooks) intervene(*hooks, x, pos0, n);
         if (observer.afterBlock)
             for (int i = 0; i < n; ++i)
                 observer.afterBlock(l, pos0 + i, std::vector<float>(row(x, i, C), row(x, i, C) + C));
     }
     return x;
+}
+
+void CpuModel::intervene(const BlockInterventions& hooks, std::vector<float>& x, int pos0, int n) const {
+    const std::size_t C = std::size_t(config_.embedDim);
+    if (!hooks.added.empty())
+        for (int i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < C; ++j) x[std::size_t(i) * C + j] += hooks.added[j];
+    for (const auto& [position, vector] : hooks.patched)
+        if (position >= pos0 && position < pos0 + n)
+            std::copy(vector.begin(), vector.end(), x.begin() + std::ptrdiff_t(std::size_t(position - pos0) * C));
 }
 
 }  // namespace gpt2

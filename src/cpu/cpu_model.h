@@ -13,6 +13,7 @@
 #include "cpu/stored_matrix.h"
 #include "format/model_file.h"
 #include "model/engine_matrices.h"
+#include "model/interventions.h"
 
 namespace gpt2 {
 
@@ -57,16 +58,21 @@ public:
     std::vector<float> runPositions(const std::vector<int>& ids, int pos0, const Observer& observer = {});
     // lm_head(ln_f(x)) of a residual stream row: the logits.
     std::vector<float> head(const std::vector<float>& x) const;
+    // What every forward from now on does inside the blocks (model/interventions.h).
+    void setInterventions(const InterventionPlan& plan) { interventions_ = plan; }
 
 private:
     const StoredMatrix& matrix(const std::string& name) const;
     const std::vector<float>& vec(const std::string& name) const;
+    // A block's steering and patches, on the residual stream after it (rows of positions [pos0, pos0 + n)).
+    void intervene(const BlockInterventions& hooks, std::vector<float>& x, int pos0, int n) const;
 
     ModelConfig config_;
     std::vector<MatrixSpec> specs_;
     std::map<std::string, StoredMatrix> matrices_;
     std::map<std::string, std::vector<float>> vectors_;
     cpu::KvCache cache_;
+    InterventionPlan interventions_;
 };
 
 }  // namespace gpt2

@@ -46,6 +46,7 @@ public:
     std::vector<float> hiddenStates(const std::vector<int>& ids, int layer) override;
     std::vector<float> attention(const std::vector<int>& ids, int layer) override;
 
+    void setInterventions(const InterventionPlan& plan) override { model_.setInterventions(plan); }
     void setCapture(const Capture& capture) override;
     const Capture& capture() const override { return capture_; }
     void endCapture() override;

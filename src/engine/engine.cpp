@@ -94,6 +94,14 @@ void Engine::startSequence(const std::vector<int>& ids, const char* what) {
     endSequence();
 }
 
+void Engine::setInterventions(const std::vector<Intervention>& list) {
+    InterventionPlan plan(list, config());
+    if (plan == interventions_) return;
+    runner_->setInterventions(plan);
+    interventions_ = std::move(plan);
+    endSequence();
+}
+
 void Engine::endSequence() {
     tokens_.clear();
     prefilling_.clear();

@@ -11,6 +11,7 @@
 #include "engine/stop_strings.h"
 #include "engine/model_runner.h"
 #include "format/model_file.h"
+#include "model/interventions.h"
 #include "model/model_weights.h"
 #include "model/ops/sampler.h"
 #include "model/tuning.h"
@@ -198,6 +199,10 @@ public:
     std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k);
     // The residual stream after block `layer` for `ids`: T x n_embd. The current sequence ends.
     std::vector<float> hiddenStates(const std::vector<int>& ids, int layer);
+    // What every forward from now on does inside the blocks (model/interventions.h), each item
+    // checked against the model. A list that changes what runs ends the current sequence: its cache
+    // holds keys and values made without it.
+    void setInterventions(const std::vector<Intervention>& list);
 
     // Continues `prompt`. `onToken` is called for each new token; returning false cancels
     // (between tokens). When <|endoftext|> ends the text, it is not in the result's ids, but if text
@@ -227,6 +232,7 @@ private:
     std::optional<Tokenizer> tokenizer_;
     std::vector<int> tokens_;
     std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it
+    InterventionPlan interventions_;
     int speculative_ = 0;
 };
 

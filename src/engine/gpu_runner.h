@@ -61,6 +61,7 @@ public:
         return readouts_->attention().run(ids, layer);
     }
 
+    void setInterventions(const InterventionPlan& plan) override { model_->setInterventions(plan); }
     void setCapture(const Capture& capture) override { readouts_->live().set(capture); }
     const Capture& capture() const override { return readouts_->live().capture(); }
     void endCapture() override { readouts_->live().end(); }

@@ -9,6 +9,7 @@
 
 #include "format/model_file.h"
 #include "gl/capabilities.h"
+#include "model/interventions.h"
 #include "model/ops/sampler.h"
 #include "model/readouts/live_capture.h"
 
@@ -66,6 +67,9 @@ public:
     virtual std::vector<std::vector<LensCell>> lens(const std::vector<int>& ids, int k) = 0;
     virtual std::vector<float> hiddenStates(const std::vector<int>& ids, int layer) = 0;
     virtual std::vector<float> attention(const std::vector<int>& ids, int layer) = 0;
+
+    // What every forward from now on does inside the blocks (model/interventions.h).
+    virtual void setInterventions(const InterventionPlan& plan) = 0;
 
     // Live views (LiveCapture's contract): captured by every forward from set() until end(), taken
     // by position.

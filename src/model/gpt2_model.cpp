@@ -42,6 +42,10 @@ struct Gpt2Model::Block {
     std::vector<Pass> storeKv;  // an fp16 cache's k and v rows, from the fp32 rows qkv wrote
     AttentionOp attention;
     Linear attnOut, mlpUp, mlpDown;
+    // A caller's interventions (model/interventions.h), read by the passes above: 1 or 0 per column of
+    // the attention output (heads) and of the MLP's hidden units, and the steering vector that c_proj
+    // adds after its bias.
+    Texture *headMask, *neuronMask, *steering;
 
     void runQkv(int pos0, int count) {
         qkv.run(pos0, count);
@@ -61,6 +65,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, con
              "; try int8 or int4 weights, a 4-bit GGUF file, or a smaller model");
     weights_.allocate();
     activations_.allocate();
+    applyInterventions(InterventionPlan(), true);
 }
 
 Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, ProgramCache::Mode mode,
@@ -115,6 +120,9 @@ void Gpt2Model::declareGraph(const DeclareReadouts& declareReadouts) {
         const std::string h = "h." + std::to_string(l) + ".";
         Texture& k = t.addPerPosition(h + "k cache", P, Cq, tuning_.kvCache);  // [P, Cq]
         Texture& v = t.addPerPosition(h + "v cache", P, Cq, tuning_.kvCache);  // [P, Cq]
+        Texture& headMask = t.add(h + "head mask", 1, Cq);                     // [1, Cq]
+        Texture& neuronMask = t.add(h + "neuron mask", 1, c.innerDim);         // [1, F]
+        Texture& steering = t.add(h + "steering", 1, c.embedDim);              // [1, C]
         std::vector<Pass> storeKv;
         if (viaRows) {
             storeKv.push_back(activationPass(programs_, k, *kRows, int(Epilogue::None)));
@@ -129,7 +137,7 @@ void Gpt2Model::declareGraph(const DeclareReadouts& declareReadouts) {
                          .bias = w(h + "attn.c_attn.bias")}),
             std::move(storeKv),
             // attended = softmax(q k^T * scale, causal) v
-            AttentionOp(programs_, attended, q, k, v, shape_, attentionScale(c, l), attentionScratch_),
+            AttentionOp(programs_, attended, q, k, v, shape_, attentionScale(c, l), attentionScratch_, &headMask),
             // x1 = x + attended @ W_o + b_o
             plan.linear({.outputs = {&x1},
                          .x = &attended,
@@ -142,13 +150,16 @@ void Gpt2Model::declareGraph(const DeclareReadouts& declareReadouts) {
                          .norm = ln(h + "ln_2."),
                          .weight = W(h + "mlp.c_fc.weight"),
                          .bias = w(h + "mlp.c_fc.bias"),
+                         .columnMask = &neuronMask,
                          .activation = act}),
             // x = x1 + hidden @ W_proj + b_proj
             plan.linear({.outputs = {&x},
                          .x = &hidden,
                          .weight = W(h + "mlp.c_proj.weight"),
                          .bias = w(h + "mlp.c_proj.bias"),
-                         .residual = &x1})});
+                         .residual = &x1,
+                         .addend = &steering}),
+            &headMask, &neuronMask, &steering});
     }
     // logits = ln_f(x[last]) @ wte^T (lm_head^T when untied, [V, C] as wte), one row: only the last
     // position's are read
@@ -188,6 +199,9 @@ void Gpt2Model::runBlocks(int pos0, int count, int blocks, bool observed) {
     embed_->run(pos0, pos0 + count);
     for (int l = 0; l < blocks; ++l) {
         runLayer(l, pos0, count);
+        if (const BlockInterventions* hooks = interventions_.block(l))
+            for (const auto& [position, vector] : hooks->patched)
+                if (position >= pos0 && position < pos0 + count) residual_->uploadRows(position, 1, vector.data());
         if (observed && observer_) observer_->afterLayer(l, pos0, count);
         // A prompt chunk is handed to a browser's GPU process a block at a time, which it can
         // interleave with the page's frames; as one piece it stalls the page (docs/architecture.md, "What the
@@ -284,5 +298,40 @@ void Gpt2Model::runSequence(const std::vector<int>& ids, int blocks,
 }
 
 void Gpt2Model::endSequence() { lastPosition_ = -1; }
+
+void Gpt2Model::setInterventions(const InterventionPlan& plan) {
+    if (plan == interventions_) return;
+    applyInterventions(plan, false);
+}
+
+void Gpt2Model::applyInterventions(const InterventionPlan& plan, bool all) {
+    const ModelConfig& c = config_;
+    const BlockInterventions none{
+        std::vector<bool>(std::size_t(c.heads)), std::vector<bool>(std::size_t(c.innerDim)), {}, {}};
+    // 1 per column, 0 where column / group is ablated.
+    const auto mask = [](const std::vector<bool>& ablated, int cols, int group) {
+        std::vector<float> values(std::size_t(cols), 1.0f);
+        for (int col = 0; col < cols; ++col)
+            if (ablated[std::size_t(col / group)]) values[std::size_t(col)] = 0.0f;
+        return values;
+    };
+    for (int l = 0; l < c.layers; ++l) {
+        const BlockInterventions* now = plan.block(l);
+        const BlockInterventions* before = interventions_.block(l);
+        const BlockInterventions& want = now ? *now : none;
+        const BlockInterventions& had = before ? *before : none;
+        Block& b = blocks_[std::size_t(l)];
+        // A head's columns of the attention output: its texels (heads padded to whole texels).
+        if (all || want.heads != had.heads)
+            b.headMask->uploadRows(0, 1, mask(want.heads, b.headMask->layout().cols, shape_.headTexels * 4).data());
+        if (all || want.neurons != had.neurons)
+            b.neuronMask->uploadRows(0, 1, mask(want.neurons, c.innerDim, 1).data());
+        if (all || want.added != had.added) {
+            const std::vector<float> zeros(std::size_t(c.embedDim), 0.0f);
+            b.steering->uploadRows(0, 1, want.added.empty() ? zeros.data() : want.added.data());
+        }
+    }
+    interventions_ = plan;
+}
 
 }  // namespace gpt2

@@ -17,6 +17,7 @@
 #include "gl/pass.h"
 #include "model/activations.h"
 #include "model/forward_view.h"
+#include "model/interventions.h"
 #include "model/linear.h"
 #include "model/model_weights.h"
 #include "model/ops/attention.h"
@@ -71,6 +72,9 @@ public:
     void forwardWrittenToken(int pos);
     // The position whose logits the logits texture holds; -1 when none does.
     int lastPosition() const override { return lastPosition_; }
+    // What every forward from now on does inside the blocks (model/interventions.h): masks and the
+    // steering vector uploaded where they change, patched rows uploaded as their block runs.
+    void setInterventions(const InterventionPlan& plan);
 
     // Bytes read back from the GPU so far: every read, the next tokens' and the readouts'.
     std::int64_t readbackBytes() const { return readback_.bytes(); }
@@ -107,6 +111,9 @@ private:
     // The chunk loop's body, for forwards and readouts alike: the embedding and the first `blocks`
     // blocks over positions [pos0, pos0 + count), the observer told after each block when `observed`.
     void runBlocks(int pos0, int count, int blocks, bool observed);
+    // Uploads the masks and steering vectors of `plan` for the blocks where they differ from the
+    // current plan's (`all`: every block, as after allocation).
+    void applyInterventions(const InterventionPlan& plan, bool all);
 
     ModelConfig config_;
     Tuning tuning_;
@@ -126,6 +133,7 @@ private:
     int chunkNext_ = 0, chunkEnd_ = 0;  // positions of the forward that runChunk() continues
     int lastPosition_ = -1;
     bool weightsChecked_ = false;
+    InterventionPlan interventions_;
 };
 
 }  // namespace gpt2

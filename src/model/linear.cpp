@@ -83,6 +83,8 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     spec.weightOffset = decl.weight.offsets;
     spec.weightBlockTexels = decl.weight.blockTexels;
     spec.transposedWeight = decl.transposedWeight;
+    spec.addend = decl.addend;
+    spec.columnMask = decl.columnMask;
     spec.splitTexels = tuning_.splitFor(decl.outputs);
     if (auto it = deferred_.find(decl.x); it != deferred_.end()) {
         spec.inputActivation = it->second;

@@ -29,7 +29,9 @@ struct LinearDecl {
     std::optional<LayerNormWeights> norm = {};  // LN of x's rows first
     WeightMatrix weight;                        // [K, N] ([N, K] with transposedWeight)
     const Texture* bias = nullptr;
-    const Texture* residual = nullptr;  // rows as the output
+    const Texture* residual = nullptr;    // rows as the output
+    const Texture* addend = nullptr;      // [1, N] after the bias (MatmulSpec::addend)
+    const Texture* columnMask = nullptr;  // [1, N] of 1 or 0 (MatmulSpec::columnMask)
     Epilogue activation = Epilogue::None;
     bool transposedWeight = false;
     bool oneRowOnly = false;  // only ever run for one row (lm_head)

@@ -92,7 +92,8 @@ std::vector<float> roundedToHalf(std::vector<float> values, bool round) {
 }
 }  // namespace
 
-ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, HalfRounding rounding) {
+ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, HalfRounding rounding,
+                      const std::vector<Intervention>& interventions) {
     const ModelConfig& c = source.config();
     const int T = int(ids.size()), C = c.embedDim, I = c.innerDim, V = c.vocabSize;
     auto vec = [&](const std::string& name, std::int64_t n) { return source.read(name, {n}); };
@@ -127,9 +128,14 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, H
         float scale = c.scaleAttentionWeights ? 1.0f / std::sqrt(float(c.headDim())) : 1.0f;
         if (c.scaleAttentionByInverseLayer) scale /= float(l + 1);
         std::vector<float> probs;
-        const auto a =
+        auto a =
             attention(roundedToHalf(std::move(q), rounding.queries), roundedToHalf(std::move(k), rounding.keysValues),
                       roundedToHalf(std::move(v), rounding.keysValues), T, 0, C, c.heads, scale, &probs);
+        const int D = c.headDim();
+        for (const Intervention& hook : interventions)
+            if (hook.kind == "ablateHead" && hook.layer == l)
+                for (int t = 0; t < T; ++t)
+                    for (int i = 0; i < D; ++i) a[std::size_t(t) * C + std::size_t(hook.head * D + i)] = 0.0f;
         result.attention.push_back(std::move(probs));
         const auto proj = matmul(a, mat(h + "attn.c_proj.weight", C, C), vec(h + "attn.c_proj.bias", C), T, C, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
@@ -137,9 +143,23 @@ ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, H
             normalised(layerNorm(x, T, C, vec(h + "ln_2.weight", C), vec(h + "ln_2.bias", C), c.layerNormEpsilon));
         auto hidden = matmul(ln2, mat(h + "mlp.c_fc.weight", C, I), vec(h + "mlp.c_fc.bias", I), T, C, I);
         for (float& e : hidden) e = activation(e, c.activation);
+        for (const Intervention& hook : interventions)
+            if (hook.kind == "ablateNeurons" && hook.layer == l)
+                for (int t = 0; t < T; ++t)
+                    for (const int n : hook.neurons) hidden[std::size_t(t) * I + std::size_t(n)] = 0.0f;
         hidden = roundedToHalf(std::move(hidden), rounding.activatedRows);
         const auto mlp = matmul(hidden, mat(h + "mlp.c_proj.weight", I, C), vec(h + "mlp.c_proj.bias", C), T, I, C);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += mlp[i];
+        for (const Intervention& hook : interventions) {
+            if (hook.layer != l) continue;
+            if (hook.kind == "steer")
+                for (int t = 0; t < T; ++t)
+                    for (int i = 0; i < C; ++i)
+                        x[std::size_t(t) * C + i] = float(double(x[std::size_t(t) * C + i]) +
+                                                          double(hook.scale) * double(hook.vector[std::size_t(i)]));
+            if (hook.kind == "patch" && hook.position < T)
+                std::copy(hook.vector.begin(), hook.vector.end(), x.begin() + std::ptrdiff_t(hook.position) * C);
+        }
         result.blockOutputs.push_back(x);
     }
     result.logits = head(source, x, T, rounding);

@@ -2,6 +2,7 @@
 // An independent CPU reference for GPT-2: plain loops over Hugging Face tensor layouts, double
 // accumulation, no padding, no textures. It shares nothing with the GL path but the tensor reader,
 // so agreement between the two means something.
+#include <string>
 #include <vector>
 
 #include "format/checkpoint.h"
@@ -40,8 +41,21 @@ struct HalfRounding {
     bool keysValues = false;
 };
 
+// A caller's intervention (the engine's model/interventions.h, described again so that the
+// reference shares nothing with it), applied where its definition acts, in list order: kind
+// "ablateHead" (layer, head), "ablateNeurons" (layer, neurons), "steer" (layer, vector, scale) or
+// "patch" (layer, position, vector).
+struct Intervention {
+    std::string kind;
+    int layer = 0, head = 0, position = 0;
+    std::vector<int> neurons;
+    std::vector<float> vector;
+    float scale = 1.0f;
+};
+
 // The whole forward for `ids`.
-ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, HalfRounding rounding = {});
+ForwardResult forward(const TensorSource& source, const std::vector<int>& ids, HalfRounding rounding = {},
+                      const std::vector<Intervention>& interventions = {});
 // lm_head(ln_f(x)) for a residual stream x [T, C]: logits [T, vocab] (the logit lens of a block's output).
 std::vector<float> head(const TensorSource& source, const std::vector<float>& x, int T, HalfRounding rounding = {});
 

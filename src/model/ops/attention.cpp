@@ -13,8 +13,16 @@ std::string headDefines(const AttentionShape& shape, int rows) {
            std::to_string(shape.headTexels) + "\n#define ROWS " + std::to_string(rows) + "\n";
 }
 
-Pass attentionPass(ProgramCache& programs, const char* shader, std::string defines, Texture& out,
-                   const PassInputs& inputs, const AttentionShape& shape, int rows = 1) {
+// The output's column mask (column_mask.glsl), where there is one.
+void maskOutput(const Texture* outputMask, std::string& defines, PassInputs& inputs) {
+    if (!outputMask) return;
+    defines += "#define COLUMN_MASK 1\n";
+    inputs.push_back({"u_column_mask", outputMask});
+}
+
+Pass attentionPass(ProgramCache& programs, const char* shader, std::string defines, Texture& out, PassInputs inputs,
+                   const AttentionShape& shape, int rows = 1, const Texture* outputMask = nullptr) {
+    maskOutput(outputMask, defines, inputs);
     Pass pass(programs, shader, headDefines(shape, rows) + defines, {&out}, inputs);
     if (rows > 1) pass.writeRowGroups(rows);
     setAttentionRun(pass, 0, 1, 1);  // a decode step's one query, which its passes keep
@@ -50,10 +58,11 @@ Pass attentionRowMaxPass(ProgramCache& programs, Texture& rowMax, const Texture&
 }
 
 Pass attentionApplyPass(ProgramCache& programs, Texture& out, const Texture& scores, const Texture& vCache,
-                        const AttentionShape& shape, int rows, const Texture* rowMax) {
+                        const AttentionShape& shape, int rows, const Texture* rowMax, const Texture* outputMask) {
     PassInputs inputs{{"u_scores", &scores}, {"u_v", &vCache}};
     if (rowMax) inputs.push_back({"u_row_max", rowMax});
-    return attentionPass(programs, "attention_apply.frag", rowMax ? "#define ROW_MAX\n" : "", out, inputs, shape, rows);
+    return attentionPass(programs, "attention_apply.frag", rowMax ? "#define ROW_MAX\n" : "", out, inputs, shape, rows,
+                         outputMask);
 }
 
 Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& scores, const AttentionShape& shape) {
@@ -66,15 +75,16 @@ void setAttentionRun(Pass& pass, int pos0, int count, int stride) {
 
 AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q, const Texture& kCache,
                          const Texture& vCache, const AttentionShape& shape, float scale,
-                         const AttentionScratch& scratch)
+                         const AttentionScratch& scratch, const Texture* outputMask)
     : heads_(shape.heads),
       rows_(scratch.rows),
       stepScores_(attentionScoresPass(programs, *scratch.stepScores, q, kCache, shape, scale)),
-      stepApply_(attentionApplyPass(programs, out, *scratch.stepScores, vCache, shape)),
+      stepApply_(attentionApplyPass(programs, out, *scratch.stepScores, vCache, shape, 1, nullptr, outputMask)),
       runScores_(attentionScoresPass(programs, *scratch.runScores, scratch.runQueries ? *scratch.runQueries : q, kCache,
                                      shape, scale, rows_)),
       runRowMax_(attentionRowMaxPass(programs, *scratch.runRowMax, *scratch.runScores, shape)),
-      runApply_(attentionApplyPass(programs, out, *scratch.runScores, vCache, shape, rows_, scratch.runRowMax)) {
+      runApply_(
+          attentionApplyPass(programs, out, *scratch.runScores, vCache, shape, rows_, scratch.runRowMax, outputMask)) {
     if (scratch.runQueries) runQueries_.emplace(runQueriesPass(programs, *scratch.runQueries, q));
     const KeyBlocks& keyBlocks = scratch.keyBlocks;
     if (keyBlocks.blockKeys <= 0) return;
@@ -88,8 +98,10 @@ AttentionOp::AttentionOp(ProgramCache& programs, Texture& out, const Texture& q,
     const std::string block = "#define BLOCK_KEYS " + std::to_string(blockKeys_) + "\n";
     partial_.emplace(Pass(programs, "attention_partial.frag", headDefines(shape, 1) + block,
                           {keyBlocks.partial, keyBlocks.stats}, {{"u_scores", scratch.stepScores}, {"u_v", &vCache}}));
-    merge_.emplace(Pass(programs, "attention_merge.frag", headDefines(shape, 1), {&out},
-                        {{"u_partial", keyBlocks.partial}, {"u_stats", keyBlocks.stats}}));
+    std::string mergeDefines = headDefines(shape, 1);
+    PassInputs mergeInputs{{"u_partial", keyBlocks.partial}, {"u_stats", keyBlocks.stats}};
+    maskOutput(outputMask, mergeDefines, mergeInputs);
+    merge_.emplace(Pass(programs, "attention_merge.frag", mergeDefines, {&out}, mergeInputs));
 }
 
 void AttentionOp::runScores(int pos0, int count) {

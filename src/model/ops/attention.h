@@ -32,9 +32,10 @@ Pass runQueriesPass(ProgramCache& programs, Texture& runQueries, const Texture& 
 Pass attentionRowMaxPass(ProgramCache& programs, Texture& rowMax, const Texture& scores, const AttentionShape& shape);
 // out[q] = softmax(scores) . V over keys 0..q, for the run's queries; runs cover whole groups of
 // `rows` positions, and a group's positions outside the run get scratch. `rowMax`: each scores row's
-// largest score (attentionRowMaxPass), else each fragment finds it.
+// largest score (attentionRowMaxPass), else each fragment finds it. `outputMask`: as AttentionOp's.
 Pass attentionApplyPass(ProgramCache& programs, Texture& out, const Texture& scores, const Texture& vCache,
-                        const AttentionShape& shape, int rows = 1, const Texture* rowMax = nullptr);
+                        const AttentionShape& shape, int rows = 1, const Texture* rowMax = nullptr,
+                        const Texture* outputMask = nullptr);
 // Probabilities of the run's scores, zero for masked keys, into rows (q - pos0) * heads + h (for readback).
 Pass attentionProbsPass(ProgramCache& programs, Texture& out, const Texture& scores, const AttentionShape& shape);
 
@@ -68,8 +69,11 @@ struct AttentionScratch {
 // One layer's attention: a = softmax(q k^T * scale, causal) v for queries [pos0, pos0 + count).
 class AttentionOp {
 public:
+    // `outputMask`: [1, Cq] of 1 or 0, the output's columns kept or zeroed (a caller's head
+    // ablations, model/interventions.h); null: none.
     AttentionOp(ProgramCache& programs, Texture& out, const Texture& q, const Texture& kCache, const Texture& vCache,
-                const AttentionShape& shape, float scale, const AttentionScratch& scratch);
+                const AttentionShape& shape, float scale, const AttentionScratch& scratch,
+                const Texture* outputMask = nullptr);
     void run(int pos0, int count);
     // The scores alone, for attention readback (AttentionProbsOp).
     void runScores(int pos0, int count);

@@ -103,6 +103,8 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     if (spec.splitTexels > 0) defines += "#define SPLIT_TEXELS " + std::to_string(instanceTexels) + "\n";
     if (spec.bias) defines += "#define BIAS 1\n";
     if (spec.residual) defines += "#define RESIDUAL 1\n";
+    if (spec.addend) defines += "#define ADDEND 1\n";
+    if (spec.columnMask) defines += "#define COLUMN_MASK 1\n";
     if (readsRowPairs(spec)) defines += "#define PAIRED_ROWS 1\n";
     if (spec.weightBlockTexels > 0) {
         defines += "#define BLOCK_TEXELS " + std::to_string(spec.weightBlockTexels) + "\n";
@@ -123,6 +125,8 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     }
     if (spec.bias) inputs.push_back({"u_bias", spec.bias});
     if (spec.residual) inputs.push_back({"u_residual", spec.residual});
+    if (spec.addend) inputs.push_back({"u_addend", spec.addend});
+    if (spec.columnMask) inputs.push_back({"u_column_mask", spec.columnMask});
     Pass pass(programs, fragment, defines, outputs, inputs, inTexels / instanceTexels, vertex);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
     pass.set("u_first_part", spec.firstPart);

@@ -25,9 +25,13 @@ struct WeightMatrix {
 
 struct MatmulSpec {
     const Texture* x = nullptr;
-    const Texture* weight = nullptr;            // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
-    const Texture* bias = nullptr;              // [1, N]
-    const Texture* residual = nullptr;          // added last, rows as the output
+    const Texture* weight = nullptr;    // [K, N] (or [N, K] with transposedWeight), rows padded to x's texels
+    const Texture* bias = nullptr;      // [1, N]
+    const Texture* residual = nullptr;  // added last, rows as the output
+    // A caller's interventions (model/interventions.h): [1, N] added after the bias, and [1, N] of 1 or
+    // 0 that multiplies the activated output (its zeros ablate columns).
+    const Texture* addend = nullptr;
+    const Texture* columnMask = nullptr;
     Epilogue activation = Epilogue::None;       // of the output (not with splitTexels)
     Epilogue inputActivation = Epilogue::None;  // of x, on fetch (the MLP projection after a split c_fc)
     bool transposedWeight = false;
