@@ -18,18 +18,6 @@ inline Floats4 load4(const float* p) {
     return v;
 }
 
-// sum_i a[i] b[i], in fp32, four partial sums of four lanes.
-inline float dot(const float* a, const float* b, int n) {
-    Floats4 acc[4] = {};
-    int i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int j = 0; j < 4; ++j) acc[j] += load4(a + i + 4 * j) * load4(b + i + 4 * j);
-    const Floats4 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    float s = (all[0] + all[1]) + (all[2] + all[3]);
-    for (; i < n; ++i) s += a[i] * b[i];
-    return s;
-}
-
 // Four fp16 values (bits) as floats, exactly: halfToFloat() four lanes at a time.
 inline Floats4 halvesToFloats4(const std::uint16_t* p) {
     using UnsignedShorts4 = unsigned short __attribute__((vector_size(8)));
@@ -41,15 +29,21 @@ inline Floats4 halvesToFloats4(const std::uint16_t* p) {
     return Floats4(Ints4(scaled) | (infOrNan & 0x7F800000) | ((bits & 0x8000) << 16));
 }
 
-// sum_i a[i] b[i] over fp16 b, in fp32.
-inline float dot(const float* a, const std::uint16_t* b, int n) {
+// Values as floats, one or four at a time: fp32, or fp16 bits (the CPU backend's fp16 K/V cache).
+inline float widen(float x) { return x; }
+inline float widen(std::uint16_t bits) { return halfToFloat(bits); }
+inline Floats4 load4(const std::uint16_t* p) { return halvesToFloats4(p); }
+
+// sum_i a[i] b[i], in fp32, four partial sums of four lanes.
+template <class Value>
+inline float dot(const float* a, const Value* b, int n) {
     Floats4 acc[4] = {};
     int i = 0;
     for (; i + 16 <= n; i += 16)
-        for (int j = 0; j < 4; ++j) acc[j] += load4(a + i + 4 * j) * halvesToFloats4(b + i + 4 * j);
+        for (int j = 0; j < 4; ++j) acc[j] += load4(a + i + 4 * j) * load4(b + i + 4 * j);
     const Floats4 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     float s = (all[0] + all[1]) + (all[2] + all[3]);
-    for (; i < n; ++i) s += a[i] * halfToFloat(b[i]);
+    for (; i < n; ++i) s += a[i] * widen(b[i]);
     return s;
 }
 
@@ -171,24 +165,15 @@ inline float blockDot(const std::uint8_t* row, const float* x, int n) {
     return sum4(acc);
 }
 
-// y[i] += a x[i].
-inline void addScaled(float* y, float a, const float* x, int n) {
+// y[i] += a x[i] (x fp32, or fp16 bits).
+template <class Value>
+inline void addScaled(float* y, float a, const Value* x, int n) {
     int i = 0;
     for (; i + 4 <= n; i += 4) {
         const Floats4 v = load4(y + i) + a * load4(x + i);
         std::memcpy(y + i, &v, sizeof v);
     }
-    for (; i < n; ++i) y[i] += a * x[i];
-}
-
-// y[i] += a x[i] over fp16 x.
-inline void addScaled(float* y, float a, const std::uint16_t* x, int n) {
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const Floats4 v = load4(y + i) + a * halvesToFloats4(x + i);
-        std::memcpy(y + i, &v, sizeof v);
-    }
-    for (; i < n; ++i) y[i] += a * halfToFloat(x[i]);
+    for (; i < n; ++i) y[i] += a * widen(x[i]);
 }
 
 }  // namespace gpt2::cpu
