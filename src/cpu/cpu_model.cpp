@@ -8,6 +8,20 @@
 #include "util/error.h"
 
 namespace gpt2 {
+namespace {
+
+// Zeroes, in each of `n` rows, the columns of the groups `ablated` marks (heads of D columns, hidden
+// units of one): what the GPU's column masks do (column_mask.glsl).
+void zeroAblated(std::vector<float>& rows, int n, const std::vector<bool>& ablated, int group) {
+    const std::size_t width = rows.size() / std::size_t(n), g = std::size_t(group);
+    for (std::size_t a = 0; a < ablated.size(); ++a)
+        if (ablated[a])
+            for (int i = 0; i < n; ++i)
+                std::fill_n(rows.begin() + std::ptrdiff_t(std::size_t(i) * width + a * g), g, 0.0f);
+}
+
+}  // namespace
+
 CpuModel::CpuModel(const ModelConfig& config, bool halfCache)
     : config_(config), specs_(engineMatrices(config)), cache_(config, halfCache) {}
 
@@ -162,10 +176,7 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
             if (observer.attention) observer.attention(l, pos0 + i0, probs);
         }
         const BlockInterventions* hooks = interventions_.block(l);
-        if (hooks)
-            for (int head = 0; head < H; ++head)
-                if (hooks->heads[size(head)])
-                    for (int i = 0; i < n; ++i) std::fill_n(row(attended, i, C) + head * D, D, 0.0f);
+        if (hooks) zeroAblated(attended, n, hooks->heads, D);
         // x = x + attended @ W_o + b_o
         matrix(h + "attn.c_proj.weight").product(attended.data(), x.data(), n, true);
         addBias(x, C, vec(h + "attn.c_proj.bias"));
@@ -176,10 +187,7 @@ std::vector<float> CpuModel::runPositions(const std::vector<int>& ids, int pos0,
         cpu::parallelFor(n * F, 256, [&](int begin, int end) {
             for (int j = begin; j < end; ++j) hidden[size(j)] = cpu::activate(hidden[size(j)], c.activation);
         });
-        if (hooks)
-            for (int unit = 0; unit < F; ++unit)
-                if (hooks->neurons[size(unit)])
-                    for (int i = 0; i < n; ++i) row(hidden, i, F)[unit] = 0.0f;
+        if (hooks) zeroAblated(hidden, n, hooks->neurons, 1);
         // x = x + hidden @ W_proj + b_proj
         matrix(h + "mlp.c_proj.weight").product(hidden.data(), x.data(), n, true);
         addBias(x, C, vec(h + "mlp.c_proj.bias"));

@@ -37,29 +37,23 @@ void KvCache::reserve(int positions) {
 }
 
 void KvCache::store(int layer, int pos, const float* key, const float* value) {
-    const std::size_t page = std::size_t(pos / kPagePositions), at = std::size_t(pos % kPagePositions) * width_;
     if (!half_) {
         Pages<float>& p = floats_[std::size_t(layer)];
-        std::copy_n(key, width_, p.keys[page].data() + at);
-        std::copy_n(value, width_, p.values[page].data() + at);
+        std::copy_n(key, width_, rowAt(p.keys, pos));
+        std::copy_n(value, width_, rowAt(p.values, pos));
         return;
     }
     Pages<std::uint16_t>& p = halves_[std::size_t(layer)];
-    for (int j = 0; j < width_; ++j) {
-        p.keys[page][at + std::size_t(j)] = floatToHalf(key[j]);
-        p.values[page][at + std::size_t(j)] = floatToHalf(value[j]);
-    }
+    std::transform(key, key + width_, rowAt(p.keys, pos), floatToHalf);
+    std::transform(value, value + width_, rowAt(p.values, pos), floatToHalf);
 }
 
 void KvCache::attend(int layer, const float* q, int T, int head, float scale, float* out, float* probs,
                      std::vector<float>& scores) const {
     const auto run = [&](const auto& pages) {
-        const auto row = [&](const auto& rows) {
-            return [&rows, this](int t) {
-                return rows[std::size_t(t / kPagePositions)].data() + std::size_t(t % kPagePositions) * width_;
-            };
-        };
-        attendRows(q, row(pages.keys), row(pages.values), T, width_, heads_, head, scale, out, probs, scores);
+        attendRows(
+            q, [&](int t) { return rowAt(pages.keys, t); }, [&](int t) { return rowAt(pages.values, t); }, T, width_,
+            heads_, head, scale, out, probs, scores);
     };
     if (half_)
         run(halves_[std::size_t(layer)]);

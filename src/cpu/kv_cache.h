@@ -36,6 +36,11 @@ private:
     };
     template <class Value>
     void grow(std::vector<Pages<Value>>& layers, int pages);
+    // Position `pos`'s row in a layer's pages of keys or values.
+    template <class Rows>
+    auto rowAt(Rows& rows, int pos) const {
+        return rows[std::size_t(pos / kPagePositions)].data() + std::size_t(pos % kPagePositions) * std::size_t(width_);
+    }
 
     int width_, heads_;
     bool half_;

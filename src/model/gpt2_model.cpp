@@ -306,8 +306,7 @@ void Gpt2Model::setInterventions(const InterventionPlan& plan) {
 
 void Gpt2Model::applyInterventions(const InterventionPlan& plan, bool all) {
     const ModelConfig& c = config_;
-    const BlockInterventions none{
-        std::vector<bool>(std::size_t(c.heads)), std::vector<bool>(std::size_t(c.innerDim)), {}, {}};
+    const BlockInterventions none = BlockInterventions::none(c);
     // 1 per column, 0 where column / group is ablated.
     const auto mask = [](const std::vector<bool>& ablated, int cols, int group) {
         std::vector<float> values(std::size_t(cols), 1.0f);

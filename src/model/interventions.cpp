@@ -20,14 +20,13 @@ void checkVector(const std::string& item, const std::vector<float>& vector, cons
 
 }  // namespace
 
+BlockInterventions BlockInterventions::none(const ModelConfig& config) {
+    return {std::vector<bool>(std::size_t(config.heads)), std::vector<bool>(std::size_t(config.innerDim)), {}, {}};
+}
+
 InterventionPlan::InterventionPlan(const std::vector<Intervention>& list, const ModelConfig& config) {
     const auto blockFor = [&](int layer) -> BlockInterventions& {
-        BlockInterventions& b = blocks_[layer];
-        if (b.heads.empty()) {
-            b.heads.assign(std::size_t(config.heads), false);
-            b.neurons.assign(std::size_t(config.innerDim), false);
-        }
-        return b;
+        return blocks_.try_emplace(layer, BlockInterventions::none(config)).first->second;
     };
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string item = "interventions[" + std::to_string(i) + "]";

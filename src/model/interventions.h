@@ -42,6 +42,8 @@ struct BlockInterventions {
     std::vector<float> added;                   // n_embd, summed steering (empty: none)
     std::map<int, std::vector<float>> patched;  // position -> the residual stream after the block
 
+    // A block with none, for `config`.
+    static BlockInterventions none(const ModelConfig& config);
     bool operator==(const BlockInterventions&) const = default;
 };
 

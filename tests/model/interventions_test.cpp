@@ -38,7 +38,9 @@ std::vector<float> vectorOf(int n, std::uint32_t seed, float scale) {
     return v;
 }
 
-Case ablateHead(int layer, int head) { return {AblateHead{layer, head}, {"ablateHead", layer, head}}; }
+Case ablateHead(int layer, int head) {
+    return {AblateHead{layer, head}, {.kind = "ablateHead", .layer = layer, .head = head}};
+}
 Case ablateNeurons(int layer, std::vector<int> neurons) {
     return {AblateNeurons{layer, neurons}, {.kind = "ablateNeurons", .layer = layer, .neurons = neurons}};
 }

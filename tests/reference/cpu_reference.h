@@ -48,8 +48,8 @@ struct HalfRounding {
 struct Intervention {
     std::string kind;
     int layer = 0, head = 0, position = 0;
-    std::vector<int> neurons;
-    std::vector<float> vector;
+    std::vector<int> neurons = {};
+    std::vector<float> vector = {};
     float scale = 1.0f;
 };
 
