@@ -6,7 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, serveSite, siteDir, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
-import { assertLensCheck, fixtureCheck, lensCheck } from './page-checks.mjs';
+import {
+  assertInterventionsCheck,
+  assertLensCheck,
+  fixtureCheck,
+  interventionsCheck,
+  lensCheck,
+} from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const prompts = Object.values(reference.prompts);
@@ -498,7 +504,7 @@ for (const { worker, name } of modes)
           for await (const t of model.generate('a', { maxTokens: 3 })) void t;
         }),
         // Every method's options object is checked as generate's is, none dropped unread.
-        logitsOption: await attempt(() => model.logits([1], { interventions: [] })),
+        logitsOption: await attempt(() => model.logits([1], { intervention: [] })),
         lensOption: await attempt(() => model.lens([1], { topk: 3 })),
         lensTopK: await attempt(() => model.lens([1], { topK: 0 })),
         hiddenStatesLayer: await attempt(() => model.hiddenStates([1], {})),
@@ -517,12 +523,15 @@ for (const { worker, name } of modes)
     assert.match(errors.topP, /topP must be in \(0, 1\]/);
     assert.match(errors.emptyPrompt, /the prompt is empty/);
     assert.match(errors.unknownOption, /generate: unknown option maxTokens/);
-    assert.equal(errors.logitsOption, 'logits: unknown option interventions; it takes no options');
-    assert.equal(errors.lensOption, 'lens: unknown option topk; known: topK');
+    assert.equal(errors.logitsOption, 'logits: unknown option intervention; known: interventions');
+    assert.equal(errors.lensOption, 'lens: unknown option topk; known: topK, interventions');
     assert.equal(errors.lensTopK, 'lens: topK must be an integer >= 1, got 0');
     assert.match(errors.hiddenStatesLayer, /^hiddenStates: layer is required/);
     assert.equal(errors.tokenizeOption, 'tokenize: unknown option special; known: allowSpecial');
-    assert.equal(errors.benchmarkOption, 'benchmark: unknown option tokens; known: promptTokens, newTokens, profile');
+    assert.equal(
+      errors.benchmarkOption,
+      'benchmark: unknown option tokens; known: promptTokens, newTokens, profile, interventions',
+    );
     assert.match(errors.disposed, /disposed/);
   });
 
@@ -561,6 +570,18 @@ for (const { worker, name } of modes)
       `[ measured ] browser ${name}: lens max |dprob| against Hugging Face ${r.probDiff}, hidden states max |diff| ${r.stateDiff}`,
     );
     assertLensCheck(r);
+  });
+
+// Interventions against Hugging Face's hooks (tests/fixtures/gpt2-tiny/interventions.json, made by
+// make_interventions.py), fp32 weights, through every method that takes them, both modes.
+const interventions = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/interventions.json'), 'utf8'));
+for (const { worker, name } of modes)
+  test(`${name}: interventions match Hugging Face's hooks in logits, perplexity, hidden states, attention, lens and generate`, async () => {
+    const r = await page.evaluate(interventionsCheck, { options: { weights: 'fp32', worker }, fixture: interventions });
+    console.log(
+      `[ measured ] browser ${name} interventions: max |dlogit| ${r.logitDiff}, |dnll| ${r.nllDiff}, hidden ${r.stateDiff}, attention ${r.attentionDiff}`,
+    );
+    assertInterventionsCheck(r);
   });
 
 // Live views: tokens carry what their positions captured while generating; it equals the lens and

@@ -1,6 +1,6 @@
 // The module where the browser gives no WebGL at all, as Chrome 144 and later do on a machine without a
 // usable GPU (Chromium with --disable-gpu --disable-software-rasterizer): the default load runs on the
-// CPU backend, says why once, and gives Hugging Face's logits, greedy tokens, attention and lens, and
+// CPU backend, says why once, and gives Hugging Face's logits, greedy tokens, attention, lens and interventions, and
 // the float64 forward's logits for every GGUF type, in both modes. Firefox with webgl.disabled runs
 // the same checks (firefox.test.mjs).
 import assert from 'node:assert/strict';
@@ -11,16 +11,19 @@ import { after, before, test } from 'node:test';
 import { artifactsDir, root, startSite, waitForDemoModel } from './harness.mjs';
 import {
   assertGgufCheck,
+  assertInterventionsCheck,
   assertLensCheck,
   BROKEN_GGUF,
   fixtureCheck,
   ggufCheck,
   ggufFixtures,
+  interventionsCheck,
   lensCheck,
 } from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const hiddenStates = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/hidden_states.json'), 'utf8'));
+const interventions = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/interventions.json'), 'utf8'));
 const fixtures = ggufFixtures(root);
 let site;
 let page;
@@ -94,6 +97,12 @@ for (const worker of [true, false]) {
   test(`${name}: on the CPU, lens() and hiddenStates() match Hugging Face`, async () => {
     const r = await page.evaluate(lensCheck, { options: { backend: 'auto', worker }, prompts: hiddenStates.prompts });
     assertLensCheck(r);
+  });
+
+  test(`${name}: on the CPU, interventions match Hugging Face's hooks`, async () => {
+    const r = await page.evaluate(interventionsCheck, { options: { backend: 'auto', worker }, fixture: interventions });
+    assert.equal(r.mode.backend, 'cpu');
+    assertInterventionsCheck(r);
   });
 
   test(`${name}: on the CPU, every GGUF tensor type gives the float64 forward's logits`, async () => {

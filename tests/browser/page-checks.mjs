@@ -102,6 +102,86 @@ export function assertLensCheck(r) {
   assert.match(r.refused, /hiddenStates: layer 2 outside \[0, 2\)/);
 }
 
+// Interventions against Hugging Face's hooks (tests/fixtures/gpt2-tiny/interventions.json): for each
+// case, the largest |difference| of the last logits at the fixture's ids, of perplexity's nll, of the
+// residual stream after each block and of layer 1's attention (the sequence run plain first, so that
+// attention() must run it again); whether the greedy continuation and the lens's last prediction
+// differ; whether an empty list gives the logits of none bitwise; and the messages of bad lists. Half
+// the cases pass their vectors as Float32Arrays, half as the fixture's arrays.
+export async function interventionsCheck({ options, fixture, module = '/gpt2.js', source = '/models/gpt2-tiny/' }) {
+  const { GPT2 } = await import(module);
+  const model = await GPT2.load(source, { backend: 'webgl', ...options });
+  const { ids } = fixture;
+  const out = { logitDiff: 0, nllDiff: 0, stateDiff: 0, attentionDiff: 0, differs: [], errors: {}, mode: model.mode };
+  const largest = (key, expected, got) => {
+    expected.forEach((v, i) => {
+      out[key] = Math.max(out[key], Math.abs(v - got[i]));
+    });
+  };
+  const plain = await model.logits(ids);
+  const empty = await model.logits(ids, { interventions: [] });
+  out.emptyBitwise = plain.length === empty.length && plain.every((v, i) => Object.is(v, empty[i]));
+  for (const [index, [name, c]] of Object.entries(fixture.cases).entries()) {
+    const asTyped = (item) => {
+      const [kind, body] = Object.entries(item)[0];
+      return { [kind]: body.vector ? { ...body, vector: Float32Array.from(body.vector) } : body };
+    };
+    const interventions = index % 2 ? c.interventions.map(asTyped) : c.interventions;
+    const logits = await model.logits(ids, { interventions });
+    largest(
+      'logitDiff',
+      c.last_logits_at,
+      Array.from(fixture.logit_ids, (id) => logits[id]),
+    );
+    largest('nllDiff', [c.nll], [(await model.perplexity(ids, { interventions })).nll]);
+    for (const [layer, rows] of c.block_outputs.entries())
+      largest('stateDiff', rows.flat(), await model.hiddenStates(ids, { layer, interventions }));
+    await model.logits(ids);
+    largest('attentionDiff', c.attention.flat(2), (await model.attention(1, { interventions })).data);
+    const lens = await model.lens(ids, { topK: 1, interventions });
+    if (lens.ids[lens.layers * lens.tokens - 1] !== c.greedy[0]) out.differs.push(`${name}: lens`);
+    const generated = [];
+    for await (const t of model.generate(ids, { maxNewTokens: c.greedy.length, stopAtEndOfText: false, interventions }))
+      generated.push(t.id);
+    if (JSON.stringify(generated) !== JSON.stringify(c.greedy)) out.differs.push(`${name}: greedy ${generated}`);
+  }
+  const refusal = async (interventions) => {
+    try {
+      await model.logits(ids, { interventions });
+      return 'accepted';
+    } catch (e) {
+      return e.message;
+    }
+  };
+  out.errors.shape = await refusal([{ ablateHead: { layer: 0, head: -1 } }]);
+  out.errors.kind = await refusal([{ ablate: { layer: 0 } }]);
+  out.errors.layer = await refusal([{ ablateHead: { layer: 0, head: 1 } }, { steer: { layer: 2, vector: [1] } }]);
+  out.errors.width = await refusal([{ patch: { layer: 1, position: 0, vector: new Float32Array(3) } }]);
+  const after = await model.logits(ids);
+  out.plainAfterErrors = after.every((v, i) => Object.is(v, plain[i]));
+  await model.dispose();
+  return out;
+}
+
+// What interventionsCheck must find on gpt2-tiny with fp32 weights, in any engine and mode.
+export function assertInterventionsCheck(r) {
+  assert.deepEqual(r.differs, []);
+  assert.ok(r.emptyBitwise, 'an empty list changes the logits');
+  assert.ok(r.plainAfterErrors, 'a refused list changed what runs');
+  assert.ok(r.logitDiff <= 1e-4, `logits ${r.logitDiff}`);
+  assert.ok(r.nllDiff <= 1e-5, `nll ${r.nllDiff}`);
+  assert.ok(r.stateDiff <= 1e-4, `hidden states ${r.stateDiff}`);
+  assert.ok(r.attentionDiff <= 1e-5, `attention ${r.attentionDiff}`);
+  assert.deepEqual(r.errors, {
+    shape: 'logits: interventions[0].ablateHead.head must be an integer >= 0, got -1',
+    kind:
+      'logits: interventions[0] must be an object with one key, one of { ablateHead: { layer, head } }, ' +
+      '{ ablateNeurons: { layer, neurons } }, { steer: { layer, vector, scale? } }, { patch: { layer, position, vector } }',
+    layer: 'interventions[1].steer: layer 2 is outside [0, 2) (n_layer)',
+    width: 'interventions[0].patch: vector has 3 values, expected n_embd 32',
+  });
+}
+
 // The GGUF fixtures (tests/fixtures/gguf), served at /test-models/gguf/ (copied there, with the
 // broken files of BROKEN_GGUF beside them), and what the page needs of their references.
 export function ggufFixtures(root) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -156,6 +157,51 @@ TEST_P(CliOnEachBackend, LensAndHiddenStates) {
     std::cout << "[ measured ] gpt2 hidden against Hugging Face: max |diff| " << worst << "\n";
 }
 
+// The intervention flags against Hugging Face's hooks (tests/fixtures/gpt2-tiny/interventions.json):
+// the "composed" case (a patch, a steer, a head and neurons ablated, in that order) in logits and
+// generate, and the "steer" case in attention, vectors read from files as a user writes them.
+TEST_P(CliOnEachBackend, InterventionsMatchHuggingFace) {
+    const auto fixture = nlohmann::json::parse(readTextFile(testing::fixturePath("gpt2-tiny/interventions.json")));
+    const std::string dir = testing::makeTempDir("gpt2-cli-interventions");
+    const auto fileOf = [&](const std::string& name, const nlohmann::json& vector) {
+        const std::string path = dir + "/" + name + ".json";
+        std::ofstream(path) << vector.dump();
+        return path;
+    };
+    const auto& composed = fixture["cases"]["composed"];
+    const auto& items = composed["interventions"];
+    const std::string flags = " --patch 0:1:" + fileOf("patch", items[0]["patch"]["vector"]) +
+                              " --steer 0:" + fileOf("steer", items[1]["steer"]["vector"]) +
+                              ":0.5 --ablate-head 1.0 --ablate-neurons 1:5,6,7";
+    ASSERT_EQ(items[1]["steer"]["scale"].get<float>(), 0.5f);
+    const std::string model = "--model " + testing::tinyModelDir() + " --ids " +
+                              idsArg(fixture["ids"].get<std::vector<int>>()) + " --weights fp32 --backend " +
+                              GetParam();
+
+    auto r = runCli("logits " + model + flags);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto logits = nlohmann::json::parse(r.out)["logits"].get<std::vector<float>>();
+    std::vector<float> at;
+    for (const int id : fixture["logit_ids"].get<std::vector<int>>()) at.push_back(logits[std::size_t(id)]);
+    EXPECT_LE(testing::maxAbsDiff(at, composed["last_logits_at"].get<std::vector<float>>()), kLogitTolerance);
+
+    r = runCli("generate " + model + " --max-new-tokens 10" + flags);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ids"], composed["greedy"]);
+
+    const auto& steer = fixture["cases"]["steer"];
+    r = runCli("attention " + model +
+               " --layer 1 --steer 0:" + fileOf("steer-2.5", steer["interventions"][0]["steer"]["vector"]) + ":2.5");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::vector<float> expected;
+    for (const auto& head : steer["attention"]) {
+        const std::vector<float> rows = flatten(head);
+        expected.insert(expected.end(), rows.begin(), rows.end());
+    }
+    EXPECT_LE(testing::maxAbsDiff(nlohmann::json::parse(r.out)["attention"].get<std::vector<float>>(), expected),
+              kAttentionTolerance);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, CliOnEachBackend, ::testing::Values("webgl", "cpu"));
 
 TEST(Cli, TokenizeDetokenizeAndGenerateFromText) {
@@ -204,6 +250,8 @@ TEST(Cli, RunsAGgufFile) {
 
 TEST(Cli, FailuresPrintOneClearLine) {
     const std::string tiny = testing::tinyModelDir();
+    const std::string vectorFile = testing::makeTempDir("gpt2-cli-failures") + "/three.json";
+    std::ofstream(vectorFile) << "[1, 2, 3]";
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"logits --model /nonexistent --ids 1", "/nonexistent: no config.json"},
         {"logits --model " + tiny + " --ids 1,x", "--ids: \"x\" is not an integer"},
@@ -223,6 +271,17 @@ TEST(Cli, FailuresPrintOneClearLine) {
         {"generate --model " + tiny + " --ids 1 --top-p 1.5", "topP must be in (0, 1]"},
         {"generate --model " + tiny + " --ids 1 --temperature -1", "temperature must be 0 (greedy) or positive"},
         {"generate --model " + tiny + " --prompt hi", "no tokenizer"},
+        {"logits --model " + tiny + " --ids 1 --ablate-head 1", "--ablate-head \"1\" must look like L.H"},
+        {"logits --model " + tiny + " --ids 1 --ablate-head 1.4",
+         "interventions[0].ablateHead: head 4 is outside [0, 4) (n_head)"},
+        {"logits --model " + tiny + " --ids 1 --ablate-neurons 1:3,x",
+         "--ablate-neurons \"1:3,x\" must look like L:I,J,..."},
+        {"logits --model " + tiny + " --ids 1 --ablate-head 0.0 --steer 2:" + vectorFile + ":1",
+         "interventions[1].steer: layer 2 is outside [0, 2) (n_layer)"},
+        {"logits --model " + tiny + " --ids 1 --patch 0:0:" + vectorFile,
+         "interventions[0].patch: vector has 3 values, expected n_embd 32"},
+        {"logits --model " + tiny + " --ids 1 --steer 0:/nonexistent.json:1", "/nonexistent.json"},
+        {"tokenize --model " + tiny + " --text hi --ablate-head 0.0", "--ablate-head is not a flag of tokenize"},
     };
     for (const auto& [args, message] : cases) {
         const auto r = runCli(args);

@@ -11,16 +11,19 @@ import { pathToFileURL } from 'node:url';
 import { root, serveSite, siteDir, tinyModelDir } from '../browser/harness.mjs';
 import {
   assertGgufCheck,
+  assertInterventionsCheck,
   assertLensCheck,
   BROKEN_GGUF,
   fixtureCheck,
   ggufCheck,
   ggufFixtures,
+  interventionsCheck,
   lensCheck,
 } from '../browser/page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const hiddenStates = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/hidden_states.json'), 'utf8'));
+const interventions = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/interventions.json'), 'utf8'));
 const fixtures = ggufFixtures(root);
 const module = pathToFileURL(join(siteDir, 'gpt2-node.js')).href;
 let server;
@@ -94,6 +97,17 @@ test('lens() and hiddenStates() match Hugging Face', async () => {
   assertLensCheck(
     await lensCheck({ options: { backend: 'auto' }, prompts: hiddenStates.prompts, module, source: tinyModelDir }),
   );
+});
+
+test("interventions match Hugging Face's hooks", async () => {
+  const r = await interventionsCheck({
+    options: { backend: 'auto' },
+    fixture: interventions,
+    module,
+    source: tinyModelDir,
+  });
+  assert.equal(r.mode.backend, 'cpu');
+  assertInterventionsCheck(r);
 });
 
 test("every GGUF tensor type gives the float64 forward's logits, from http and from paths, planned from its header", async () => {

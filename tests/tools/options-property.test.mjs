@@ -15,11 +15,41 @@ const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
 const { resolveOptions } = await import(pathToFileURL(join(siteDir, 'gpt2-option-check.js')).href);
 const groups = { load: '', tuning: 'tuning.', generate: '' };
 // The methods' options, named in messages by their method (gpt2-methods.js).
-for (const group of ['tokenize', 'logits', 'perplexity', 'lens', 'hiddenStates', 'benchmark'])
+for (const group of ['tokenize', 'logits', 'attention', 'perplexity', 'lens', 'hiddenStates', 'benchmark'])
   groups[group] = `${group}: `;
 const options = Object.entries(groups).flatMap(([group, prefix]) =>
   Object.entries(schema[group]).map(([name, spec]) => ({ group, prefix, name, spec })),
 );
+
+// An intervention as docs/api.md defines it: one key naming its kind, whose object holds exactly that
+// kind's fields (steer's scale may be left out); indices are integers >= 0, vectors are arrays or
+// typed arrays of finite numbers, not empty.
+const INTERVENTION_FIELDS = {
+  ablateHead: { layer: 'index', head: 'index' },
+  ablateNeurons: { layer: 'index', neurons: 'indices' },
+  steer: { layer: 'index', vector: 'vector', scale: 'optional number' },
+  patch: { layer: 'index', position: 'index', vector: 'vector' },
+};
+const plain = (v) => typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+const isIndex = (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+function fieldAllowed(type, v) {
+  if (type === 'index') return isIndex(v);
+  if (type === 'indices') return Array.isArray(v) && v.every(isIndex);
+  if (type === 'optional number') return v === undefined || (typeof v === 'number' && Number.isFinite(v));
+  const list = Array.isArray(v) ? v : ArrayBuffer.isView(v) && !(v instanceof DataView) ? Array.from(v) : null;
+  return list !== null && list.length > 0 && list.every((x) => typeof x === 'number' && Number.isFinite(x));
+}
+function interventionAllowed(item) {
+  if (!plain(item) || Object.keys(item).length !== 1) return false;
+  const [kind, body] = Object.entries(item)[0];
+  const fields = INTERVENTION_FIELDS[kind];
+  return (
+    fields !== undefined &&
+    plain(body) &&
+    Object.keys(body).every((k) => k in fields) &&
+    Object.entries(fields).every(([name, type]) => fieldAllowed(type, body[name]))
+  );
+}
 
 // What each type allows, written from options.json's "type" and "min", not from the checker.
 function allowed(spec, value) {
@@ -37,10 +67,28 @@ function allowed(spec, value) {
       return typeof value === 'string' && value.length > 0;
     case 'strings':
       return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
+    case 'interventions':
+      return Array.isArray(value) && value.every(interventionAllowed);
     default:
       throw new Error(`options.json: a type this test does not know: ${spec.type}`);
   }
 }
+
+// Interventions of every kind, vectors as arrays or Float32Arrays.
+const index = fc.nat(100);
+const finite = { noNaN: true, noDefaultInfinity: true };
+const vector = fc.oneof(
+  fc.array(fc.double(finite), { minLength: 1, maxLength: 8 }),
+  fc.float32Array({ ...finite, minLength: 1, maxLength: 8 }),
+);
+// Plain objects: the checker's copies are, so objects without a prototype would not compare equal.
+const record = (model, keys = {}) => fc.record(model, { noNullPrototype: true, ...keys });
+const intervention = fc.oneof(
+  record({ ablateHead: record({ layer: index, head: index }) }),
+  record({ ablateNeurons: record({ layer: index, neurons: fc.array(index) }) }),
+  record({ steer: record({ layer: index, vector, scale: fc.double(finite) }, { requiredKeys: ['layer', 'vector'] }) }),
+  record({ patch: record({ layer: index, position: index, vector }) }),
+);
 
 // Values a spec allows.
 function validValues(spec) {
@@ -58,6 +106,8 @@ function validValues(spec) {
       return fc.string({ minLength: 1 });
     case 'strings':
       return fc.oneof(fc.string(), fc.array(fc.string()));
+    case 'interventions':
+      return fc.array(intervention, { maxLength: 4 });
     default:
       throw new Error(spec.type);
   }
@@ -92,7 +142,8 @@ for (const { group, prefix, name, spec } of options) {
         try {
           out = resolveOptions(group, { [name]: value }, { prefix });
         } catch (error) {
-          assert.ok(error.message.startsWith(`${prefix}${name} must be `), error.message);
+          // An intervention's message names its item and field: "interventions[1].steer.vector must be".
+          assert.match(error.message, new RegExp(`^${prefix}${name}(\\[\\d+\\](\\.\\w+)*)? must be `), error.message);
           assert.ok(
             !allowed(spec, value) || value === null || value === undefined,
             `an allowed value was refused: ${error.message}`,

@@ -10,7 +10,7 @@ import { root } from '../browser/harness.mjs';
 const schema = JSON.parse(readFileSync(join(root, 'src/options.json'), 'utf8'));
 // The web module's groups (load's, generate's and its methods' options); nativeTuning is the C++
 // API's and the CLI's only.
-const METHOD_GROUPS = ['tokenize', 'logits', 'perplexity', 'lens', 'hiddenStates', 'benchmark'];
+const METHOD_GROUPS = ['tokenize', 'logits', 'attention', 'perplexity', 'lens', 'hiddenStates', 'benchmark'];
 const groups = ['load', 'tuning', 'generate', ...METHOD_GROUPS];
 // How docs/api.md names an option of `group`: load's and generate's by name, the others' as group.name.
 const docKey = (group, name) => (group === 'load' || group === 'generate' ? name : `${group}.${name}`);
@@ -33,6 +33,8 @@ test('every option in gpt2.d.ts has the @default of options.json, and unset ones
     tuning: 'Tuning',
     generate: 'GenerateOptions',
     tokenize: 'TokenizeOptions',
+    logits: 'LogitsOptions',
+    attention: 'AttentionOptions',
     perplexity: 'PerplexityOptions',
     lens: 'LensOptions',
     hiddenStates: 'HiddenStatesOptions',

@@ -7,6 +7,7 @@ import GPT2Default, {
   GPT2,
   type Attention,
   type GenerateOptions,
+  type Intervention,
   type Lens,
   type LoadOptions,
   type ModelStats,
@@ -93,6 +94,16 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   const lens: Lens = await model.lens('The cat', { topK: 3 });
   const firstId: number = lens.ids[0];
   const states: Float32Array = await model.hiddenStates(ids, { layer: 1 });
+  // Activation patching: another prompt's residual stream at one position, with a head ablated.
+  const patched: Intervention[] = [
+    { patch: { layer: 1, position: 2, vector: states.subarray(0, model.config.n_embd) } },
+    { ablateHead: { layer: 0, head: 3 } },
+    { steer: { layer: 0, vector: [0.5, -1], scale: 2 } },
+    { ablateNeurons: { layer: 1, neurons: [7] } },
+  ];
+  await model.logits(ids, { interventions: patched });
+  await model.attention(1, { interventions: patched });
+  for await (const { id } of model.generate('The', { interventions: patched })) void id;
   for await (const { captured } of model.generate('The', { lensTopK: 3, attentionLayer: 0 }))
     for (const { position, lens: live, attention: row } of captured ?? []) void [position, live?.ids[0], row?.[0]];
   void [logits, heads, renderer, result, live, layers, scored, nll, quantized, firstId, states, await model.lens(ids)];
@@ -119,6 +130,8 @@ export async function typedUse(output: HTMLElement): Promise<void> {
   model.generate('x', { maxTokens: 3 });
   // @ts-expect-error: a window is a number of tokens
   model.perplexity('x', { window: '64' });
+  // @ts-expect-error: an intervention names one kind
+  model.logits(ids, { interventions: [{ ablateHead: { layer: 0 } }] });
   // @ts-expect-error: hiddenStates needs a layer
   model.hiddenStates('x');
   // @ts-expect-error: the config is read-only

@@ -148,6 +148,7 @@ export class Engine {
       this._check();
       const ids = typeof prompt === 'string' ? this._model.tokenize(prompt, true) : Array.from(prompt);
       if (signal?.aborted) throw abortError(signal);
+      this._model.setInterventions(options.interventions);
       this._model.beginGeneration(ids, options);
       active = true;
       for (;;) {
@@ -171,9 +172,12 @@ export class Engine {
     }
   }
 
-  // Logits of the last position after running `ids` as a new sequence.
-  logits(ids) {
+  // Logits of the last position after running `ids` as a new sequence. Each method that runs the
+  // model first sets the call's interventions (checked: gpt2-interventions.js); the C++ engine ends
+  // the sequence where they change what runs.
+  logits(ids, interventions) {
     return this._exclusive(async () => {
+      this._model.setInterventions(interventions);
       this._model.beginLogits(Array.from(ids));
       for (;;) {
         await this._pause();
@@ -183,20 +187,29 @@ export class Engine {
     });
   }
 
-  attention(layer) {
-    return this._exclusive(async () => this._model.attention(layer));
+  attention(layer, interventions) {
+    return this._exclusive(async () => this._model.attention(layer, interventions));
   }
 
-  perplexity(input, window) {
-    return this._exclusive(async () => this._model.perplexity(input, window));
+  perplexity(input, window, interventions) {
+    return this._exclusive(async () => {
+      this._model.setInterventions(interventions);
+      return this._model.perplexity(input, window);
+    });
   }
 
-  lens(input, topK) {
-    return this._exclusive(async () => this._model.lens(input, topK));
+  lens(input, topK, interventions) {
+    return this._exclusive(async () => {
+      this._model.setInterventions(interventions);
+      return this._model.lens(input, topK);
+    });
   }
 
-  hiddenStates(input, layer) {
-    return this._exclusive(async () => this._model.hiddenStates(input, layer));
+  hiddenStates(input, layer, interventions) {
+    return this._exclusive(async () => {
+      this._model.setInterventions(interventions);
+      return this._model.hiddenStates(input, layer);
+    });
   }
 
   // Counters only: allowed while a generation runs.
@@ -207,8 +220,9 @@ export class Engine {
 
   // Polled as generate() is, a turn of the event loop between polls: the decode runs ahead of its
   // readback as generation's does, and a profile's GPU timer results arrive (only after the task).
-  benchmark({ promptTokens, newTokens, profile }) {
+  benchmark({ promptTokens, newTokens, profile, interventions }) {
     return this._exclusive(async () => {
+      this._model.setInterventions(interventions);
       this._model.startBench(promptTokens, newTokens, profile);
       for (;;) {
         await this._pause();

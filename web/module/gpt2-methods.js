@@ -2,7 +2,7 @@
 // call (GPT2 in gpt2.js) into those of the engine's method of the same name (Engine in
 // gpt2-engine.js), checking them on the caller's thread, so that what crosses to the worker is
 // already plain and valid; a method's options object is checked against its group of
-// src/options.json. GPT2, the page's proxy of a worker's engine (gpt2-remote.js) and the worker's
+// src/options.json, whose `interventions` each method that runs the model hands the engine. GPT2, the page's proxy of a worker's engine (gpt2-remote.js) and the worker's
 // handlers (gpt2-worker.js) are all made from this table. Adding such a method takes seven places (and
 // its options' group): an entry here, the Engine method, the C++ Engine's method, its WebModel method
 // and its .function line in bindings.cpp, its type in gpt2.d.ts and docs/api.md.
@@ -24,15 +24,13 @@ export const METHODS = {
   decode: { args: (ids) => [Array.from(ids)] },
 
   /** Logits of the last position after running `ids` as a new sequence. */
-  logits: {
-    args: (ids, options) => {
-      optionsOf('logits', options);
-      return [Array.from(ids)];
-    },
-  },
+  logits: { args: (ids, options) => [Array.from(ids), optionsOf('logits', options).interventions] },
 
-  /** Attention probabilities of `layer` over the current sequence: data is heads x T x T. */
-  attention: { args: (layer) => [layer] },
+  /**
+   * Attention probabilities of `layer` over the current sequence: data is heads x T x T. The
+   * sequence runs again with the call's interventions where they differ from those it ran with.
+   */
+  attention: { args: (layer, options) => [layer, optionsOf('attention', options).interventions] },
 
   /**
    * Perplexity of `text` (a string or token ids): its tokens in consecutive windows of `window`
@@ -41,7 +39,12 @@ export const METHODS = {
    * the current sequence, and blocks the thread the engine runs on (the worker, by default) while
    * it reads back.
    */
-  perplexity: { args: (text, options) => [textOrIds(text), optionsOf('perplexity', options).window ?? 0] },
+  perplexity: {
+    args: (text, options) => {
+      const { window, interventions } = optionsOf('perplexity', options);
+      return [textOrIds(text), window ?? 0, interventions];
+    },
+  },
 
   /**
    * The logit lens of `text` (a string or token ids), which becomes the current sequence as after a
@@ -51,7 +54,12 @@ export const METHODS = {
    * [(l * tokens + t) * topK + rank]; the last layer's is the model's own prediction. Only the top-k
    * is read back, blocking the thread the engine runs on while it does.
    */
-  lens: { args: (text, options) => [textOrIds(text), optionsOf('lens', options).topK] },
+  lens: {
+    args: (text, options) => {
+      const { topK, interventions } = optionsOf('lens', options);
+      return [textOrIds(text), topK, interventions];
+    },
+  },
 
   /**
    * The residual stream after block `layer` (0-based) for `text` (a string or token ids): a
@@ -59,9 +67,9 @@ export const METHODS = {
    */
   hiddenStates: {
     args: (text, options) => {
-      const { layer } = optionsOf('hiddenStates', options);
+      const { layer, interventions } = optionsOf('hiddenStates', options);
       if (layer === null) throw new TypeError('hiddenStates: layer is required (the block after which to read)');
-      return [textOrIds(text), layer];
+      return [textOrIds(text), layer, interventions];
     },
   },
 

@@ -1,6 +1,7 @@
 // Checks options against src/options.json (generated as gpt2-options.js) and fills its defaults, so
 // that every option crosses into the engine typed and complete. Ranges beyond the schema's (topP in
 // (0, 1], ...) are the engine's to check: its messages name the option too.
+import { checkedInterventions } from './gpt2-interventions.js';
 import schema from './gpt2-options.js';
 
 function describe(spec) {
@@ -17,6 +18,8 @@ function describe(spec) {
       return 'a string';
     case 'strings':
       return 'a string or an array of strings';
+    case 'interventions':
+      return 'an array of interventions';
     default:
       throw new Error(`options.json: unknown type ${spec.type}`);
   }
@@ -71,6 +74,10 @@ export function resolveOptions(group, given = {}, { prefix = '', passThrough = [
       );
     }
     if (value === undefined || value === null) continue;
+    if (spec.type === 'interventions') {
+      out[name] = checkedInterventions(value, `${prefix}${name}`);
+      continue;
+    }
     if (!valid(spec, value)) throw new Error(`${prefix}${name} must be ${describe(spec)}, got ${shown(value)}`);
     out[name] = spec.type === 'strings' && typeof value === 'string' ? [value] : value;
   }

@@ -128,6 +128,25 @@ export interface RunMode {
   backendReason: string;
 }
 
+/** Zeroes head `head` of block `layer`: its columns of the attention output, before attn.c_proj, at every position (TransformerLens's zero ablation of hook_z). */
+export interface AblateHead {
+  ablateHead: { layer: number; head: number };
+}
+/** Zeroes those MLP hidden units of block `layer` after the activation, at every position. */
+export interface AblateNeurons {
+  ablateNeurons: { layer: number; neurons: number[] };
+}
+/** Adds `scale` (default 1) times `vector` (n_embd values) to the residual stream after block `layer`, at every position. */
+export interface Steer {
+  steer: { layer: number; vector: Float32Array | number[]; scale?: number };
+}
+/** Replaces the residual stream after block `layer` at `position` with `vector` (n_embd values), as hiddenStates() gives it. */
+export interface Patch {
+  patch: { layer: number; position: number; vector: Float32Array | number[] };
+}
+/** A change made inside the forward; a list of them applies in its order. */
+export type Intervention = AblateHead | AblateNeurons | Steer | Patch;
+
 export interface GenerateOptions {
   /**
    * How many tokens to generate at most.
@@ -183,6 +202,11 @@ export interface GenerateOptions {
    * @default 8
    */
   lensPositions?: number;
+  /**
+   * Changes made inside the forward, in list order, at every position run (prompt and generated); the live views see them too. See Intervention.
+   * @default []
+   */
+  interventions?: Intervention[];
   /** Aborting stops generation before the next token or prefill chunk; the iteration throws an AbortError. */
   signal?: AbortSignal;
 }
@@ -196,10 +220,33 @@ export interface TokenizeOptions {
   allowSpecial?: boolean;
 }
 
+/** Options of logits() (src/options.json, "logits"). */
+export interface LogitsOptions {
+  /**
+   * As generate's, for this call.
+   * @default []
+   */
+  interventions?: Intervention[];
+}
+
+/** Options of attention() (src/options.json, "attention"). */
+export interface AttentionOptions {
+  /**
+   * As generate's: the current sequence's tokens run again with them where they differ from those it ran with.
+   * @default []
+   */
+  interventions?: Intervention[];
+}
+
 /** Options of perplexity() (src/options.json, "perplexity"). */
 export interface PerplexityOptions {
   /** Tokens per window (at least 2), each run as a new sequence, every token but a window's first scored; unset: the model's context. */
   window?: number;
+  /**
+   * As generate's, for this call.
+   * @default []
+   */
+  interventions?: Intervention[];
 }
 
 /** Options of lens() (src/options.json, "lens"). */
@@ -209,12 +256,22 @@ export interface LensOptions {
    * @default 5
    */
   topK?: number;
+  /**
+   * As generate's, for this call.
+   * @default []
+   */
+  interventions?: Intervention[];
 }
 
 /** Options of hiddenStates() (src/options.json, "hiddenStates"). */
 export interface HiddenStatesOptions {
   /** The block (0-based) after which the residual stream is read; required. */
   layer: number;
+  /**
+   * As generate's, for this call.
+   * @default []
+   */
+  interventions?: Intervention[];
 }
 
 /** Options of benchmark() (src/options.json, "benchmark"). */
@@ -234,6 +291,11 @@ export interface BenchmarkOptions {
    * @default false
    */
   profile?: boolean;
+  /**
+   * As generate's: what an intervention costs a decode step.
+   * @default []
+   */
+  interventions?: Intervention[];
 }
 
 /** What one position captured for the live views (GenerateOptions.lensTopK, attentionLayer). */
@@ -389,10 +451,10 @@ export declare class GPT2 {
     prompt: string | ArrayLike<number>,
     options?: GenerateOptions,
   ): AsyncGenerator<GeneratedToken, void, undefined>;
-  /** Last-position logits after running `ids` as a new sequence. It takes no options yet: any is refused. */
-  logits(ids: ArrayLike<number>, options?: Record<string, never>): Promise<Float32Array>;
-  /** Attention probabilities of `layer` over the current sequence. */
-  attention(layer: number): Promise<Attention>;
+  /** Last-position logits after running `ids` as a new sequence. */
+  logits(ids: ArrayLike<number>, options?: LogitsOptions): Promise<Float32Array>;
+  /** Attention probabilities of `layer` over the current sequence, run with the call's interventions. */
+  attention(layer: number, options?: AttentionOptions): Promise<Attention>;
   /**
    * Perplexity of `text` (a string or token ids) in consecutive windows of `window` tokens (default:
    * the model's context), each a new sequence; every token but a window's first is scored. Ends the

@@ -36,6 +36,7 @@ CliArgs::CliArgs(int argc, char** argv, const std::string& usage) {
         if (i + 1 >= argc) fail("flag ", flag, " needs a value");
         if (!has(flag)) given_.push_back(flag);
         values_[flag] = argv[++i];
+        ordered_.emplace_back(flag, values_[flag]);
     }
 }
 

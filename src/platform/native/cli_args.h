@@ -2,6 +2,7 @@
 // Command-line parsing for the `gpt2` tool: `gpt2 COMMAND --flag value ...`.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpt2 {
@@ -18,11 +19,14 @@ public:
     int integer(const std::string& flag, int fallback) const;
     std::vector<int> ids(const std::string& flag) const;       // "15496,11,616"
     std::vector<std::string> flags() const { return given_; }  // the flags given, in order
+    // Every (flag, value) given, in order: a flag given again is there again (text() reads its last).
+    const std::vector<std::pair<std::string, std::string>>& given() const { return ordered_; }
 
 private:
     std::string command_;
     std::map<std::string, std::string> values_;
     std::vector<std::string> given_;
+    std::vector<std::pair<std::string, std::string>> ordered_;
 };
 
 }  // namespace gpt2

@@ -14,6 +14,7 @@
 #include "gl/gl_api.h"
 #include "format/gguf.h"
 #include "platform/native/cli_args.h"
+#include "platform/native/cli_interventions.h"
 #include "platform/native/egl_context.h"
 #include "platform/native/tool_main.h"
 #include "util/error.h"
@@ -293,7 +294,8 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 
 bool takes(const Command& command, const std::string& flag) {
     return flag == "--model" || contains(command.flags, flag) ||
-           (command.options != OptionGroups::None && contains(modelFlags(), flag)) ||
+           (command.options != OptionGroups::None &&
+            (contains(modelFlags(), flag) || contains(interventionFlags(), flag))) ||
            (command.options == OptionGroups::ModelAndGenerate && contains(generateFlags(), flag));
 }
 
@@ -301,8 +303,9 @@ bool takes(const Command& command, const std::string& flag) {
 std::string flagsOf(const Command& command) {
     std::string out = "--model";
     for (const std::string& flag : command.flags) out += " " + flag;
-    if (command.options == OptionGroups::Model) out += ", and the load and tuning options";
-    if (command.options == OptionGroups::ModelAndGenerate) out += ", and the load, tuning and generate options";
+    if (command.options == OptionGroups::Model) out += ", and the load and tuning options and interventions";
+    if (command.options == OptionGroups::ModelAndGenerate)
+        out += ", and the load, tuning and generate options and interventions";
     return out;
 }
 
@@ -343,7 +346,9 @@ void printHelp() {
               << commandsTaking([](const Command& c) { return c.options != OptionGroups::None; }) << ":\n"
               << model << "generate options (src/options.json), for "
               << commandsTaking([](const Command& c) { return c.options == OptionGroups::ModelAndGenerate; }) << ":\n"
-              << generate;
+              << generate << "interventions, for "
+              << commandsTaking([](const Command& c) { return c.options != OptionGroups::None; }) << ":\n"
+              << kInterventionHelp;
 }
 
 int run(int argc, char** argv) {
@@ -384,6 +389,7 @@ int run(int argc, char** argv) {
     if (context) glFinish();
     invocation.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
     if (args.has("--vocab") || args.has("--merges")) engine.setTokenizer(loadTokenizer(args, invocation.modelDir));
+    engine.setInterventions(interventionsFromFlags(args));
     invocation.engine = &engine;
     command.run(invocation);
     return 0;

@@ -16,6 +16,7 @@
 #include "engine/benchmark.h"
 #include "engine/engine.h"
 #include "gl/gl_objects.h"
+#include "platform/web/js_interventions.h"
 #include "platform/web/js_options.h"
 #include "platform/web/webgl_context.h"
 #include "util/error.h"
@@ -278,9 +279,22 @@ public:
         return typedArray(logits);
     }
 
-    // Attention of `layer` over the current sequence: {heads, tokens, data: heads x T x T}.
-    val attention(int layer) {
+    // What every run from now on does inside the blocks: an `interventions` option (js_interventions.h).
+    void setInterventions(const val& list) {
         Engine& e = engine();
+        endRuns();
+        e.setInterventions(interventionsFromJs(list));
+    }
+
+    // Attention of `layer` over the current sequence, run with `interventions`:
+    // {heads, tokens, data: heads x T x T}. Where they change what runs, the engine ends the
+    // sequence, which runs again under them.
+    val attention(int layer, const val& interventions) {
+        Engine& e = engine();
+        const std::vector<int> ids = e.tokens();
+        if (ids.empty()) fail("attention: no sequence yet; run generate, logits or lens first");
+        setInterventions(interventions);
+        if (e.tokens().empty()) e.prefill(ids);
         const std::vector<float> data = e.attention(layer);
         checkStillThere();
         val out = val::object();
@@ -520,7 +534,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("beginLogits", &safe<&WebModel::beginLogits, val>)
         .function("pollLogits", &safe<&WebModel::pollLogits>)
         .function("takeLogits", &safe<&WebModel::takeLogits>)
-        .function("attention", &safe<&WebModel::attention, int>)
+        .function("setInterventions", &safe<&WebModel::setInterventions, val>)
+        .function("attention", &safe<&WebModel::attention, int, val>)
         .function("perplexity", &safe<&WebModel::perplexity, val, int>)
         .function("lens", &safe<&WebModel::lens, val, int>)
         .function("hiddenStates", &safe<&WebModel::hiddenStates, val, int>)
