@@ -9,7 +9,7 @@
 // after each prompt length's rounds, `benchmark({ profile: true })` in each mode, as a row of kind
 // 'benchmark' with its per-pass profile), tuning (JSON: the load's `tuning` option, e.g.
 // {"maxColorBits":512}), sampling (comma-separated names of SAMPLING: what each generation samples
-// with; default greedy), modes (comma-separated worker, same-thread: default both). Each generation's row has its passes per token: the draws of the steps
+// with, or steer-ablate for interventions; default greedy), modes (comma-separated worker, same-thread: default both). Each generation's row has its passes per token: the draws of the steps
 // after the first token, from stats().passDraws.
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
@@ -31,13 +31,26 @@ export const SAMPLING = {
   'topk-topp': { temperature: 0.8, topK: 40, topP: 0.95, seed: 1 },
   temperature: { temperature: 0.8, seed: 1 },
   penalty: { repetitionPenalty: 1.2 },
+  // Greedy with a steering vector and an ablated head: what interventions cost a step.
+  'steer-ablate': (config) => ({
+    interventions: [
+      {
+        steer: {
+          layer: config.n_layer >> 1,
+          vector: Float32Array.from({ length: config.n_embd }, (_, i) => Math.sin(i)),
+          scale: 4,
+        },
+      },
+      { ablateHead: { layer: config.n_layer - 1, head: 1 } },
+    ],
+  }),
 };
 
 async function measure(model, prompt, newTokens, live = false, sampling = 'greedy') {
   const options = {
     maxNewTokens: newTokens,
     stopAtEndOfText: false,
-    ...SAMPLING[sampling],
+    ...(typeof SAMPLING[sampling] === 'function' ? SAMPLING[sampling](model.config) : SAMPLING[sampling]),
     ...(live ? LIVE_VIEWS : {}),
   };
   const start = performance.now();
