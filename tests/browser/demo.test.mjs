@@ -179,6 +179,44 @@ test('live views of a long context scroll instead of shrinking cells', async () 
   await page.close();
 });
 
+// Interventions on a phone-width screen: a head ablated by its button and by a click on the
+// heatmap, a steering vector from two prompts, and the comparison with the same seed. A strong steer
+// changes the next token's top 5 and the continuation; the attention view then runs with the list.
+test('the demo ablates heads and steers, side by side with the original, at 390 px', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(new URL('?backend=webgl', site.url).href);
+  await waitForDemoModel(page);
+  await page.fill('#prompt', 'The jury said that');
+  await page.fill('#max-new-tokens', '12');
+  await page.fill('#temperature', '0');
+  await page.click('#head-buttons button:nth-child(2)');
+  assert.equal(await page.getAttribute('#head-buttons button:nth-child(2)', 'aria-pressed'), 'true');
+  await page.locator('#steer-scale').fill('8');
+  assert.match(
+    await page.locator('#interventions-summary').textContent(),
+    /heads ablated: 0\.1; steering ×8\.0 after layer \d/,
+  );
+  await page.click('#generate');
+  await generationDone(page);
+  const [withText, withoutText, nextWith, nextWithout] = await Promise.all(
+    ['compare-with', 'compare-without', 'next-with', 'next-without'].map((id) => page.locator(`#${id}`).textContent()),
+  );
+  assert.ok(withText.length > 0 && withoutText.length > 0, `${withText} | ${withoutText}`);
+  assert.notEqual(withText, withoutText, 'the steer changed nothing');
+  assert.match(nextWith, /^Next token: (".*" \d\.\d{3}(, |$)){5}/);
+  assert.notEqual(nextWith, nextWithout);
+  // The main output is the run with the interventions.
+  assert.equal(await page.locator('#output').textContent(), `The jury said that${withText}`);
+  // A click on the heatmap ablates the head it shows (head 0 of layer 0).
+  await page.locator('#heatmap').click();
+  assert.equal(await page.getAttribute('#head-buttons button:nth-child(1)', 'aria-pressed'), 'true');
+  await page.click('#clear-ablations');
+  assert.match(await page.locator('#interventions-summary').textContent(), /^Active: steering/);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no horizontal scrolling');
+  await page.screenshot({ path: join(artifactsDir, 'demo-interventions.png'), fullPage: true });
+  await page.close();
+});
+
 test('the demo loads a model with int8 weights, in less GPU memory than fp16, and generates', async () => {
   const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);

@@ -4,6 +4,7 @@
 // default), so typing stays smooth while it generates. All generated or model-provided text goes
 // into the page as text (textContent), never as HTML.
 import { GPT2 } from './gpt2.js';
+import { DemoInterventions } from './demo-interventions.js';
 import { AttentionMap, LensGrid } from './demo-views.js';
 import { DEMO_LENS_TOP_K, DEMO_SAMPLING } from './demo-settings.js';
 
@@ -84,6 +85,17 @@ const lensGrid = new LensGrid($('lens-grid'), tokenText, (text) => {
 const attentionMap = new AttentionMap($('heatmap'), (text) => {
   $('heatmap-tooltip').textContent = text;
 });
+const interventions = new DemoInterventions({
+  heads: $('head-buttons'),
+  ablated: $('interventions-summary'),
+  clear: $('clear-ablations'),
+  plus: $('steer-plus'),
+  minus: $('steer-minus'),
+  layer: $('steer-layer'),
+  scale: $('steer-scale'),
+  scaleShown: $('steer-scale-shown'),
+});
+let lastInterventions = []; // the list the current sequence ran with: attention() runs with it too
 let tokenInfo = []; // per generated token: { id, ids, probs } of the model's own top-k where it was chosen
 let drawPending = false;
 
@@ -297,7 +309,9 @@ async function loadModel(event) {
       `${(stats.gpuBytes / 1e6).toFixed(1)} MB ${memory}, running ${where}.`;
     fillSelect($('layer'), c.n_layer, 'layer');
     fillSelect($('head'), c.n_head, 'head');
+    interventions.reset(c.n_layer, c.n_head);
     sequence = [];
+    lastInterventions = [];
     tokenTexts.clear();
     await fillPicker();
   } catch (error) {
@@ -370,6 +384,34 @@ async function describeToken(span) {
   $('token-info').textContent = `${chosen}: ${p}. Top ${LENS_TOP_K}: ${alternatives.join(', ')}`;
 }
 
+// The `count` most likely next tokens of `logits` with their probabilities, as a line of text.
+async function topTokens(logits, count = 5) {
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of logits) sum += Math.exp(v - max);
+  const best = Array.from(logits.keys())
+    .sort((a, b) => logits[b] - logits[a])
+    .slice(0, count);
+  const parts = await Promise.all(
+    best.map(async (id) => `${JSON.stringify(await tokenText(id))} ${(Math.exp(logits[id] - max) / sum).toFixed(3)}`),
+  );
+  return `Next token: ${parts.join(', ')}`;
+}
+
+// With interventions, the prompt's next-token top 5 with and without them, and the continuation
+// without them (same options and seed), before the generation with them streams into the page.
+async function compareWithout(promptIds, options, list) {
+  $('next-without').textContent = await topTokens(await model.logits(promptIds));
+  $('next-with').textContent = await topTokens(await model.logits(promptIds, { interventions: list }));
+  let text = '';
+  $('compare-without').textContent = '';
+  for await (const token of model.generate(promptIds, { ...options, lensTopK: 0, attentionLayer: -1 })) {
+    text += token.text;
+    $('compare-without').textContent = text;
+  }
+}
+
 async function generate(event) {
   event.preventDefault();
   showError(null);
@@ -391,6 +433,16 @@ async function generate(event) {
     const promptIds = await model.tokenize(prompt);
     controller = new AbortController();
     setBusy(true);
+    const list = await interventions.list(model);
+    // Both runs of a comparison draw with one seed.
+    if (list.length > 0) {
+      options.seed ??= Math.floor(Math.random() * 2 ** 31);
+      await compareWithout(promptIds, { ...options, signal: controller.signal }, list);
+    }
+    $('compare-with').textContent = '';
+    if (list.length === 0) for (const id of ['compare-without', 'next-with', 'next-without']) $(id).textContent = '';
+    options.interventions = list;
+    lastInterventions = list;
     output.textContent = prompt;
     $('token-info').textContent = live ? 'Hover a generated token for its probability and the alternatives.' : '';
     sequence = promptIds.slice();
@@ -401,6 +453,7 @@ async function generate(event) {
       for await (const token of model.generate(promptIds, { ...options, signal: controller.signal })) {
         if (token.captured) await showCaptured(token.captured, token);
         appendToken(output, token, count);
+        if (list.length > 0) $('compare-with').textContent += token.text;
         sequence.push(token.id);
         count += 1;
         const seconds = (performance.now() - start) / 1000;
@@ -425,7 +478,7 @@ async function generate(event) {
 async function showAttention() {
   if (!model || sequence.length === 0) return;
   const layer = Number($('layer').value);
-  const attention = await model.attention(layer);
+  const attention = await model.attention(layer, { interventions: lastInterventions });
   const labels = await Promise.all(sequence.slice(-attention.tokens).map(tokenText));
   attentionMap.setAll(attention, labels);
   attentionMap.draw(Number($('head').value));
@@ -459,7 +512,14 @@ document.addEventListener('drop', (event) => {
 $('clear-cache').addEventListener('click', () => GPT2.clearCache().then(fillPicker).catch(showError));
 $('generate-form').addEventListener('submit', generate);
 $('stop').addEventListener('click', () => controller?.abort());
-$('layer').addEventListener('change', () => showAttention().catch(showError));
+$('layer').addEventListener('change', () => {
+  interventions.showLayer(Number($('layer').value));
+  showAttention().catch(showError);
+});
+// A click on the heatmap ablates the head it shows (or brings it back).
+$('heatmap').addEventListener('click', () => {
+  if (model && attentionMap.tokens) interventions.toggle(Number($('layer').value), Number($('head').value));
+});
 $('head').addEventListener('change', () => attentionMap.tokens && attentionMap.draw(Number($('head').value)));
 $('show-attention').addEventListener('click', () => showAttention().catch(showError));
 $('output').addEventListener('mouseover', (event) => describeToken(event.target.closest('span')).catch(showError));
