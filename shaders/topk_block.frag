@@ -16,6 +16,7 @@
 #include "outputs.glsl"
 // Inputs (declared by the pass): u_logits, rows of padded vocabulary logits; u_seen, one row of
 // vocabulary texels, lane j 1.0 where token 4t + j is in the sequence (read when u_penalty != 1);
+// u_bias, one row of vocabulary texels, added to the penalised logits (read when u_biased is 1);
 // u_candidates, the merge's output, and u_heads, the first ranks of every block (read with
 // u_threshold).
 
@@ -30,17 +31,20 @@ uniform int u_log_sum_exp;
 uniform int u_threshold;
 uniform float u_inv_temperature;
 uniform float u_penalty;
+uniform int u_biased;
 uniform int u_gumbel;  // add Gumbel noise to each key (temperature sampling without top-k or top-p)
 uniform ivec2 u_seed;
 uniform int u_draw;
 
-// Logit texel t of `row`, penalised and divided by the temperature.
+// Logit texel t of `row`, penalised, biased and divided by the temperature.
 vec4 values(int row, int t) {
     vec4 v = fetch(u_logits, u_logits_layout, row, t);
-    if (u_penalty == 1.0) return v * u_inv_temperature;
-    vec4 seen = fetch(u_seen, u_seen_layout, 0, t);
-    for (int j = 0; j < 4; ++j)
-        if (seen[j] > 0.5) v[j] = penalized(v[j], u_penalty);
+    if (u_penalty != 1.0) {
+        vec4 seen = fetch(u_seen, u_seen_layout, 0, t);
+        for (int j = 0; j < 4; ++j)
+            if (seen[j] > 0.5) v[j] = penalized(v[j], u_penalty);
+    }
+    if (u_biased == 1) v += fetch(u_bias, u_bias_layout, 0, t);
     return v * u_inv_temperature;
 }
 

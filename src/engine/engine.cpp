@@ -1,9 +1,12 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 
 #include "engine/cpu_runner.h"
 #include "engine/gpu_runner.h"
+#include "grammar/json_schema.h"
 #include "model/weight_ingest.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -74,11 +77,24 @@ void Engine::setTokenizer(Tokenizer tokenizer) {
         fail("the tokenizer has ", tokenizer.vocabSize(), " tokens but the model only ", config().vocabSize,
              "; vocab.json does not belong to this model");
     tokenizer_.emplace(std::move(tokenizer));
+    tokenTrie_.reset();
 }
 
 const Tokenizer& Engine::tokenizer() const {
     if (!tokenizer_) fail("no tokenizer: the model folder has no vocab.json and merges.txt");
     return *tokenizer_;
+}
+
+const TokenTrie& Engine::tokenTrie() {
+    if (!tokenTrie_) {
+        if (!tokenizer_) fail("regex and jsonSchema need the model's tokenizer (vocab.json and merges.txt)");
+        // The model's ids; any beyond the tokenizer's are never text.
+        std::vector<std::string> tokens(std::size_t(config().vocabSize));
+        for (int id = 0; id < std::min(config().vocabSize, tokenizer_->vocabSize()); ++id)
+            tokens[std::size_t(id)] = tokenizer_->tokenBytes(id);
+        tokenTrie_ = std::make_unique<TokenTrie>(tokens, tokenizer_->endOfTextId());
+    }
+    return *tokenTrie_;
 }
 
 void Engine::prefill(const std::vector<int>& ids) {
@@ -221,6 +237,20 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
     if (!options.stop.empty() && !engine.hasTokenizer())
         fail("stop strings need a tokenizer (vocab.json and merges.txt)");
     if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
+    const int vocab = engine.config().vocabSize;
+    if (!options.logitBias.empty()) logitBias_.assign(std::size_t(vocab), 0.0f);
+    for (const auto& [id, bias] : options.logitBias) {
+        if (id < 0 || id >= vocab) fail("logitBias: token id ", id, " is outside the vocabulary of ", vocab);
+        if (std::isnan(bias) || bias == INFINITY)
+            fail("logitBias: token ", id, " has bias ", bias, ", not a number below infinity");
+        logitBias_[std::size_t(id)] = std::max(bias, kBannedLogit);
+    }
+    setBias(logitBias_);
+    if (options.regex && options.jsonSchema) fail("give regex or jsonSchema, not both");
+    if (options.regex)
+        constraint_.emplace(parseRegex(*options.regex), "regex /" + *options.regex + "/", engine.tokenTrie());
+    else if (options.jsonSchema)
+        constraint_.emplace(jsonSchemaPattern(*options.jsonSchema), "jsonSchema", engine.tokenTrie());
     done_ = options.maxNewTokens == 0;
     if (!done_) engine.beginPrefill(kept);
 }
@@ -243,6 +273,8 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         if (!wait && !engine_.chunkDone()) return std::nullopt;
         if (!engine_.prefillStep()) return std::nullopt;
         prefilling_ = false;
+        constrain();
+        if (done_) return std::nullopt;
         request(cpuPicks_);
         speculate();
         return std::nullopt;
@@ -256,7 +288,7 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         std::vector<TokenLogit> all;
         const std::vector<float> logits = engine_.runner().takeLogits();
         for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
-        return emit(sampler_.pick(std::move(all), engine_.tokens(), draw));
+        return emit(sampler_.pick(std::move(all), engine_.tokens(), draw, bias_));
     }
     const int id = engine_.runner().takeToken();
     if (id < 0) {
@@ -277,8 +309,37 @@ void Generation::request(bool logits) {
     ++reading_;
 }
 
+void Generation::constrain() {
+    if (!constraint_) return;
+    if (constraint_->finished()) {
+        done_ = true;
+        reason_ = StopReason::PatternComplete;
+        return;
+    }
+    const std::vector<std::uint32_t>& allowed = constraint_->allowed();
+    const int vocab = engine_.config().vocabSize;
+    std::vector<float> bias = logitBias_.empty() ? std::vector<float>(std::size_t(vocab), 0.0f) : logitBias_;
+    bool any = false;
+    for (int id = 0; id < vocab; ++id) {
+        if ((allowed[std::size_t(id) / 32] >> (id % 32)) & 1u)
+            any = any || bias[std::size_t(id)] > kBannedLogit;
+        else
+            bias[std::size_t(id)] = kBannedLogit;
+    }
+    if (!any) fail("logitBias bans every token the ", options_.regex ? "regex" : "jsonSchema", " allows here");
+    setBias(std::move(bias));
+}
+
+void Generation::setBias(std::vector<float> bias) {
+    static std::atomic<int> versions{0};
+    bias_ = std::move(bias);
+    gpuSampling_.bias = bias_.empty() ? nullptr : &bias_;
+    gpuSampling_.biasVersion = ++versions;
+}
+
 void Generation::speculate() {
-    const bool final = !cpuPicks_ && !gpuSampling_.mayDecline();
+    // A constrained draw needs the token before it: nothing runs ahead of it.
+    const bool final = !cpuPicks_ && !gpuSampling_.mayDecline() && !constraint_;
     const int pos = int(engine_.tokens().size()) + engine_.speculative();
     const bool wanted = int(ids_.size()) + reading_ < options_.maxNewTokens;
     if (!final || !wanted || reading_ >= NextToken::kMaxReads || pos >= engine_.config().contextLength) return;
@@ -291,7 +352,8 @@ std::optional<GeneratedToken> Generation::emit(int id) {
     auto heldBack = [&] { return decoder_ ? stops_.push(decoder_->flush()) + stops_.flush() : std::string(); };
     // This token goes at the end of the committed sequence; a step run ahead of it captured later.
     std::vector<CapturedPosition> captured = engine_.runner().takeCaptured(int(engine_.tokens().size()));
-    if (options_.stopAtEndOfText && id == endOfText) {
+    // Under a constraint <|endoftext|> is allowed only where the text matches, and ends it.
+    if ((options_.stopAtEndOfText || constraint_) && id == endOfText) {
         done_ = true;
         reason_ = StopReason::EndOfText;
         GeneratedToken token{id, heldBack(), std::move(captured)};
@@ -299,12 +361,17 @@ std::optional<GeneratedToken> Generation::emit(int id) {
         return token;
     }
     ids_.push_back(id);
+    if (constraint_) constraint_->accept(id);
     GeneratedToken token{id, decoder_ ? stops_.push(decoder_->push(id)) : std::string(), std::move(captured)};
     if (stops_.stopped()) {
         done_ = true;
         reason_ = StopReason::StopString;
     } else if (int(ids_.size()) == options_.maxNewTokens) {
         done_ = true;
+        token.text += heldBack();
+    } else if (constraint_ && constraint_->finished()) {
+        done_ = true;
+        reason_ = StopReason::PatternComplete;
         token.text += heldBack();
     } else if (engine_.speculative() > 0) {
         // The step for this token has run already; its successor's read is in flight.
@@ -314,7 +381,8 @@ std::optional<GeneratedToken> Generation::emit(int id) {
         prefilling_ = true;
     } else {
         // The next token's read is in flight while the caller handles this one.
-        request(cpuPicks_);
+        constrain();
+        if (!done_) request(cpuPicks_);
         speculate();
     }
     return token;

@@ -1,9 +1,11 @@
 #pragma once
 // The public C++ API: a loaded model, its tokenizer, and the token sequence in its KV cache.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/perplexity.h"
@@ -11,6 +13,7 @@
 #include "engine/stop_strings.h"
 #include "engine/model_runner.h"
 #include "format/model_file.h"
+#include "grammar/token_constraint.h"
 #include "model/interventions.h"
 #include "model/model_weights.h"
 #include "model/ops/sampler.h"
@@ -31,6 +34,14 @@ struct GenerateOptions {
     // Live views (LiveCapture::set): captured while the prompt and each step run, and handed
     // out with the token they lead to. A generation sets them for the model until the next one.
     Capture capture{defaults::lensTopK, defaults::attentionLayer, defaults::lensPositions};
+    // Added to a token's logit after the repetition penalty, before the temperature (OpenAI's
+    // logit_bias); kBannedLogit, or -infinity, bans it.
+    std::vector<std::pair<int, float>> logitBias;
+    // Constrained output: the text matches `regex` (grammar/regex_syntax.h), or is JSON that fits
+    // `jsonSchema` (its JSON text, grammar/json_schema.h); each draw takes only the tokens that keep a
+    // match possible, and generation ends where the match can go no further. Unset: free text.
+    std::optional<std::string> regex;
+    std::optional<std::string> jsonSchema;
 };
 
 struct GeneratedToken {
@@ -41,7 +52,7 @@ struct GeneratedToken {
     std::vector<CapturedPosition> captured = {};
 };
 
-enum class StopReason { MaxTokens, EndOfText, StopString, Cancelled };
+enum class StopReason { MaxTokens, EndOfText, StopString, Cancelled, PatternComplete };
 
 struct GenerateResult {
     std::vector<int> ids;  // the new tokens
@@ -94,6 +105,11 @@ private:
     // logits where the engine draws (the CPU backend, top-k beyond what the GPU lists, or top-p alone
     // that the GPU declined).
     void request(bool logits);
+    // What the draws add to each logit from now on (empty: nothing).
+    void setBias(std::vector<float> bias);
+    // Before a constrained draw: the tokens the constraint allows (with the logit bias), or the end
+    // where the text can go no further.
+    void constrain();
     // Steps from the token the GPU chose: while a token's readback travels, the step that feeds it to
     // the model already runs (Engine::stepFromChosenToken), when another token will be needed, the
     // context has room and the GPU's choice is final.
@@ -103,7 +119,10 @@ private:
     GenerateOptions options_;
     CaptureScope capture_;
     Sampler sampler_;
-    TokenSampling gpuSampling_;   // the same options as the GPU takes them
+    TokenSampling gpuSampling_;                  // the same options as the GPU takes them
+    std::vector<float> logitBias_;               // the options' logitBias over the vocabulary (empty: none)
+    std::vector<float> bias_;                    // what the next draw adds to each logit (empty: nothing)
+    std::optional<TokenConstraint> constraint_;  // regex or jsonSchema
     bool cpuPicks_ = false;       // the CPU backend, or top-k beyond what the GPU lists: every token from the logits
     bool readingLogits_ = false;  // the read in flight is of all the logits (at most one read then)
     std::optional<StreamDecoder> decoder_;
@@ -172,6 +191,8 @@ public:
     void setTokenizer(Tokenizer tokenizer);
     const Tokenizer& tokenizer() const;  // throws when the model folder had no vocab.json/merges.txt
     bool hasTokenizer() const { return tokenizer_.has_value(); }
+    // The vocabulary's bytes as a trie, for constrained generation: made on first use.
+    const TokenTrie& tokenTrie();
 
     // Starts a new sequence with `ids` (one set of passes for all of them).
     void prefill(const std::vector<int>& ids);
@@ -230,6 +251,7 @@ private:
 
     std::unique_ptr<ModelRunner> runner_;
     std::optional<Tokenizer> tokenizer_;
+    std::unique_ptr<TokenTrie> tokenTrie_;
     std::vector<int> tokens_;
     std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it
     InterventionPlan interventions_;

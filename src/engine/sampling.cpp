@@ -85,9 +85,12 @@ Sampler::Sampler(const SamplingOptions& options)
     validateSampling(options);
 }
 
-int Sampler::pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw) {
+int Sampler::pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw,
+                  const std::vector<float>& bias) {
     if (candidates.empty()) fail("sampling: no candidate tokens");
     applyRepetitionPenalty(candidates, history, options_.repetitionPenalty);
+    if (!bias.empty())
+        for (auto& c : candidates) c.logit += bias[std::size_t(c.id)];
     if (options_.greedy()) return std::min_element(candidates.begin(), candidates.end(), better)->id;
     for (auto& c : candidates) c.logit /= options_.temperature;
     const auto probs = distribution(std::move(candidates), options_);

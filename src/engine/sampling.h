@@ -23,6 +23,10 @@ struct SamplingOptions {
 // Throws Error naming the bad option and its valid range.
 void validateSampling(const SamplingOptions& options);
 
+// What a logit bias gives a token that must not be drawn: finite, since shaders need not keep
+// infinities, and far below any logit, penalised or divided by any temperature.
+constexpr float kBannedLogit = -1.0e20f;
+
 struct TokenLogit {
     int id;
     float logit;
@@ -44,8 +48,10 @@ public:
     // The seed: the options' own, or a random one.
     std::uint64_t seed() const { return seed_; }
     // Picks draw `draw` from `candidates` (all logits, or any set known to contain every token the
-    // options can keep). `history` is the sequence so far.
-    int pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw);
+    // options can keep). `history` is the sequence so far; `bias` (vocab_size values, or none) is added
+    // to each logit after the repetition penalty, as the GPU's sampler adds it.
+    int pick(std::vector<TokenLogit> candidates, const std::vector<int>& history, int draw,
+             const std::vector<float>& bias = {});
     // Top-k and top-p on (already penalised and tempered) candidates: the survivors, best first, with
     // their probabilities renormalised. Exposed for tests.
     static std::vector<std::pair<int, double>> distribution(std::vector<TokenLogit> candidates,

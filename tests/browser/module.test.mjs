@@ -7,8 +7,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, serveSite, siteDir, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
 import {
+  assertConstraintCheck,
   assertInterventionsCheck,
   assertLensCheck,
+  CONSTRAINT_CASES,
+  CONSTRAINT_SETTINGS,
+  constraintCheck,
   fixtureCheck,
   interventionsCheck,
   lensCheck,
@@ -582,6 +586,18 @@ for (const { worker, name } of modes)
       `[ measured ] browser ${name} interventions: max |dlogit| ${r.logitDiff}, |dnll| ${r.nllDiff}, hidden ${r.stateDiff}, attention ${r.attentionDiff}`,
     );
     assertInterventionsCheck(r);
+  });
+
+// Constrained output on the bundled model, both modes: every output matches its regex or fits its
+// schema, across sampling settings and seeds.
+for (const { worker, name } of modes)
+  test(`${name}: every output of a regex or a JSON schema matches it, greedy and sampled`, async () => {
+    const r = await page.evaluate(constraintCheck, {
+      options: { worker },
+      cases: CONSTRAINT_CASES,
+      settings: CONSTRAINT_SETTINGS,
+    });
+    await assertConstraintCheck(r);
   });
 
 // Live views: tokens carry what their positions captured while generating; it equals the lens and

@@ -31,6 +31,10 @@ function otherValue(spec) {
       return `${spec.default ?? 'x'}-other`;
     case 'strings':
       return ['one', 'two'];
+    case 'jsonSchema':
+      return '{"type":"boolean"}';
+    case 'logitBias':
+      return { 11: 2.5, 13: -1 };
     default:
       throw new Error(`options.json: a type this test does not know: ${spec.type}`);
   }

@@ -331,3 +331,110 @@ export function assertGgufCheck(r, worker) {
   for (const [name, pattern] of Object.entries(BROKEN_GGUF)) assert.match(r.broken[name], pattern, name);
   if (worker !== undefined) assert.deepEqual(r.modes, [worker]);
 }
+
+// Constrained generation on a model with GPT-2's tokenizer (the bundled one by default): the outputs
+// of each case's `regex` or `jsonSchema` under each of `settings` (the caller checks them), and the
+// messages of bad constraints.
+export async function constraintCheck({ options, cases, settings, module = '/gpt2.js', source = '/models/default/' }) {
+  const { GPT2 } = await import(module);
+  const model = await GPT2.load(source, { backend: 'webgl', ...options });
+  const outputs = [];
+  for (const c of cases)
+    for (const s of settings) {
+      let text = '';
+      for await (const t of model.generate(c.prompt, { maxNewTokens: 80, ...s, ...c.constraint })) text += t.text;
+      outputs.push({ case: c.name, setting: s, text });
+    }
+  const refusal = async (options) => {
+    try {
+      for await (const _ of model.generate('The', { maxNewTokens: 4, ...options }));
+      return 'accepted';
+    } catch (e) {
+      return e.message;
+    }
+  };
+  const errors = {
+    regex: await refusal({ regex: '(?=a)b' }),
+    schema: await refusal({ jsonSchema: { type: 'integer', minimum: 3 } }),
+    both: await refusal({ regex: 'a', jsonSchema: '{"type":"string"}' }),
+    bias: await refusal({ logitBias: { 11: 'high' } }),
+  };
+  // A banned token never comes, and the model still generates after the refusals.
+  let banned = 0;
+  for await (const t of model.generate('The jury said that', {
+    maxNewTokens: 12,
+    logitBias: { 262: -Infinity, 13: -Infinity },
+  }))
+    banned += t.id === 262 || t.id === 13;
+  await model.dispose();
+  return { outputs, errors, banned, mode: model.mode };
+}
+
+// What constraintCheck runs: patterns and schemas the bundled model can complete within 80 tokens, under
+// greedy decoding and the demo's sampling with three seeds, and hotter sampling.
+export const CONSTRAINT_CASES = [
+  {
+    name: 'date',
+    prompt: 'The date was',
+    constraint: { regex: ' (19|20)\\d{2}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])' },
+  },
+  { name: 'answer', prompt: 'Is it true? The answer is', constraint: { regex: ' (yes|no|maybe)\\.' } },
+  { name: 'words', prompt: 'He said', constraint: { regex: '( [a-z]{1,10}){3,6}[.!?]' } },
+  {
+    name: 'person',
+    prompt: 'A person:',
+    constraint: {
+      jsonSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', maxLength: 12 },
+          age: { type: 'integer' },
+          city: { enum: ['Boston', 'Chicago', 'Dallas'] },
+          tags: { type: 'array', items: { type: 'string', maxLength: 8 }, maxItems: 3 },
+        },
+        required: ['name', 'age'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    name: 'numbers',
+    prompt: 'The numbers:',
+    constraint: { jsonSchema: JSON.stringify({ type: 'array', items: { type: 'number' }, minItems: 1, maxItems: 4 }) },
+  },
+];
+export const CONSTRAINT_SETTINGS = [
+  {},
+  ...[1, 2, 3].map((seed) => ({ temperature: 0.8, topK: 40, topP: 0.95, repetitionPenalty: 1.2, seed })),
+  { temperature: 1.5, seed: 4 },
+];
+
+// Every output matches its regex whole (JavaScript's RegExp) or parses and fits its schema (Ajv); the
+// bad constraints are refused with their messages; banned tokens never come.
+export async function assertConstraintCheck(r) {
+  const { default: Ajv } = await import('ajv');
+  const ajv = new Ajv({ strict: false });
+  assert.equal(r.outputs.length, CONSTRAINT_CASES.length * CONSTRAINT_SETTINGS.length);
+  for (const o of r.outputs) {
+    const { constraint } = CONSTRAINT_CASES.find((c) => c.name === o.case);
+    const where = `${o.case} with ${JSON.stringify(o.setting)}: ${JSON.stringify(o.text)}`;
+    if (constraint.regex) {
+      assert.match(o.text, new RegExp(`^(?:${constraint.regex})$`, 'u'), where);
+      continue;
+    }
+    const schema =
+      typeof constraint.jsonSchema === 'string' ? JSON.parse(constraint.jsonSchema) : constraint.jsonSchema;
+    let value;
+    assert.doesNotThrow(() => {
+      value = JSON.parse(o.text);
+    }, where);
+    assert.ok(ajv.validate(schema, value), `${where}: ${ajv.errorsText()}`);
+  }
+  assert.deepEqual(r.errors, {
+    regex: 'regex /(?=a)b/: lookaround and named groups are not supported at position 0',
+    schema: 'jsonSchema at #: the keyword minimum is not supported',
+    both: 'give regex or jsonSchema, not both',
+    bias: 'logitBias must be an object of token ids to numbers (-Infinity bans a token), got {"11":"high"}',
+  });
+  assert.equal(r.banned, 0);
+}

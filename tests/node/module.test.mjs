@@ -10,10 +10,14 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { root, serveSite, siteDir, tinyModelDir } from '../browser/harness.mjs';
 import {
+  assertConstraintCheck,
   assertGgufCheck,
   assertInterventionsCheck,
   assertLensCheck,
   BROKEN_GGUF,
+  CONSTRAINT_CASES,
+  CONSTRAINT_SETTINGS,
+  constraintCheck,
   fixtureCheck,
   ggufCheck,
   ggufFixtures,
@@ -97,6 +101,18 @@ test('lens() and hiddenStates() match Hugging Face', async () => {
   assertLensCheck(
     await lensCheck({ options: { backend: 'auto' }, prompts: hiddenStates.prompts, module, source: tinyModelDir }),
   );
+});
+
+test('every output of a regex or a JSON schema matches it, greedy and sampled', async () => {
+  const r = await constraintCheck({
+    options: { backend: 'auto' },
+    cases: CONSTRAINT_CASES,
+    settings: CONSTRAINT_SETTINGS,
+    module,
+    source: join(siteDir, 'models/default'),
+  });
+  assert.equal(r.mode.backend, 'cpu');
+  await assertConstraintCheck(r);
 });
 
 test("interventions match Hugging Face's hooks", async () => {

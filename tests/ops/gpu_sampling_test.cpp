@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -32,6 +33,7 @@ struct Setting {
     int topK = 0;
     float topP = 1.0f;
     float penalty = 1.0f;
+    std::map<int, float> bias = {};  // added after the penalty; a banned token's is -infinity
 };
 
 // The exact distribution of `s` over `logits`, `seen` penalised; topPExtra moves the top-p cut by
@@ -43,6 +45,7 @@ std::vector<double> exactDistribution(const std::vector<float>& logits, const st
     for (int i = 0; i < V; ++i) {
         double l = logits[std::size_t(i)];
         if (seen.count(i) && s.penalty != 1.0f) l = l > 0 ? l / s.penalty : l * s.penalty;
+        if (const auto b = s.bias.find(i); b != s.bias.end()) l += b->second;
         value[std::size_t(i)] = l / s.temperature;
     }
     std::vector<int> order(static_cast<std::size_t>(V));
@@ -135,23 +138,33 @@ protected:
         ids->uploadRows(0, int(idValues.size()), idValues.data());
         candidates_ = texture("candidates", kMaxTopk, 4 * kBatch);
         chosen_ = texture("chosen", kBatch, 4);
+        bias_ = texture("bias", 1, vocabRows);
         Texture *seen = texture("seen", 1, vocabRows), *scratch = texture("seen scratch", 1, vocabRows),
                 *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks),
                 *heads = texture("block heads", kBatch * kRanks, topkBlockColumns(vocabRows / 4), kRanks);
-        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *blocks, *heads, *candidates_,
-                                               *chosen_, V, kRanks);
+        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *bias_, *blocks, *heads,
+                                               *candidates_, *chosen_, V, kRanks);
         sampler_->markSeen(0, int(history.size()));
     }
 
     // Draws [0, n) of `s` with seed 1234 (-1: the GPU declined).
     std::vector<int> drawIds(const Setting& s, int n = kDraws) {
-        const TokenSampling sampling{s.temperature, s.topK, s.topP, s.penalty, 1234};
+        TokenSampling sampling{s.temperature, s.topK, s.topP, s.penalty, 1234};
+        // The engine's form of a bias: every token's value, kBannedLogit for a banned one.
+        std::vector<float> bias(logits_.size(), 0.0f);
+        for (const auto& [id, b] : s.bias) bias[std::size_t(id)] = std::max(b, kBannedLogit);
+        if (!s.bias.empty()) {
+            bias.resize(std::size_t(bias_->layout().cols), 0.0f);
+            bias_->uploadRows(0, 1, bias.data());
+            sampling.bias = &bias;
+        }
         std::vector<int> ids;
-        for (int first = 0; first < n; first += kBatch) {
-            Texture& result = sampler_->run(sampling, first, kBatch);
+        const int batch = sampling.greedy() ? 1 : kBatch;  // greedy gives one token
+        for (int first = 0; first < n; first += batch) {
+            Texture& result = sampler_->run(sampling, first, batch);
             const std::vector<float> texels =
-                &result == candidates_ ? result.readRows(0, 1) : result.readRows(0, kBatch);
-            for (int d = 0; d < kBatch && first + d < n; ++d) ids.push_back(int(texels[std::size_t(d) * 4 + 1]));
+                &result == candidates_ ? result.readRows(0, 1) : result.readRows(0, batch);
+            for (int d = 0; d < batch && first + d < n; ++d) ids.push_back(int(texels[std::size_t(d) * 4 + 1]));
         }
         return ids;
     }
@@ -178,7 +191,7 @@ protected:
     std::set<int> seen_;
     ProgramCache programs_;
     std::vector<std::unique_ptr<Texture>> textures_;
-    Texture *candidates_ = nullptr, *chosen_ = nullptr;
+    Texture *candidates_ = nullptr, *chosen_ = nullptr, *bias_ = nullptr;
     std::unique_ptr<SamplerOp> sampler_;
 };
 
@@ -216,6 +229,28 @@ TEST_F(GpuSampling, RepetitionPenaltyWithTemperatureAlone) {
     Setting unpenalised = s;
     unpenalised.penalty = 1.0f;
     expectExactAndSensitive(s, exactDistribution(logits_, seen_, unpenalised));
+}
+
+// A logit bias after the penalty: the three most likely tokens banned, two others raised by 2 and 1,
+// with top-k, top-p and the penalty. Against the same settings without the bias, the counts fail.
+TEST_F(GpuSampling, LogitBiasBansAndShiftsAfterThePenalty) {
+    const std::vector<int> best = testing::topK(logits_, 8);
+    const float banned = -std::numeric_limits<float>::infinity();
+    const Setting s{0.8f,
+                    40,
+                    0.95f,
+                    1.3f,
+                    {{best[0], banned}, {best[1], banned}, {best[2], banned}, {best[6], 2.0f}, {best[7], 1.0f}}};
+    Setting unbiased = s;
+    unbiased.bias.clear();
+    expectExactAndSensitive(s, exactDistribution(logits_, seen_, unbiased));
+    const std::map<int, int> counts = draw(s);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(counts.count(best[std::size_t(i)]), 0u) << "a banned token was drawn";
+    // Greedy takes the best unbanned token, as biased.
+    Setting greedy{0.0f, 0, 1.0f, 1.0f, s.bias};
+    std::vector<float> biased(logits_);
+    for (const auto& [id, b] : s.bias) biased[std::size_t(id)] += b;
+    EXPECT_EQ(drawIds(greedy, 1).front(), testing::topK(biased, 1).front());
 }
 
 // Top-p alone whose 64 best candidates hold less than p (at T = 1 they hold 0.198): the GPU declines

@@ -310,11 +310,12 @@ std::vector<float> logitRows(const Dims& d, int rows) {
 
 // The k best keys of each row, (key, id, log Σ exp of the keys, 0) per rank: candidates row `rank`,
 // texel `first + row`; the texels around them (first before, 2 after) keep what they held. With a
-// warp (penalty != 1), every third token is seen: key = penalised logit / T. The first level
-// writes `ranks` ranks per fragment. `clustered`: the k best are tokens 0 .. k - 1, in one block (whose
-// later ranks then need a scan of their own).
+// warp (penalty != 1), every third token is seen: key = (penalised logit + bias) / T, where
+// `biased` adds a bias that bans every fifth token (-1e20) and shifts the others by -1.5 to 1.5.
+// The first level writes `ranks` ranks per fragment. `clustered`: the k best are tokens 0 .. k - 1, in
+// one block (whose later ranks then need a scan of their own).
 Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty, int ranks = 8,
-              bool clustered = false) {
+              bool clustered = false, bool biased = false) {
     const Dims& d = o.d;
     const int vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
     std::vector<float> logits = logitRows(d, rows);
@@ -324,21 +325,24 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
                 logits[std::size_t(r) * vocabRows + std::size_t(i)] = 10.0f - 0.01f * float(i * 7 % k);
     std::vector<float> seen(std::size_t(vocabRows), 0.0f);
     for (int i = 0; i < d.vocab; i += 3) seen[std::size_t(i)] = 1.0f;
+    std::vector<float> bias(std::size_t(vocabRows), 0.0f);
+    for (int i = 0; biased && i < d.vocab; ++i) bias[std::size_t(i)] = i % 5 == 0 ? -1.0e20f : 0.5f * float(i % 7 - 3);
     std::vector<float> expected(std::size_t(kMaxTopk) * std::size_t(columns) * 4, 7.0f);
     Texture &logitTexture = o.texture(rows, vocabRows, logits),
             &candidates = o.texture(kMaxTopk, 4 * columns, expected),
             &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
             &heads = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
-            &seenTexture = o.texture(1, vocabRows, seen);
-    auto op =
-        std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, d.vocab, ranks);
+            &seenTexture = o.texture(1, vocabRows, seen), &biasTexture = o.texture(1, vocabRows, bias);
+    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, biasTexture,
+                                       d.vocab, ranks);
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         std::vector<float> keys(std::size_t(d.vocab));
         for (int i = 0; i < d.vocab; ++i) {
             const float l = logits[std::size_t(r) * vocabRows + std::size_t(i)];
-            keys[std::size_t(i)] =
-                (seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l) / temperature;
+            const float penalised =
+                seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l;
+            keys[std::size_t(i)] = (penalised + bias[std::size_t(i)]) / temperature;
         }
         const double logSumExp = testing::logSumExp(keys);
         const std::vector<int> best = testing::topK(keys, k);
@@ -353,6 +357,7 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
     TopkWarp warp;
     warp.temperature = temperature;
     warp.repetitionPenalty = penalty;
+    warp.biased = biased;
     warp.logSumExp = true;
     return {[=] { op->run(k, rows, first, warp); }, [&candidates, k] { return candidates.readRows(0, k); }, expected};
 }
@@ -441,6 +446,7 @@ const std::vector<OpCase> kOpCases = {
     {"topk_2_ranks_per_fragment", [](OpContext& o) { return topk(o, 2, 0, 7, 1.0f, 1.0f, 2); }},
     {"topk_1_rank_per_fragment", [](OpContext& o) { return topk(o, 1, 0, 5, 1.0f, 1.0f, 1); }},
     {"topk_clustered", [](OpContext& o) { return topk(o, 2, 0, 24, 1.0f, 1.0f, 4, true); }},
+    {"topk_biased", [](OpContext& o) { return topk(o, 2, 0, 24, 0.7f, 1.3f, 4, false, true); }},
     {"seen_tokens", [](OpContext& o) { return seenTokens(o, 0); }},
     {"seen_tokens_joined", [](OpContext& o) { return seenTokens(o, 4); }},
     {"log_sum_exp", logSumExp},

@@ -69,6 +69,29 @@ function allowed(spec, value) {
       return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
     case 'interventions':
       return Array.isArray(value) && value.every(interventionAllowed);
+    case 'jsonSchema': {
+      if (plain(value)) return true;
+      if (typeof value !== 'string') return false;
+      try {
+        return plain(JSON.parse(value));
+      } catch {
+        return false;
+      }
+    }
+    case 'logitBias':
+      return (
+        plain(value) &&
+        Object.entries(value).every(
+          ([id, bias]) =>
+            String(Number(id)) === id &&
+            Number.isInteger(Number(id)) &&
+            Number(id) >= 0 &&
+            Number(id) < 1e9 &&
+            typeof bias === 'number' &&
+            !Number.isNaN(bias) &&
+            bias !== Infinity,
+        )
+      );
     default:
       throw new Error(`options.json: a type this test does not know: ${spec.type}`);
   }
@@ -108,6 +131,18 @@ function validValues(spec) {
       return fc.oneof(fc.string(), fc.array(fc.string()));
     case 'interventions':
       return fc.array(intervention, { maxLength: 4 });
+    case 'jsonSchema': {
+      const schema = record({ type: fc.constantFrom('string', 'integer', 'object'), maxLength: fc.nat(20) });
+      return fc.oneof(
+        schema,
+        schema.map((s) => JSON.stringify(s)),
+      );
+    }
+    case 'logitBias':
+      return fc.dictionary(
+        fc.nat(60000).map(String),
+        fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-Infinity)),
+      );
     default:
       throw new Error(spec.type);
   }

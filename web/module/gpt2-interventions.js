@@ -18,7 +18,8 @@ const WANTED = {
 };
 
 const isIndex = (v) => Number.isInteger(v) && v >= 0;
-const isPlainObject = (v) =>
+// An object literal (or one without a prototype), as options are given.
+export const isPlainObject = (v) =>
   typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 // Arrays and typed arrays of numbers (not BigInt64Array's bigints).
 const isVector = (v) =>

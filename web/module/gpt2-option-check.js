@@ -1,7 +1,7 @@
 // Checks options against src/options.json (generated as gpt2-options.js) and fills its defaults, so
 // that every option crosses into the engine typed and complete. Ranges beyond the schema's (topP in
 // (0, 1], ...) are the engine's to check: its messages name the option too.
-import { checkedInterventions } from './gpt2-interventions.js';
+import { checkedInterventions, isPlainObject } from './gpt2-interventions.js';
 import schema from './gpt2-options.js';
 
 function describe(spec) {
@@ -20,6 +20,10 @@ function describe(spec) {
       return 'a string or an array of strings';
     case 'interventions':
       return 'an array of interventions';
+    case 'jsonSchema':
+      return 'a JSON schema (an object, or its JSON text)';
+    case 'logitBias':
+      return 'an object of token ids to numbers (-Infinity bans a token)';
     default:
       throw new Error(`options.json: unknown type ${spec.type}`);
   }
@@ -32,6 +36,14 @@ function shown(value) {
     return JSON.stringify(value) ?? `a ${typeof value}`;
   } catch {
     return `a${/^[aeiou]/.test(typeof value) ? 'n' : ''} ${typeof value} that JSON cannot hold`;
+  }
+}
+
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 
@@ -49,6 +61,16 @@ function valid(spec, value) {
       return typeof value === 'string' && value !== '';
     case 'strings':
       return typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'));
+    case 'jsonSchema':
+      return isPlainObject(value) || (typeof value === 'string' && isPlainObject(parsed(value)));
+    case 'logitBias':
+      return (
+        isPlainObject(value) &&
+        Object.entries(value).every(
+          ([id, bias]) =>
+            /^(0|[1-9]\d{0,8})$/.test(id) && typeof bias === 'number' && (Number.isFinite(bias) || bias === -Infinity),
+        )
+      );
     default:
       return false;
   }

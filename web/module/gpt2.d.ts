@@ -203,6 +203,16 @@ export interface GenerateOptions {
    */
   lensPositions?: number;
   /**
+   * Constrained output: the text matches this regular expression whole (ECMAScript syntax without lookaround, backreferences or lazy quantifiers); generation ends where the match can go no further, or at maxNewTokens. An impossible or unsupported pattern rejects before anything runs.
+   */
+  regex?: string;
+  /**
+   * Constrained output: compact JSON that fits this JSON schema (an object, or its JSON text); docs/api.md lists the keywords supported. Not with regex.
+   */
+  jsonSchema?: object | string;
+  /** Added to the logits of these token ids after the repetition penalty, before the temperature (OpenAI's logit_bias); -Infinity bans a token. */
+  logitBias?: Record<number, number>;
+  /**
    * Changes made inside the forward, in list order, at every position run (prompt and generated); the live views see them too. See Intervention.
    * @default []
    */

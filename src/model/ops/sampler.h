@@ -11,6 +11,7 @@
 // Draws are numbered; the numbers of draw d come from a hash of (seed, d), so a draw needs no state
 // and the CPU sampler (src/engine/sampling.h) reproduces the pick among candidates.
 #include <cstdint>
+#include <vector>
 
 #include "gl/pass.h"
 #include "model/ops/topk.h"
@@ -23,6 +24,11 @@ struct TokenSampling {
     float topP = 1.0f;
     float repetitionPenalty = 1.0f;
     std::uint64_t seed = 0;
+    // Added to each penalised logit before the temperature, vocab_size values (a logit bias, and
+    // engine/sampling.h's kBannedLogit where a constraint bans a token); null: nothing. `biasVersion`
+    // changes whenever the values do, so that they are uploaded once.
+    const std::vector<float>* bias = nullptr;
+    int biasVersion = 0;
 
     bool greedy() const { return temperature == 0.0f; }
     // Temperature alone: Gumbel noise over the whole vocabulary.
@@ -36,8 +42,10 @@ public:
     // `logits`: draws read row 0. `ids`: the sequence's token ids, one per row. `seen` and
     // `seenScratch`: one row of vocabulary texels each. `blocks`, `heads`, `candidates` and ranksPerFragment as
     // TopkOp's, the candidates a texel per draw wide; `chosen`: a row of one texel per draw.
+    // `bias`: one row of vocabulary texels, what a biased draw adds to each logit.
     SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen, Texture& seenScratch,
-              Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment);
+              const Texture& bias, Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen, int vocab,
+              int ranksPerFragment);
     // The tokens the repetition penalty applies to: ids[from, to) join those marked, or with from 0
     // replace them.
     void markSeen(int from, int to);

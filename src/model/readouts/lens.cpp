@@ -41,7 +41,7 @@ Lens::Lens(const ReadoutDecl& d)
           d.activations.add("lens candidates", kMaxTopk, d.model.config().layers * d.model.tuning().prefillChunk * 4)),
       copy_(activationPass(d.model.programs(), residuals_, d.model.residual(), int(Epilogue::None))),
       head_(d.plan.linear(lensHead(d, residuals_))),
-      topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen,
+      topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen, d.topk.bias,
             d.model.config().vocabSize, d.topk.ranksPerFragment) {}
 
 void Lens::copyLayer(int layer, int first, int count, int k) {

@@ -19,8 +19,8 @@ struct ReadoutSite {
     Texture& logits;         // the output head's row of the last position
 };
 
-// The block lists every top-k search of the model uses in turn (TopkOp), and the tokens a search's
-// repetition penalty sees.
+// The block lists every top-k search of the model uses in turn (TopkOp), the tokens a search's
+// repetition penalty sees, and what a draw adds to each logit (a logit bias, a constraint's bans).
 struct TopkScratch {
     // Rows of the block lists: a search of up to kMaxTopk candidates, or as many lens rows as fit at
     // the lens's k.
@@ -28,6 +28,7 @@ struct TopkScratch {
     Texture& blocks;
     Texture& heads;
     Texture& seen;
+    Texture& bias;
     int ranksPerFragment;
 };
 

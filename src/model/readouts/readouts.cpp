@@ -32,6 +32,7 @@ ReadoutDecl declareShared(const ReadoutSite& site) {
             .topk = {.blocks = t.addInterleaved("top-k blocks", TopkScratch::kBlockRows, blockColumns, ranks),
                      .heads = t.addInterleaved("top-k block heads", TopkScratch::kBlockRows, blockColumns, ranks),
                      .seen = t.add("seen tokens", 1, d.vocabRows),  // [1, V]
+                     .bias = t.add("token bias", 1, d.vocabRows),   // [1, V]
                      .ranksPerFragment = ranks},
             .scored = scored};
 }

@@ -74,6 +74,27 @@ public:
     void operator()(const defaults::FlagSpec& spec, std::vector<std::string>& field) {
         if (args_.has(spec.flag)) field.push_back(args_.text(spec.flag));
     }
+    void operator()(const defaults::FlagSpec& spec, std::optional<std::string>& field) {
+        if (args_.has(spec.flag)) field = args_.text(spec.flag);
+    }
+    // --logit-bias ID:BIAS,ID:BIAS (BIAS a number, or -inf).
+    void operator()(const defaults::FlagSpec& spec, std::vector<std::pair<int, float>>& field) {
+        if (!args_.has(spec.flag)) return;
+        const std::string list = args_.text(spec.flag);
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', start), list.size());
+            const std::string item = list.substr(start, comma - start);
+            const std::size_t colon = item.find(':');
+            char* end = nullptr;
+            const long id = colon == std::string::npos ? -1 : std::strtol(item.c_str(), &end, 10);
+            const bool idOk = colon != std::string::npos && end == item.c_str() + colon && id >= 0;
+            const float bias = idOk ? std::strtof(item.c_str() + colon + 1, &end) : 0.0f;
+            if (!idOk || item.size() == colon + 1 || *end != '\0')
+                fail(spec.flag, " takes ID:BIAS,ID:BIAS (BIAS a number or -inf), got \"", item, "\"");
+            field.push_back({int(id), bias});
+            start = comma + 1;
+        }
+    }
 
 private:
     template <typename T>

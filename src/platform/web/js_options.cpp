@@ -44,6 +44,21 @@ public:
     void operator()(const FlagSpec& spec, std::vector<std::string>& field) {
         field = emscripten::vecFromJSArray<std::string>(get(spec));
     }
+    // A string, or (jsonSchema) an object, as its JSON text.
+    void operator()(const FlagSpec& spec, std::optional<std::string>& field) {
+        const val v = get(spec);
+        if (v.isNull()) return field.reset();
+        field = v.isString() ? v.as<std::string>() : val::global("JSON").call<std::string>("stringify", v);
+    }
+    // logitBias: { id: bias }.
+    void operator()(const FlagSpec& spec, std::vector<std::pair<int, float>>& field) {
+        const val v = get(spec);
+        field.clear();
+        if (v.isNull()) return;
+        const val entries = val::global("Object").call<val>("entries", v);
+        for (int i = 0; i < entries["length"].as<int>(); ++i)
+            field.push_back({std::stoi(entries[i][0].as<std::string>()), entries[i][1].as<float>()});
+    }
 
 private:
     val get(const FlagSpec& spec) const {
@@ -69,6 +84,15 @@ public:
     template <typename T>
     void operator()(const FlagSpec& spec, const std::optional<T>& field) {
         out_.set(spec.name, field ? val(double(*field)) : val::null());
+    }
+    void operator()(const FlagSpec& spec, const std::optional<std::string>& field) {
+        out_.set(spec.name, field ? val(*field) : val::null());
+    }
+    void operator()(const FlagSpec& spec, const std::vector<std::pair<int, float>>& field) {
+        if (field.empty()) return out_.set(spec.name, val::null());
+        val bias = val::object();
+        for (const auto& [id, b] : field) bias.set(std::to_string(id), b);
+        out_.set(spec.name, bias);
     }
     void operator()(const FlagSpec& spec, const std::vector<std::string>& field) {
         val list = val::array();
