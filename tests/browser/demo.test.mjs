@@ -217,6 +217,29 @@ test('the demo ablates heads and steers, side by side with the original, at 390 
   await page.close();
 });
 
+// The format box: a JSON schema constrains the output, which then parses and has the required
+// properties; a schema that is not JSON is refused on the page.
+test('the format box constrains the output to a JSON schema', async () => {
+  const page = await site.page('?backend=webgl');
+  await waitForDemoModel(page);
+  await page.fill('#prompt', 'A person:');
+  await page.fill('#max-new-tokens', '80');
+  await page.selectOption('#format-kind', 'jsonSchema');
+  const schema = JSON.parse(await page.inputValue('#format'));
+  assert.deepEqual(schema.required, ['name', 'age']);
+  await page.click('#generate');
+  await generationDone(page);
+  const output = await page.locator('#output').textContent();
+  const value = JSON.parse(output.slice('A person:'.length));
+  assert.equal(typeof value.name, 'string');
+  assert.ok(Number.isInteger(value.age), output);
+  await page.fill('#format', '{"type": ');
+  await page.click('#generate');
+  await page.waitForFunction(() => !document.getElementById('error').hidden);
+  assert.match(await page.locator('#error').textContent(), /^Error: Format: the schema is not JSON/);
+  await page.close();
+});
+
 test('the demo loads a model with int8 weights, in less GPU memory than fp16, and generates', async () => {
   const page = await site.page('?backend=webgl');
   await waitForDemoModel(page);

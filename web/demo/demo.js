@@ -412,6 +412,31 @@ async function compareWithout(promptIds, options, list) {
   }
 }
 
+// The format box: a regex, or a JSON schema (checked as JSON here; the engine says what it does not
+// support), as generate's option of that name.
+function formatOption() {
+  const kind = $('format-kind').value;
+  const text = $('format').value.trim();
+  if (!kind) return {};
+  if (!text) throw new Error('Format: give a pattern or a schema, or choose free text');
+  if (kind === 'regex') return { regex: text };
+  try {
+    return { jsonSchema: JSON.parse(text) };
+  } catch (error) {
+    throw new Error(`Format: the schema is not JSON (${error.message})`);
+  }
+}
+
+// Examples the format box starts with.
+const FORMAT_EXAMPLES = {
+  regex: ' (yes|no|maybe)\\.',
+  jsonSchema: JSON.stringify({
+    type: 'object',
+    properties: { name: { type: 'string', maxLength: 20 }, age: { type: 'integer' } },
+    required: ['name', 'age'],
+  }),
+};
+
 async function generate(event) {
   event.preventDefault();
   showError(null);
@@ -428,6 +453,7 @@ async function generate(event) {
       seed: numberField('seed', { integer: true, optional: true }),
       lensTopK: live ? LENS_TOP_K : 0,
       attentionLayer: live ? Number($('layer').value) : -1,
+      ...formatOption(),
     };
     const prompt = $('prompt').value;
     const promptIds = await model.tokenize(prompt);
@@ -511,6 +537,11 @@ document.addEventListener('drop', (event) => {
 });
 $('clear-cache').addEventListener('click', () => GPT2.clearCache().then(fillPicker).catch(showError));
 $('generate-form').addEventListener('submit', generate);
+$('format-kind').addEventListener('change', () => {
+  const kind = $('format-kind').value;
+  $('format-label').hidden = !kind;
+  if (kind) $('format').value = FORMAT_EXAMPLES[kind];
+});
 $('stop').addEventListener('click', () => controller?.abort());
 $('layer').addEventListener('change', () => {
   interventions.showLayer(Number($('layer').value));

@@ -27,6 +27,7 @@ if [ -z "${MODEL:-}" ]; then
     MODEL=/bench/model/
     mkdir -p "$SITE/bench/model"
     .device-bin/gpt2-synth "$SITE/bench/model" --size "$SIZE" --dtype fp16 >/dev/null || exit 1
+    cp "$SITE"/bench/tokenizer/* "$SITE/bench/model/"
     for P in ${PROMPTS//,/ }; do
         .device-bin/gpt2 bench --model "$SITE/bench/model" --prompt-tokens "$P" --new-tokens 16 --weights "$WEIGHTS" >>"$OUT/native.jsonl" 2>>"$OUT/native.err" ||
             echo "native bench failed (see native.err)"

@@ -9,7 +9,7 @@
 // after each prompt length's rounds, `benchmark({ profile: true })` in each mode, as a row of kind
 // 'benchmark' with its per-pass profile), tuning (JSON: the load's `tuning` option, e.g.
 // {"maxColorBits":512}), sampling (comma-separated names of SAMPLING: what each generation samples
-// with, or steer-ablate for interventions; default greedy), modes (comma-separated worker, same-thread: default both). Each generation's row has its passes per token: the draws of the steps
+// with, steer-ablate for interventions, or json-schema for constrained output; default greedy), modes (comma-separated worker, same-thread: default both). Each generation's row has its passes per token: the draws of the steps
 // after the first token, from stats().passDraws.
 const query = new URLSearchParams(location.search);
 const { GPT2 } = await import(query.get('module') ?? '/gpt2.js');
@@ -31,6 +31,19 @@ export const SAMPLING = {
   'topk-topp': { temperature: 0.8, topK: 40, topP: 0.95, seed: 1 },
   temperature: { temperature: 0.8, seed: 1 },
   penalty: { repetitionPenalty: 1.2 },
+  // Greedy JSON of a schema that does not end within a run (at least 100 objects): what a constraint
+  // costs a step.
+  'json-schema': {
+    jsonSchema: {
+      type: 'array',
+      minItems: 100,
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string', maxLength: 24 }, n: { type: 'integer' } },
+        required: ['name', 'n'],
+      },
+    },
+  },
   // Greedy with a steering vector and an ablated head: what interventions cost a step.
   'steer-ablate': (config) => ({
     interventions: [
