@@ -77,6 +77,7 @@ void Engine::setTokenizer(Tokenizer tokenizer) {
         fail("the tokenizer has ", tokenizer.vocabSize(), " tokens but the model only ", config().vocabSize,
              "; vocab.json does not belong to this model");
     tokenizer_.emplace(std::move(tokenizer));
+    patterns_.clear();
     tokenTrie_.reset();
 }
 
@@ -85,7 +86,10 @@ const Tokenizer& Engine::tokenizer() const {
     return *tokenizer_;
 }
 
-const TokenTrie& Engine::tokenTrie() {
+std::shared_ptr<CompiledPattern> Engine::compiledPattern(PatternKind kind, const std::string& text) {
+    constexpr std::size_t kKept = 8;
+    const auto found = patterns_.find({kind, text});
+    if (found != patterns_.end()) return found->second;
     if (!tokenTrie_) {
         if (!tokenizer_) fail("regex and jsonSchema need the model's tokenizer (vocab.json and merges.txt)");
         // The model's ids; any beyond the tokenizer's are never text.
@@ -94,7 +98,11 @@ const TokenTrie& Engine::tokenTrie() {
             tokens[std::size_t(id)] = tokenizer_->tokenBytes(id);
         tokenTrie_ = std::make_unique<TokenTrie>(tokens, tokenizer_->endOfTextId());
     }
-    return *tokenTrie_;
+    auto compiled = kind == PatternKind::Regex
+                        ? std::make_shared<CompiledPattern>(parseRegex(text), "regex /" + text + "/", *tokenTrie_)
+                        : std::make_shared<CompiledPattern>(jsonSchemaPattern(text), "jsonSchema", *tokenTrie_);
+    if (patterns_.size() >= kKept) patterns_.clear();
+    return patterns_.emplace(std::make_pair(kind, text), std::move(compiled)).first->second;
 }
 
 void Engine::prefill(const std::vector<int>& ids) {
@@ -248,9 +256,9 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
     setBias(logitBias_);
     if (options.regex && options.jsonSchema) fail("give regex or jsonSchema, not both");
     if (options.regex)
-        constraint_.emplace(parseRegex(*options.regex), "regex /" + *options.regex + "/", engine.tokenTrie());
+        constraint_.emplace(engine.compiledPattern(Engine::PatternKind::Regex, *options.regex));
     else if (options.jsonSchema)
-        constraint_.emplace(jsonSchemaPattern(*options.jsonSchema), "jsonSchema", engine.tokenTrie());
+        constraint_.emplace(engine.compiledPattern(Engine::PatternKind::JsonSchema, *options.jsonSchema));
     done_ = options.maxNewTokens == 0;
     if (!done_) engine.beginPrefill(kept);
 }
@@ -338,13 +346,14 @@ void Generation::setBias(std::vector<float> bias) {
 }
 
 void Generation::speculate() {
-    // A constrained draw needs the token before it: nothing runs ahead of it.
-    const bool final = !cpuPicks_ && !gpuSampling_.mayDecline() && !constraint_;
+    const bool final = !cpuPicks_ && !gpuSampling_.mayDecline();
     const int pos = int(engine_.tokens().size()) + engine_.speculative();
     const bool wanted = int(ids_.size()) + reading_ < options_.maxNewTokens;
     if (!final || !wanted || reading_ >= NextToken::kMaxReads || pos >= engine_.config().contextLength) return;
     engine_.stepFromChosenToken();
-    request(false);
+    // A constrained draw needs the tokens its predecessor allows, known once that one is read: the
+    // step runs ahead all the same, and emit() draws from it.
+    if (!constraint_) request(false);
 }
 
 std::optional<GeneratedToken> Generation::emit(int id) {
@@ -374,8 +383,13 @@ std::optional<GeneratedToken> Generation::emit(int id) {
         reason_ = StopReason::PatternComplete;
         token.text += heldBack();
     } else if (engine_.speculative() > 0) {
-        // The step for this token has run already; its successor's read is in flight.
+        // The step for this token has run already; its successor's read is in flight, or under a
+        // constraint is drawn now.
         engine_.commit(id);
+        if (constraint_) {
+            constrain();
+            request(cpuPicks_);
+        }
         speculate();
     } else if (engine_.append(id, options_.slideWindow)) {
         prefilling_ = true;

@@ -2,6 +2,7 @@
 // The public C++ API: a loaded model, its tokenizer, and the token sequence in its KV cache.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -191,8 +192,11 @@ public:
     void setTokenizer(Tokenizer tokenizer);
     const Tokenizer& tokenizer() const;  // throws when the model folder had no vocab.json/merges.txt
     bool hasTokenizer() const { return tokenizer_.has_value(); }
-    // The vocabulary's bytes as a trie, for constrained generation: made on first use.
-    const TokenTrie& tokenTrie();
+    // A constrained generation's pattern (generate's regex, or its jsonSchema's JSON text) compiled
+    // against the vocabulary: kept for the next generations with the same one (a few at a time), with
+    // the masks of the states they reached.
+    enum class PatternKind { Regex, JsonSchema };
+    std::shared_ptr<CompiledPattern> compiledPattern(PatternKind kind, const std::string& text);
 
     // Starts a new sequence with `ids` (one set of passes for all of them).
     void prefill(const std::vector<int>& ids);
@@ -251,7 +255,8 @@ private:
 
     std::unique_ptr<ModelRunner> runner_;
     std::optional<Tokenizer> tokenizer_;
-    std::unique_ptr<TokenTrie> tokenTrie_;
+    std::unique_ptr<TokenTrie> tokenTrie_;  // the vocabulary's bytes, made on first use
+    std::map<std::pair<PatternKind, std::string>, std::shared_ptr<CompiledPattern>> patterns_;
     std::vector<int> tokens_;
     std::vector<int> prefilling_;  // the sequence beginPrefill started, until prefillStep finishes it
     InterventionPlan interventions_;

@@ -31,14 +31,18 @@ TokenTrie::TokenTrie(const std::vector<std::string>& tokens, int endOfText) : to
     }
 }
 
-TokenConstraint::TokenConstraint(const RegexNode& pattern, const std::string& label, const TokenTrie& trie)
-    : automaton_(pattern, label), trie_(trie), state_(automaton_.start()) {
-    const auto& mask = allowed();
+// Masks past this many states are dropped (and made again where needed), so that a long generation
+// over a pattern that never repeats a state keeps its memory bounded: 6 KB each for GPT-2.
+constexpr std::size_t kMaxMasks = 4096;
+
+CompiledPattern::CompiledPattern(const RegexNode& pattern, const std::string& label, const TokenTrie& trie)
+    : automaton_(pattern, label), trie_(trie), label_(label) {
+    const auto& mask = allowed(start());
     if (std::none_of(mask.begin(), mask.end(), [](std::uint32_t w) { return w != 0; }))
         fail(label, ": no token of the vocabulary can begin a match");
 }
 
-void TokenConstraint::walk(int node, int state, std::vector<std::uint32_t>& mask) {
+void CompiledPattern::walk(int node, int state, std::vector<std::uint32_t>& mask) {
     const TokenTrie::Node& n = trie_.nodes_[std::size_t(node)];
     for (int e = n.firstEdge; e < n.firstEdge + n.edges; ++e) {
         const auto [byte, child] = trie_.edges_[std::size_t(e)];
@@ -50,24 +54,24 @@ void TokenConstraint::walk(int node, int state, std::vector<std::uint32_t>& mask
     }
 }
 
-const std::vector<std::uint32_t>& TokenConstraint::allowed() {
-    auto found = masks_.find(state_);
+const std::vector<std::uint32_t>& CompiledPattern::allowed(int state) {
+    auto found = masks_.find(state);
     if (found != masks_.end()) return found->second;
+    if (masks_.size() >= kMaxMasks) masks_.clear();
     std::vector<std::uint32_t> mask(std::size_t(trie_.vocabSize() + 31) / 32, 0u);
-    walk(0, state_, mask);
+    walk(0, state, mask);
     const int end = trie_.endOfText();
-    if (end >= 0 && automaton_.accepting(state_)) mask[std::size_t(end) / 32] |= 1u << (end % 32);
-    return masks_.emplace(state_, std::move(mask)).first->second;
+    if (end >= 0 && automaton_.accepting(state)) mask[std::size_t(end) / 32] |= 1u << (end % 32);
+    return masks_.emplace(state, std::move(mask)).first->second;
 }
 
-void TokenConstraint::accept(int id) {
-    const auto& mask = allowed();
+int CompiledPattern::after(int state, int id) {
+    const auto& mask = allowed(state);
     if (id < 0 || id >= trie_.vocabSize() || !((mask[std::size_t(id) / 32] >> (id % 32)) & 1u))
         fail("constraint: token ", id, " was drawn but is not allowed here");
-    if (id == trie_.endOfText()) return;
-    for (const char c : trie_.bytes(id)) state_ = automaton_.step(state_, std::uint8_t(c));
+    if (id == trie_.endOfText()) return state;
+    for (const char c : trie_.bytes(id)) state = automaton_.step(state, std::uint8_t(c));
+    return state;
 }
-
-bool TokenConstraint::finished() { return automaton_.accepting(state_) && !automaton_.canContinue(state_); }
 
 }  // namespace gpt2

@@ -224,7 +224,7 @@ TEST(TokenConstraint, AllowsTheTokensThatKeepAMatchPossible) {
             if ((mask[0] >> id) & 1u) out.push_back(id);
         return out;
     };
-    TokenConstraint pairs(parseRegex("(ab)+"), "regex", trie);
+    TokenConstraint pairs(std::make_shared<CompiledPattern>(parseRegex("(ab)+"), "regex", trie));
     EXPECT_EQ(ids(pairs.allowed()), (std::vector<int>{0, 2}));
     pairs.accept(0);
     EXPECT_EQ(ids(pairs.allowed()), (std::vector<int>{1, 3}));  // "ab", or "aba" of "abab"
@@ -232,11 +232,11 @@ TEST(TokenConstraint, AllowsTheTokensThatKeepAMatchPossible) {
     EXPECT_EQ(ids(pairs.allowed()), (std::vector<int>{0, 2, 5}));
     EXPECT_FALSE(pairs.finished());
     EXPECT_EQ(errorOf([&] { pairs.accept(4); }), "constraint: token 4 was drawn but is not allowed here");
-    TokenConstraint once(parseRegex("ab"), "regex", trie);
+    TokenConstraint once(std::make_shared<CompiledPattern>(parseRegex("ab"), "regex", trie));
     once.accept(2);
     EXPECT_TRUE(once.finished());
     EXPECT_EQ(ids(once.allowed()), (std::vector<int>{5}));
-    EXPECT_EQ(errorOf([&] { TokenConstraint(parseRegex("d"), "regex /d/", trie); }),
+    EXPECT_EQ(errorOf([&] { CompiledPattern(parseRegex("d"), "regex /d/", trie); }),
               "regex /d/: no token of the vocabulary can begin a match");
 }
 
