@@ -253,7 +253,10 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
             fail("logitBias: token ", id, " has bias ", bias, ", not a number below infinity");
         logitBias_[std::size_t(id)] = std::max(bias, kBannedLogit);
     }
-    setBias(logitBias_);
+    if (!logitBias_.empty()) {
+        gpuSampling_.bias = &logitBias_;
+        gpuSampling_.biasVersion = nextVersion();
+    }
     if (options.regex && options.jsonSchema) fail("give regex or jsonSchema, not both");
     if (options.regex)
         constraint_.emplace(engine.compiledPattern(Engine::PatternKind::Regex, *options.regex));
@@ -296,7 +299,7 @@ std::optional<GeneratedToken> Generation::advance(bool wait) {
         std::vector<TokenLogit> all;
         const std::vector<float> logits = engine_.runner().takeLogits();
         for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
-        return emit(sampler_.pick(std::move(all), engine_.tokens(), draw, bias_));
+        return emit(sampler_.pick(std::move(all), engine_.tokens(), draw, cpuBias()));
     }
     const int id = engine_.runner().takeToken();
     if (id < 0) {
@@ -325,24 +328,29 @@ void Generation::constrain() {
         return;
     }
     const std::vector<std::uint32_t>& allowed = constraint_->allowed();
-    const int vocab = engine_.config().vocabSize;
-    std::vector<float> bias = logitBias_.empty() ? std::vector<float>(std::size_t(vocab), 0.0f) : logitBias_;
-    bool any = false;
-    for (int id = 0; id < vocab; ++id) {
-        if ((allowed[std::size_t(id) / 32] >> (id % 32)) & 1u)
-            any = any || bias[std::size_t(id)] > kBannedLogit;
-        else
-            bias[std::size_t(id)] = kBannedLogit;
+    if (!logitBias_.empty()) {
+        bool any = false;
+        for (std::size_t id = 0; id < logitBias_.size() && !any; ++id)
+            any = ((allowed[id / 32] >> (id % 32)) & 1u) && logitBias_[id] > kBannedLogit;
+        if (!any) fail("logitBias bans every token the ", options_.regex ? "regex" : "jsonSchema", " allows here");
     }
-    if (!any) fail("logitBias bans every token the ", options_.regex ? "regex" : "jsonSchema", " allows here");
-    setBias(std::move(bias));
+    gpuSampling_.allowed = &allowed;
+    gpuSampling_.allowedVersion = nextVersion();
 }
 
-void Generation::setBias(std::vector<float> bias) {
+int Generation::nextVersion() {
     static std::atomic<int> versions{0};
-    bias_ = std::move(bias);
-    gpuSampling_.bias = bias_.empty() ? nullptr : &bias_;
-    gpuSampling_.biasVersion = ++versions;
+    return ++versions;
+}
+
+std::vector<float> Generation::cpuBias() const {
+    if (!gpuSampling_.allowed) return logitBias_;
+    const std::vector<std::uint32_t>& allowed = *gpuSampling_.allowed;
+    std::vector<float> bias = logitBias_;
+    bias.resize(std::size_t(engine_.config().vocabSize), 0.0f);
+    for (std::size_t id = 0; id < bias.size(); ++id)
+        if (!((allowed[id / 32] >> (id % 32)) & 1u)) bias[id] = kBannedLogit;
+    return bias;
 }
 
 void Generation::speculate() {

@@ -106,11 +106,14 @@ private:
     // logits where the engine draws (the CPU backend, top-k beyond what the GPU lists, or top-p alone
     // that the GPU declined).
     void request(bool logits);
-    // What the draws add to each logit from now on (empty: nothing).
-    void setBias(std::vector<float> bias);
-    // Before a constrained draw: the tokens the constraint allows (with the logit bias), or the end
-    // where the text can go no further.
+    // Before a constrained draw: the tokens the constraint allows, or the end where the text can go no
+    // further.
     void constrain();
+    // A number no bias or mask uploaded before had (TokenSampling's versions).
+    static int nextVersion();
+    // What a draw on the CPU adds to each logit: the logit bias, and kBannedLogit where a constraint
+    // bans a token (the GPU's draws read the two apart).
+    std::vector<float> cpuBias() const;
     // Steps from the token the GPU chose: while a token's readback travels, the step that feeds it to
     // the model already runs (Engine::stepFromChosenToken), when another token will be needed, the
     // context has room and the GPU's choice is final.
@@ -122,7 +125,6 @@ private:
     Sampler sampler_;
     TokenSampling gpuSampling_;                  // the same options as the GPU takes them
     std::vector<float> logitBias_;               // the options' logitBias over the vocabulary (empty: none)
-    std::vector<float> bias_;                    // what the next draw adds to each logit (empty: nothing)
     std::optional<TokenConstraint> constraint_;  // regex or jsonSchema
     bool cpuPicks_ = false;       // the CPU backend, or top-k beyond what the GPU lists: every token from the logits
     bool readingLogits_ = false;  // the read in flight is of all the logits (at most one read then)

@@ -139,11 +139,12 @@ protected:
         candidates_ = texture("candidates", kMaxTopk, 4 * kBatch);
         chosen_ = texture("chosen", kBatch, 4);
         bias_ = texture("bias", 1, vocabRows);
+        Texture* allowed = texture("allowed", 1, (vocabRows + 15) / 16);
         Texture *seen = texture("seen", 1, vocabRows), *scratch = texture("seen scratch", 1, vocabRows),
                 *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks),
                 *heads = texture("block heads", kBatch * kRanks, topkBlockColumns(vocabRows / 4), kRanks);
-        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *bias_, *blocks, *heads,
-                                               *candidates_, *chosen_, V, kRanks);
+        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *bias_, *allowed, *blocks,
+                                               *heads, *candidates_, *chosen_, V, kRanks);
         sampler_->markSeen(0, int(history.size()));
     }
 

@@ -311,7 +311,8 @@ std::vector<float> logitRows(const Dims& d, int rows) {
 // The k best keys of each row, (key, id, log Σ exp of the keys, 0) per rank: candidates row `rank`,
 // texel `first + row`; the texels around them (first before, 2 after) keep what they held. With a
 // warp (penalty != 1), every third token is seen: key = (penalised logit + bias) / T, where
-// `biased` adds a bias that bans every fifth token (-1e20) and shifts the others by -1.5 to 1.5.
+// `biased` adds a bias that bans every fifth token (-1e20) and shifts the others by -1.5 to 1.5, and
+// masks every seventh token out (-1e20 too).
 // The first level writes `ranks` ranks per fragment. `clustered`: the k best are tokens 0 .. k - 1, in
 // one block (whose later ranks then need a scan of their own).
 Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty, int ranks = 8,
@@ -327,14 +328,20 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
     for (int i = 0; i < d.vocab; i += 3) seen[std::size_t(i)] = 1.0f;
     std::vector<float> bias(std::size_t(vocabRows), 0.0f);
     for (int i = 0; biased && i < d.vocab; ++i) bias[std::size_t(i)] = i % 5 == 0 ? -1.0e20f : 0.5f * float(i % 7 - 3);
+    // 16 bits a float: bit b of float f for token 16f + b.
+    const int allowedCols = (vocabRows + 15) / 16;
+    std::vector<float> allowed(std::size_t(allowedCols), 0.0f);
+    for (int i = 0; i < d.vocab; ++i)
+        if (i % 7 != 3) allowed[std::size_t(i) / 16] += float(1 << (i % 16));
     std::vector<float> expected(std::size_t(kMaxTopk) * std::size_t(columns) * 4, 7.0f);
     Texture &logitTexture = o.texture(rows, vocabRows, logits),
             &candidates = o.texture(kMaxTopk, 4 * columns, expected),
             &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
             &heads = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
-            &seenTexture = o.texture(1, vocabRows, seen), &biasTexture = o.texture(1, vocabRows, bias);
+            &seenTexture = o.texture(1, vocabRows, seen), &biasTexture = o.texture(1, vocabRows, bias),
+            &allowedTexture = o.texture(1, allowedCols, allowed);
     auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, biasTexture,
-                                       d.vocab, ranks);
+                                       allowedTexture, d.vocab, ranks);
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         std::vector<float> keys(std::size_t(d.vocab));
@@ -342,7 +349,8 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
             const float l = logits[std::size_t(r) * vocabRows + std::size_t(i)];
             const float penalised =
                 seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l;
-            keys[std::size_t(i)] = (penalised + bias[std::size_t(i)]) / temperature;
+            const bool masked = biased && i % 7 == 3;
+            keys[std::size_t(i)] = (masked ? -1.0e20f : penalised + bias[std::size_t(i)]) / temperature;
         }
         const double logSumExp = testing::logSumExp(keys);
         const std::vector<int> best = testing::topK(keys, k);
@@ -358,6 +366,7 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
     warp.temperature = temperature;
     warp.repetitionPenalty = penalty;
     warp.biased = biased;
+    warp.masked = biased;
     warp.logSumExp = true;
     return {[=] { op->run(k, rows, first, warp); }, [&candidates, k] { return candidates.readRows(0, k); }, expected};
 }

@@ -42,7 +42,7 @@ Lens::Lens(const ReadoutDecl& d)
       copy_(activationPass(d.model.programs(), residuals_, d.model.residual(), int(Epilogue::None))),
       head_(d.plan.linear(lensHead(d, residuals_))),
       topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen, d.topk.bias,
-            d.model.config().vocabSize, d.topk.ranksPerFragment) {}
+            d.topk.allowed, d.model.config().vocabSize, d.topk.ranksPerFragment) {}
 
 void Lens::copyLayer(int layer, int first, int count, int k) {
     if (layer == 0) waiting_ = scoredCells_ = 0;  // a new chunk (the last may have ended early)

@@ -17,11 +17,12 @@ NextToken::NextToken(const ReadoutDecl& d)
       chosen_(d.activations.add("chosen token", 1, 4)),                 // [1, (key, id)]
       sampler_(std::make_unique<SamplerOp>(d.model.programs(), d.logits, d.ids, d.topk.seen,
                                            d.activations.add("seen tokens scratch", 1, d.topk.seen.layout().cols),
-                                           d.topk.bias, d.topk.blocks, d.topk.heads, candidates_, chosen_,
-                                           d.model.config().vocabSize, d.topk.ranksPerFragment)),
+                                           d.topk.bias, d.topk.allowed, d.topk.blocks, d.topk.heads, candidates_,
+                                           chosen_, d.model.config().vocabSize, d.topk.ranksPerFragment)),
       candidateToken_(chosenTokenPass(d.model.programs(), d.ids, candidates_)),
       chosenToken_(chosenTokenPass(d.model.programs(), d.ids, chosen_)),
       bias_(d.topk.bias),
+      allowed_(d.topk.allowed),
       reads_(d.model.readback()) {
     model_.listen(this);
 }
@@ -76,6 +77,16 @@ void NextToken::requestToken(const TokenSampling& sampling, int draw) {
         std::copy(sampling.bias->begin(), sampling.bias->end(), row.begin());
         bias_.uploadRows(0, 1, row.data());
         uploadedBias_ = sampling.biasVersion;
+    }
+    if (sampling.allowed && sampling.allowedVersion != uploadedAllowed_) {
+        // Each word's halves as two floats: 16 bits are exact in a float on every GPU.
+        std::vector<float> halves(std::size_t(allowed_.layout().cols), 0.0f);
+        for (std::size_t w = 0; w < sampling.allowed->size() && 2 * w + 1 < halves.size(); ++w) {
+            halves[2 * w] = float((*sampling.allowed)[w] & 0xFFFFu);
+            halves[2 * w + 1] = float((*sampling.allowed)[w] >> 16);
+        }
+        allowed_.uploadRows(0, 1, halves.data());
+        uploadedAllowed_ = sampling.allowedVersion;
     }
     Texture& result = sampler_->run(sampling, draw);
     lastTokenPass_ = &result == &chosen_ ? &chosenToken_ : &candidateToken_;
