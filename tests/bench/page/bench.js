@@ -31,11 +31,12 @@ export const SAMPLING = {
   'topk-topp': { temperature: 0.8, topK: 40, topP: 0.95, seed: 1 },
   temperature: { temperature: 0.8, seed: 1 },
   penalty: { repetitionPenalty: 1.2 },
-  // Greedy JSON of a schema (an array of objects): what a constraint costs a step. A run may end
-  // early where the model closes the array (its row says how many tokens came).
+  // Greedy JSON of a schema (an array of at least three objects): what a constraint costs a step. A
+  // run may end early where the model closes the array (its row says how many tokens came).
   'json-schema': {
     jsonSchema: {
       type: 'array',
+      minItems: 3,
       items: {
         type: 'object',
         properties: { name: { type: 'string', maxLength: 24 }, n: { type: 'integer' } },
