@@ -249,7 +249,7 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
     if (!options.logitBias.empty()) logitBias_.assign(std::size_t(vocab), 0.0f);
     for (const auto& [id, bias] : options.logitBias) {
         if (id < 0 || id >= vocab) fail("logitBias: token id ", id, " is outside the vocabulary of ", vocab);
-        if (std::isnan(bias) || bias == INFINITY)
+        if (std::isnan(bias) || (std::isinf(bias) && bias > 0))
             fail("logitBias: token ", id, " has bias ", bias, ", not a number below infinity");
         logitBias_[std::size_t(id)] = std::max(bias, kBannedLogit);
     }
@@ -404,7 +404,7 @@ std::optional<GeneratedToken> Generation::emit(int id) {
     } else {
         // The next token's read is in flight while the caller handles this one.
         constrain();
-        if (!done_) request(cpuPicks_);
+        request(cpuPicks_);
         speculate();
     }
     return token;

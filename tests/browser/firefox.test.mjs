@@ -7,10 +7,23 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactsDir, root } from './harness.mjs';
 import { firefoxPath, hasFirefox, startFirefox } from './firefox.mjs';
-import { assertGgufCheck, BROKEN_GGUF, fixtureCheck, ggufCheck, ggufFixtures } from './page-checks.mjs';
+import {
+  assertConstraintCheck,
+  assertGgufCheck,
+  assertInterventionsCheck,
+  BROKEN_GGUF,
+  CONSTRAINT_CASES,
+  CONSTRAINT_SETTINGS,
+  constraintCheck,
+  fixtureCheck,
+  ggufCheck,
+  ggufFixtures,
+  interventionsCheck,
+} from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const prompts = Object.values(reference.prompts);
+const interventions = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/interventions.json'), 'utf8'));
 let firefox;
 
 before(async () => {
@@ -43,6 +56,21 @@ for (const { worker, name } of modes)
     assert.equal(r.mode.worker, worker);
     await page.close();
   });
+
+test("Firefox: interventions match Hugging Face's hooks, and constrained outputs match their regex or schema", async () => {
+  const page = await firefox.page();
+  assertInterventionsCheck(
+    await page.evaluate(interventionsCheck, { options: { weights: 'fp32', worker: true }, fixture: interventions }),
+  );
+  await assertConstraintCheck(
+    await page.evaluate(constraintCheck, {
+      options: { worker: true },
+      cases: CONSTRAINT_CASES,
+      settings: CONSTRAINT_SETTINGS,
+    }),
+  );
+  await page.close();
+});
 
 for (const { worker, name } of modes)
   test(`Firefox, ${name}: every GGUF tensor type gives the float64 forward's logits, with the file's own tokenizer`, async () => {

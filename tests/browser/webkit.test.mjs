@@ -10,12 +10,18 @@ import { join } from 'node:path';
 import { artifactsDir, root } from './harness.mjs';
 import { assertMisuseAnswers, misuseCheck } from './misuse.mjs';
 import {
+  assertConstraintCheck,
   assertGgufCheck,
+  assertInterventionsCheck,
   assertLensCheck,
   BROKEN_GGUF,
+  CONSTRAINT_CASES,
+  CONSTRAINT_SETTINGS,
+  constraintCheck,
   fixtureCheck,
   ggufCheck,
   ggufFixtures,
+  interventionsCheck,
   lensCheck,
 } from './page-checks.mjs';
 import { hasWebKit, miniBrowserPath, startWebKit } from './webkit.mjs';
@@ -23,6 +29,7 @@ import { hasWebKit, miniBrowserPath, startWebKit } from './webkit.mjs';
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
 const prompts = Object.values(reference.prompts);
 const hiddenStates = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/hidden_states.json'), 'utf8'));
+const interventions = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/interventions.json'), 'utf8'));
 let webkit;
 let page;
 
@@ -193,6 +200,16 @@ test("WebKit: lens() and hiddenStates() match Hugging Face's", async () => {
     `[ measured ] WebKit: lens max |dprob| against Hugging Face ${r.probDiff}, hidden states max |diff| ${r.stateDiff}`,
   );
   assertLensCheck(r);
+  await assertNoPageErrors();
+});
+
+test("WebKit: interventions match Hugging Face's hooks, and constrained outputs match their regex or schema", async () => {
+  assertInterventionsCheck(
+    await page.evaluate(interventionsCheck, { options: { weights: 'fp32' }, fixture: interventions }),
+  );
+  await assertConstraintCheck(
+    await page.evaluate(constraintCheck, { options: {}, cases: CONSTRAINT_CASES, settings: CONSTRAINT_SETTINGS }),
+  );
   await assertNoPageErrors();
 });
 

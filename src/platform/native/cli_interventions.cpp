@@ -32,21 +32,9 @@ public:
         : flag_(std::move(flag)), text_(std::move(text)), form_(form) {}
 
     // The text up to the next `separator`, taken.
-    std::string upTo(char separator) {
-        const std::size_t at = rest().find(separator);
-        if (at == std::string::npos) bad();
-        std::string piece = rest().substr(0, at);
-        at_ += at + 1;
-        return piece;
-    }
+    std::string upTo(char separator) { return take(rest().find(separator)); }
     // The text before the last `separator`, taken; what follows it is left.
-    std::string beforeLast(char separator) {
-        const std::size_t at = rest().rfind(separator);
-        if (at == std::string::npos) bad();
-        std::string piece = rest().substr(0, at);
-        at_ += at + 1;
-        return piece;
-    }
+    std::string beforeLast(char separator) { return take(rest().rfind(separator)); }
     std::string rest() const { return text_.substr(at_); }
 
     int integer(const std::string& piece) const {
@@ -89,6 +77,14 @@ public:
     [[noreturn]] void bad() const { fail(flag_, " \"", text_, "\" must look like ", form_); }
 
 private:
+    // rest()'s first `length` characters, and the separator after them.
+    std::string take(std::size_t length) {
+        if (length == std::string::npos) bad();
+        std::string piece = rest().substr(0, length);
+        at_ += length + 1;
+        return piece;
+    }
+
     std::string flag_, text_;
     const char* form_;
     std::size_t at_ = 0;
