@@ -16,7 +16,6 @@
 #include "outputs.glsl"
 // Inputs (declared by the pass): u_logits, rows of padded vocabulary logits; u_seen, one row of
 // vocabulary texels, lane j 1.0 where token 4t + j is in the sequence (read when u_penalty != 1);
-// u_bias, one row of vocabulary texels, added to the penalised logits (read when u_biased is 1);
 // u_allowed, one row, bit b of float f set where token 16f + b may be drawn (read when u_masked is 1);
 // u_candidates, the merge's output, and u_heads, the first ranks of every block (read with
 // u_threshold).
@@ -32,7 +31,6 @@ uniform int u_log_sum_exp;
 uniform int u_threshold;
 uniform float u_inv_temperature;
 uniform float u_penalty;
-uniform int u_biased;
 uniform int u_masked;
 
 // What a token a constraint bans is ranked by: below every logit, however warped (finite: shaders
@@ -42,7 +40,7 @@ uniform int u_gumbel;  // add Gumbel noise to each key (temperature sampling wit
 uniform ivec2 u_seed;
 uniform int u_draw;
 
-// Logit texel t of `row`, penalised, biased and divided by the temperature.
+// Logit texel t of `row`, penalised, masked and divided by the temperature.
 vec4 values(int row, int t) {
     vec4 v = fetch(u_logits, u_logits_layout, row, t);
     if (u_penalty != 1.0) {
@@ -50,7 +48,6 @@ vec4 values(int row, int t) {
         for (int j = 0; j < 4; ++j)
             if (seen[j] > 0.5) v[j] = penalized(v[j], u_penalty);
     }
-    if (u_biased == 1) v += fetch(u_bias, u_bias_layout, 0, t);
     if (u_masked == 1) {
         // Tokens 4t .. 4t + 3 are bits 4 (t % 4) .. 4 (t % 4) + 3 of float t / 4.
         uint bits = (uint(fetch(u_allowed, u_allowed_layout, 0, t >> 4)[(t >> 2) & 3]) >> uint(4 * (t & 3))) & 15u;

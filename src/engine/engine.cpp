@@ -237,14 +237,6 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
       sampler_(options.sampling),
       stops_(options.stop) {
     const std::vector<int> kept = promptWithinContext(prompt, options, engine.config().contextLength);
-    const SamplingOptions& s = options.sampling;
-    // A top-k of the whole vocabulary or more is no top-k.
-    const int topK = s.topK && *s.topK < engine.config().vocabSize ? *s.topK : 0;
-    cpuPicks_ = !engine.runner().drawsTokens() || (!s.greedy() && topK > kMaxTopk);
-    gpuSampling_ = {s.temperature, cpuPicks_ ? 0 : topK, s.topP, s.repetitionPenalty, sampler_.seed()};
-    if (!options.stop.empty() && !engine.hasTokenizer())
-        fail("stop strings need a tokenizer (vocab.json and merges.txt)");
-    if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
     const int vocab = engine.config().vocabSize;
     if (!options.logitBias.empty()) logitBias_.assign(std::size_t(vocab), 0.0f);
     for (const auto& [id, bias] : options.logitBias) {
@@ -253,10 +245,25 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
             fail("logitBias: token ", id, " has bias ", bias, ", not a number below infinity");
         logitBias_[std::size_t(id)] = std::max(bias, kBannedLogit);
     }
-    if (!logitBias_.empty()) {
-        gpuSampling_.bias = &logitBias_;
-        gpuSampling_.biasVersion = nextVersion();
+    // Bans reach the GPU's draws as the allowed tokens' bits; a bias that moves a logit by a finite
+    // amount makes the engine draw from the logits (read back whole) instead.
+    bool shifts = false;
+    for (std::size_t id = 0; id < logitBias_.size(); ++id) {
+        if (logitBias_[id] <= kBannedLogit) {
+            if (unbanned_.empty()) unbanned_.assign(std::size_t(vocab + 31) / 32, ~0u);
+            unbanned_[id / 32] &= ~(1u << (id % 32));
+        }
+        shifts = shifts || (logitBias_[id] != 0.0f && logitBias_[id] > kBannedLogit);
     }
+    const SamplingOptions& s = options.sampling;
+    // A top-k of the whole vocabulary or more is no top-k.
+    const int topK = s.topK && *s.topK < engine.config().vocabSize ? *s.topK : 0;
+    cpuPicks_ = !engine.runner().drawsTokens() || (!s.greedy() && topK > kMaxTopk) || shifts;
+    gpuSampling_ = {s.temperature, cpuPicks_ ? 0 : topK, s.topP, s.repetitionPenalty, sampler_.seed()};
+    if (!unbanned_.empty()) setAllowed(unbanned_);
+    if (!options.stop.empty() && !engine.hasTokenizer())
+        fail("stop strings need a tokenizer (vocab.json and merges.txt)");
+    if (engine.hasTokenizer()) decoder_.emplace(engine.tokenizer());
     if (options.regex && options.jsonSchema) fail("give regex or jsonSchema, not both");
     if (options.regex)
         constraint_.emplace(engine.compiledPattern(Engine::PatternKind::Regex, *options.regex));
@@ -328,19 +335,18 @@ void Generation::constrain() {
         return;
     }
     const std::vector<std::uint32_t>& allowed = constraint_->allowed();
-    if (!logitBias_.empty()) {
-        bool any = false;
-        for (std::size_t id = 0; id < logitBias_.size() && !any; ++id)
-            any = ((allowed[id / 32] >> (id % 32)) & 1u) && logitBias_[id] > kBannedLogit;
-        if (!any) fail("logitBias bans every token the ", options_.regex ? "regex" : "jsonSchema", " allows here");
-    }
-    gpuSampling_.allowed = &allowed;
-    gpuSampling_.allowedVersion = nextVersion();
+    if (unbanned_.empty()) return setAllowed(allowed);
+    combined_.resize(allowed.size());
+    bool any = false;
+    for (std::size_t w = 0; w < allowed.size(); ++w) any = (combined_[w] = allowed[w] & unbanned_[w]) != 0 || any;
+    if (!any) fail("logitBias bans every token the ", options_.regex ? "regex" : "jsonSchema", " allows here");
+    setAllowed(combined_);
 }
 
-int Generation::nextVersion() {
+void Generation::setAllowed(const std::vector<std::uint32_t>& allowed) {
     static std::atomic<int> versions{0};
-    return ++versions;
+    gpuSampling_.allowed = &allowed;
+    gpuSampling_.allowedVersion = ++versions;
 }
 
 std::vector<float> Generation::cpuBias() const {

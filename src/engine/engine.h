@@ -109,10 +109,10 @@ private:
     // Before a constrained draw: the tokens the constraint allows, or the end where the text can go no
     // further.
     void constrain();
-    // A number no bias or mask uploaded before had (TokenSampling's versions).
-    static int nextVersion();
-    // What a draw on the CPU adds to each logit: the logit bias, and kBannedLogit where a constraint
-    // bans a token (the GPU's draws read the two apart).
+    // The tokens the next draws may take, under a version no mask uploaded before had.
+    void setAllowed(const std::vector<std::uint32_t>& allowed);
+    // What a draw on the CPU adds to each logit: the logit bias, and kBannedLogit where a token is not
+    // allowed.
     std::vector<float> cpuBias() const;
     // Steps from the token the GPU chose: while a token's readback travels, the step that feeds it to
     // the model already runs (Engine::stepFromChosenToken), when another token will be needed, the
@@ -125,6 +125,8 @@ private:
     Sampler sampler_;
     TokenSampling gpuSampling_;                  // the same options as the GPU takes them
     std::vector<float> logitBias_;               // the options' logitBias over the vocabulary (empty: none)
+    std::vector<std::uint32_t> unbanned_;        // the tokens logitBias does not ban (empty: none banned)
+    std::vector<std::uint32_t> combined_;        // a constraint's allowed tokens that are not banned
     std::optional<TokenConstraint> constraint_;  // regex or jsonSchema
     bool cpuPicks_ = false;       // the CPU backend, or top-k beyond what the GPU lists: every token from the logits
     bool readingLogits_ = false;  // the read in flight is of all the logits (at most one read then)

@@ -33,7 +33,7 @@ struct Setting {
     int topK = 0;
     float topP = 1.0f;
     float penalty = 1.0f;
-    std::map<int, float> bias = {};  // added after the penalty; a banned token's is -infinity
+    std::set<int> banned = {};  // tokens not allowed
 };
 
 // The exact distribution of `s` over `logits`, `seen` penalised; topPExtra moves the top-p cut by
@@ -45,7 +45,7 @@ std::vector<double> exactDistribution(const std::vector<float>& logits, const st
     for (int i = 0; i < V; ++i) {
         double l = logits[std::size_t(i)];
         if (seen.count(i) && s.penalty != 1.0f) l = l > 0 ? l / s.penalty : l * s.penalty;
-        if (const auto b = s.bias.find(i); b != s.bias.end()) l += b->second;
+        if (s.banned.count(i)) l = -std::numeric_limits<double>::infinity();
         value[std::size_t(i)] = l / s.temperature;
     }
     std::vector<int> order(static_cast<std::size_t>(V));
@@ -138,26 +138,29 @@ protected:
         ids->uploadRows(0, int(idValues.size()), idValues.data());
         candidates_ = texture("candidates", kMaxTopk, 4 * kBatch);
         chosen_ = texture("chosen", kBatch, 4);
-        bias_ = texture("bias", 1, vocabRows);
-        Texture* allowed = texture("allowed", 1, (vocabRows + 15) / 16);
+        allowed_ = texture("allowed", 1, (vocabRows + 15) / 16);
         Texture *seen = texture("seen", 1, vocabRows), *scratch = texture("seen scratch", 1, vocabRows),
                 *blocks = texture("blocks", kBatch * kMaxTopk, topkBlockColumns(vocabRows / 4), kRanks),
                 *heads = texture("block heads", kBatch * kRanks, topkBlockColumns(vocabRows / 4), kRanks);
-        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *bias_, *allowed, *blocks,
-                                               *heads, *candidates_, *chosen_, V, kRanks);
+        sampler_ = std::make_unique<SamplerOp>(programs_, *logits, *ids, *seen, *scratch, *allowed_, *blocks, *heads,
+                                               *candidates_, *chosen_, V, kRanks);
         sampler_->markSeen(0, int(history.size()));
     }
 
     // Draws [0, n) of `s` with seed 1234 (-1: the GPU declined).
     std::vector<int> drawIds(const Setting& s, int n = kDraws) {
         TokenSampling sampling{s.temperature, s.topK, s.topP, s.penalty, 1234};
-        // The engine's form of a bias: every token's value, kBannedLogit for a banned one.
-        std::vector<float> bias(logits_.size(), 0.0f);
-        for (const auto& [id, b] : s.bias) bias[std::size_t(id)] = std::max(b, kBannedLogit);
-        if (!s.bias.empty()) {
-            bias.resize(std::size_t(bias_->layout().cols), 0.0f);
-            bias_->uploadRows(0, 1, bias.data());
-            sampling.bias = &bias;
+        // The allowed tokens as the engine uploads them: 16 bits a float.
+        std::vector<std::uint32_t> words(logits_.size() / 32 + 1, ~0u);
+        for (int id : s.banned) words[std::size_t(id) / 32] &= ~(1u << (id % 32));
+        if (!s.banned.empty()) {
+            std::vector<float> halves(std::size_t(allowed_->layout().cols), 0.0f);
+            for (std::size_t w = 0; w < words.size() && 2 * w + 1 < halves.size(); ++w) {
+                halves[2 * w] = float(words[w] & 0xFFFFu);
+                halves[2 * w + 1] = float(words[w] >> 16);
+            }
+            allowed_->uploadRows(0, 1, halves.data());
+            sampling.allowed = &words;
         }
         std::vector<int> ids;
         const int batch = sampling.greedy() ? 1 : kBatch;  // greedy gives one token
@@ -192,7 +195,7 @@ protected:
     std::set<int> seen_;
     ProgramCache programs_;
     std::vector<std::unique_ptr<Texture>> textures_;
-    Texture *candidates_ = nullptr, *chosen_ = nullptr, *bias_ = nullptr;
+    Texture *candidates_ = nullptr, *chosen_ = nullptr, *allowed_ = nullptr;
     std::unique_ptr<SamplerOp> sampler_;
 };
 
@@ -232,26 +235,18 @@ TEST_F(GpuSampling, RepetitionPenaltyWithTemperatureAlone) {
     expectExactAndSensitive(s, exactDistribution(logits_, seen_, unpenalised));
 }
 
-// A logit bias after the penalty: the three most likely tokens banned, two others raised by 2 and 1,
-// with top-k, top-p and the penalty. Against the same settings without the bias, the counts fail.
-TEST_F(GpuSampling, LogitBiasBansAndShiftsAfterThePenalty) {
-    const std::vector<int> best = testing::topK(logits_, 8);
-    const float banned = -std::numeric_limits<float>::infinity();
-    const Setting s{0.8f,
-                    40,
-                    0.95f,
-                    1.3f,
-                    {{best[0], banned}, {best[1], banned}, {best[2], banned}, {best[6], 2.0f}, {best[7], 1.0f}}};
-    Setting unbiased = s;
-    unbiased.bias.clear();
-    expectExactAndSensitive(s, exactDistribution(logits_, seen_, unbiased));
+// Tokens not allowed (a constraint's, or logitBias's bans): the three most likely, with top-k, top-p
+// and the penalty. Against the same settings with all allowed, the counts fail.
+TEST_F(GpuSampling, TokensNotAllowedAreNeverDrawn) {
+    const std::vector<int> best = testing::topK(logits_, 3);
+    const Setting s{0.8f, 40, 0.95f, 1.3f, {best.begin(), best.end()}};
+    Setting all = s;
+    all.banned.clear();
+    expectExactAndSensitive(s, exactDistribution(logits_, seen_, all));
     const std::map<int, int> counts = draw(s);
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(counts.count(best[std::size_t(i)]), 0u) << "a banned token was drawn";
-    // Greedy takes the best unbanned token, as biased.
-    Setting greedy{0.0f, 0, 1.0f, 1.0f, s.bias};
-    std::vector<float> biased(logits_);
-    for (const auto& [id, b] : s.bias) biased[std::size_t(id)] += b;
-    EXPECT_EQ(drawIds(greedy, 1).front(), testing::topK(biased, 1).front());
+    for (int id : best) EXPECT_EQ(counts.count(id), 0u) << "a banned token was drawn";
+    // Greedy takes the best allowed token.
+    EXPECT_EQ(drawIds(Setting{0.0f, 0, 1.0f, 1.0f, s.banned}, 1).front(), testing::topK(logits_, 4)[3]);
 }
 
 // Top-p alone whose 64 best candidates hold less than p (at T = 1 they hold 0.198): the GPU declines

@@ -310,13 +310,12 @@ std::vector<float> logitRows(const Dims& d, int rows) {
 
 // The k best keys of each row, (key, id, log Σ exp of the keys, 0) per rank: candidates row `rank`,
 // texel `first + row`; the texels around them (first before, 2 after) keep what they held. With a
-// warp (penalty != 1), every third token is seen: key = (penalised logit + bias) / T, where
-// `biased` adds a bias that bans every fifth token (-1e20) and shifts the others by -1.5 to 1.5, and
-// masks every seventh token out (-1e20 too).
+// warp (penalty != 1), every third token is seen: key = penalised logit / T, and where `masked`
+// every seventh token is not allowed (-1e20 / T).
 // The first level writes `ranks` ranks per fragment. `clustered`: the k best are tokens 0 .. k - 1, in
 // one block (whose later ranks then need a scan of their own).
 Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float penalty, int ranks = 8,
-              bool clustered = false, bool biased = false) {
+              bool clustered = false, bool masked = false) {
     const Dims& d = o.d;
     const int vocabRows = (d.vocab + 3) / 4 * 4, columns = first + rows + 2;
     std::vector<float> logits = logitRows(d, rows);
@@ -326,8 +325,6 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
                 logits[std::size_t(r) * vocabRows + std::size_t(i)] = 10.0f - 0.01f * float(i * 7 % k);
     std::vector<float> seen(std::size_t(vocabRows), 0.0f);
     for (int i = 0; i < d.vocab; i += 3) seen[std::size_t(i)] = 1.0f;
-    std::vector<float> bias(std::size_t(vocabRows), 0.0f);
-    for (int i = 0; biased && i < d.vocab; ++i) bias[std::size_t(i)] = i % 5 == 0 ? -1.0e20f : 0.5f * float(i % 7 - 3);
     // 16 bits a float: bit b of float f for token 16f + b.
     const int allowedCols = (vocabRows + 15) / 16;
     std::vector<float> allowed(std::size_t(allowedCols), 0.0f);
@@ -338,10 +335,9 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
             &candidates = o.texture(kMaxTopk, 4 * columns, expected),
             &blocks = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
             &heads = o.texture(rows * kMaxTopk, topkBlockColumns(vocabRows / 4), {}, TexelFormat::Float32, ranks),
-            &seenTexture = o.texture(1, vocabRows, seen), &biasTexture = o.texture(1, vocabRows, bias),
-            &allowedTexture = o.texture(1, allowedCols, allowed);
-    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, biasTexture,
-                                       allowedTexture, d.vocab, ranks);
+            &seenTexture = o.texture(1, vocabRows, seen), &allowedTexture = o.texture(1, allowedCols, allowed);
+    auto op = std::make_shared<TopkOp>(o.programs, candidates, blocks, heads, logitTexture, seenTexture, allowedTexture,
+                                       d.vocab, ranks);
     expected.resize(std::size_t(k) * std::size_t(columns) * 4);
     for (int r = 0; r < rows; ++r) {
         std::vector<float> keys(std::size_t(d.vocab));
@@ -349,8 +345,7 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
             const float l = logits[std::size_t(r) * vocabRows + std::size_t(i)];
             const float penalised =
                 seen[std::size_t(i)] > 0 && penalty != 1.0f ? (l > 0 ? l / penalty : l * penalty) : l;
-            const bool masked = biased && i % 7 == 3;
-            keys[std::size_t(i)] = (masked ? -1.0e20f : penalised + bias[std::size_t(i)]) / temperature;
+            keys[std::size_t(i)] = (masked && i % 7 == 3 ? -1.0e20f : penalised) / temperature;
         }
         const double logSumExp = testing::logSumExp(keys);
         const std::vector<int> best = testing::topK(keys, k);
@@ -365,8 +360,7 @@ Prepared topk(OpContext& o, int rows, int first, int k, float temperature, float
     TopkWarp warp;
     warp.temperature = temperature;
     warp.repetitionPenalty = penalty;
-    warp.biased = biased;
-    warp.masked = biased;
+    warp.masked = masked;
     warp.logSumExp = true;
     return {[=] { op->run(k, rows, first, warp); }, [&candidates, k] { return candidates.readRows(0, k); }, expected};
 }
@@ -455,7 +449,7 @@ const std::vector<OpCase> kOpCases = {
     {"topk_2_ranks_per_fragment", [](OpContext& o) { return topk(o, 2, 0, 7, 1.0f, 1.0f, 2); }},
     {"topk_1_rank_per_fragment", [](OpContext& o) { return topk(o, 1, 0, 5, 1.0f, 1.0f, 1); }},
     {"topk_clustered", [](OpContext& o) { return topk(o, 2, 0, 24, 1.0f, 1.0f, 4, true); }},
-    {"topk_biased", [](OpContext& o) { return topk(o, 2, 0, 24, 0.7f, 1.3f, 4, false, true); }},
+    {"topk_masked", [](OpContext& o) { return topk(o, 2, 0, 24, 0.7f, 1.3f, 4, false, true); }},
     {"seen_tokens", [](OpContext& o) { return seenTokens(o, 0); }},
     {"seen_tokens_joined", [](OpContext& o) { return seenTokens(o, 4); }},
     {"log_sum_exp", logSumExp},

@@ -210,7 +210,7 @@ export interface GenerateOptions {
    * Constrained output: compact JSON that fits this JSON schema (an object, or its JSON text); docs/api.md lists the keywords supported. Not with regex.
    */
   jsonSchema?: object | string;
-  /** Added to the logits of these token ids after the repetition penalty, before the temperature (OpenAI's logit_bias); -Infinity bans a token. */
+  /** Added to the logits of these token ids after the repetition penalty, before the temperature (OpenAI's logit_bias); -Infinity bans a token. A finite bias makes each step read back the logits and draw on the CPU. */
   logitBias?: Record<number, number>;
   /**
    * Changes made inside the forward, in list order, at every position run (prompt and generated); the live views see them too. See Intervention.

@@ -7,9 +7,9 @@
 namespace gpt2 {
 
 SamplerOp::SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen,
-                     Texture& seenScratch, const Texture& bias, const Texture& allowed, Texture& blocks, Texture& heads,
-                     Texture& candidates, Texture& chosen, int vocab, int ranksPerFragment)
-    : topk_(programs, candidates, blocks, heads, logits, seen, bias, allowed, vocab, ranksPerFragment),
+                     Texture& seenScratch, const Texture& allowed, Texture& blocks, Texture& heads, Texture& candidates,
+                     Texture& chosen, int vocab, int ranksPerFragment)
+    : topk_(programs, candidates, blocks, heads, logits, seen, allowed, vocab, ranksPerFragment),
       candidates_(candidates),
       chosen_(chosen),
       markSeen_(programs, "seen_tokens.frag", "", {&seenScratch}, {{"u_ids", &ids}, {"u_before", &seen}}),
@@ -25,7 +25,6 @@ Texture& SamplerOp::run(const TokenSampling& s, int draw, int draws) {
     TopkWarp warp;
     warp.temperature = s.greedy() ? 1.0f : s.temperature;
     warp.repetitionPenalty = s.repetitionPenalty;
-    warp.biased = s.bias != nullptr;
     warp.masked = s.allowed != nullptr;
     warp.seed = s.seed;
     warp.draw = draw;

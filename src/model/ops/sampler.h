@@ -24,11 +24,8 @@ struct TokenSampling {
     float topP = 1.0f;
     float repetitionPenalty = 1.0f;
     std::uint64_t seed = 0;
-    // Added to each penalised logit before the temperature, vocab_size values (a logit bias); null:
-    // nothing. `allowed`: the tokens a constrained draw may take, bit i % 32 of word i / 32; null: all.
-    // Each version changes whenever its values do, so that they are uploaded once.
-    const std::vector<float>* bias = nullptr;
-    int biasVersion = 0;
+    // The tokens a constrained draw may take (a constraint's, without logitBias's bans), bit i % 32 of
+    // word i / 32; null: all. `allowedVersion` changes whenever they do, so that they are uploaded once.
     const std::vector<std::uint32_t>* allowed = nullptr;
     int allowedVersion = 0;
 
@@ -44,10 +41,10 @@ public:
     // `logits`: draws read row 0. `ids`: the sequence's token ids, one per row. `seen` and
     // `seenScratch`: one row of vocabulary texels each. `blocks`, `heads`, `candidates` and ranksPerFragment as
     // TopkOp's, the candidates a texel per draw wide; `chosen`: a row of one texel per draw.
-    // `bias` and `allowed`: TopkOp's.
+    // `allowed`: TopkOp's.
     SamplerOp(ProgramCache& programs, const Texture& logits, const Texture& ids, Texture& seen, Texture& seenScratch,
-              const Texture& bias, const Texture& allowed, Texture& blocks, Texture& heads, Texture& candidates,
-              Texture& chosen, int vocab, int ranksPerFragment);
+              const Texture& allowed, Texture& blocks, Texture& heads, Texture& candidates, Texture& chosen, int vocab,
+              int ranksPerFragment);
     // The tokens the repetition penalty applies to: ids[from, to) join those marked, or with from 0
     // replace them.
     void markSeen(int from, int to);

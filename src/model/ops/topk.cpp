@@ -15,14 +15,13 @@ int topkBlockColumns(int logitTexels) {
 }
 
 TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads,
-                            const Texture& logits, const Texture& seen, const Texture& bias, const Texture& allowed,
-                            int vocab, int length, int ranksPerFragment) {
+                            const Texture& logits, const Texture& seen, const Texture& allowed, int vocab, int length,
+                            int ranksPerFragment) {
     const std::string defines = "#define MAX_CANDIDATES " + std::to_string(length) + "\n";
     Level l{Pass(programs, "topk_block.frag", defines + "#define OUTPUTS " + std::to_string(ranksPerFragment) + "\n",
                  {&blocks},
                  {{"u_logits", &logits},
                   {"u_seen", &seen},
-                  {"u_bias", &bias},
                   {"u_allowed", &allowed},
                   {"u_candidates", &candidates},
                   {"u_heads", &heads}}),
@@ -33,14 +32,13 @@ TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture
 }
 
 TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
-               const Texture& seen, const Texture& bias, const Texture& allowed, int vocab, int ranksPerFragment)
+               const Texture& seen, const Texture& allowed, int vocab, int ranksPerFragment)
     : ranksPerFragment_(ranksPerFragment),
-      one_(level(programs, candidates, blocks, heads, logits, seen, bias, allowed, vocab, 1, ranksPerFragment)),
-      many_(level(programs, candidates, blocks, heads, logits, seen, bias, allowed, vocab, kMaxTopk, ranksPerFragment)),
+      one_(level(programs, candidates, blocks, heads, logits, seen, allowed, vocab, 1, ranksPerFragment)),
+      many_(level(programs, candidates, blocks, heads, logits, seen, allowed, vocab, kMaxTopk, ranksPerFragment)),
       // Its block pass writes `heads` (its u_heads, unread without a threshold, is `blocks`), and its
       // merge reads them.
-      heads_(
-          level(programs, candidates, heads, blocks, logits, seen, bias, allowed, vocab, kMaxTopk, ranksPerFragment)) {}
+      heads_(level(programs, candidates, heads, blocks, logits, seen, allowed, vocab, kMaxTopk, ranksPerFragment)) {}
 
 void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int firstRow) {
     if (k < 1 || k > kMaxTopk) fail("top-k: k must be in [1, ", kMaxTopk, "], got ", k);
@@ -55,7 +53,6 @@ void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int
             .set("u_threshold", threshold ? 1 : 0)
             .set("u_inv_temperature", 1.0f / warp.temperature)
             .set("u_penalty", warp.repetitionPenalty)
-            .set("u_biased", warp.biased ? 1 : 0)
             .set("u_masked", warp.masked ? 1 : 0)
             .set("u_gumbel", warp.gumbel ? 1 : 0)
             .set("u_seed", seed)

@@ -22,13 +22,12 @@ int topkBlockColumns(int logitTexels);
 // A 64-bit seed as the shaders take it: its two 32-bit halves as ints (read back as uints).
 inline glm::ivec2 seedHalves(std::uint64_t seed) { return {int(std::uint32_t(seed)), int(std::uint32_t(seed >> 32))}; }
 
-// What a search does to each logit before ranking it: key = ((penalised where `seen`) logit, plus
-// `bias` where `biased`) / T, plus Gumbel noise of (seed, draw, id) when `gumbel`; where `masked`,
-// a token whose bit in `allowed` is clear gets kBannedKey.
+// What a search does to each logit before ranking it: key = (penalised where `seen`) logit / T, plus
+// Gumbel noise of (seed, draw, id) when `gumbel`; where `masked`, a token whose bit in `allowed` is
+// clear gets kBannedKey.
 struct TopkWarp {
     float temperature = 1.0f;
     float repetitionPenalty = 1.0f;
-    bool biased = false;
     bool masked = false;
     bool gumbel = false;
     std::uint64_t seed = 0;
@@ -46,11 +45,10 @@ public:
     // render targets (at most the renderer's). A search takes rowsPerSearch(k) rows of `blocks`, and
     // ranksPerFragment of `heads` (its blocks' first ranks, where k is larger).
     // `seen`: one row of vocabulary texels, lane j of texel t 1.0 where token 4t + j is penalised;
-    // `bias`: one row of vocabulary texels, what is added to each logit (read where the warp is biased);
     // `allowed`: one row, bit b of float f (16 a float) set where token 16f + b may be drawn (read where
     // it is masked).
     TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
-           const Texture& seen, const Texture& bias, const Texture& allowed, int vocab, int ranksPerFragment);
+           const Texture& seen, const Texture& allowed, int vocab, int ranksPerFragment);
     int rowsPerSearch(int k) const { return (k + ranksPerFragment_ - 1) / ranksPerFragment_ * ranksPerFragment_; }
     // candidates[rank][firstColumn + g] = (key, id, log Σ exp, 0) of the k best keys of search g < searches
     // (of logits row firstRow + g), best first, ties to the smaller id; the texels of other columns
@@ -65,8 +63,8 @@ private:
     // The block pass writes `blocks` (reading `heads`, with a threshold) or `heads`; the merge reads what
     // the block pass writes.
     static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads,
-                       const Texture& logits, const Texture& seen, const Texture& bias, const Texture& allowed,
-                       int vocab, int length, int ranksPerFragment);
+                       const Texture& logits, const Texture& seen, const Texture& allowed, int vocab, int length,
+                       int ranksPerFragment);
     int ranksPerFragment_;
     Level one_, many_, heads_;
 };

@@ -41,8 +41,8 @@ Lens::Lens(const ReadoutDecl& d)
           d.activations.add("lens candidates", kMaxTopk, d.model.config().layers * d.model.tuning().prefillChunk * 4)),
       copy_(activationPass(d.model.programs(), residuals_, d.model.residual(), int(Epilogue::None))),
       head_(d.plan.linear(lensHead(d, residuals_))),
-      topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen, d.topk.bias,
-            d.topk.allowed, d.model.config().vocabSize, d.topk.ranksPerFragment) {}
+      topk_(d.model.programs(), candidates_, d.topk.blocks, d.topk.heads, d.scored, d.topk.seen, d.topk.allowed,
+            d.model.config().vocabSize, d.topk.ranksPerFragment) {}
 
 void Lens::copyLayer(int layer, int first, int count, int k) {
     if (layer == 0) waiting_ = scoredCells_ = 0;  // a new chunk (the last may have ended early)

@@ -17,11 +17,10 @@ NextToken::NextToken(const ReadoutDecl& d)
       chosen_(d.activations.add("chosen token", 1, 4)),                 // [1, (key, id)]
       sampler_(std::make_unique<SamplerOp>(d.model.programs(), d.logits, d.ids, d.topk.seen,
                                            d.activations.add("seen tokens scratch", 1, d.topk.seen.layout().cols),
-                                           d.topk.bias, d.topk.allowed, d.topk.blocks, d.topk.heads, candidates_,
-                                           chosen_, d.model.config().vocabSize, d.topk.ranksPerFragment)),
+                                           d.topk.allowed, d.topk.blocks, d.topk.heads, candidates_, chosen_,
+                                           d.model.config().vocabSize, d.topk.ranksPerFragment)),
       candidateToken_(chosenTokenPass(d.model.programs(), d.ids, candidates_)),
       chosenToken_(chosenTokenPass(d.model.programs(), d.ids, chosen_)),
-      bias_(d.topk.bias),
       allowed_(d.topk.allowed),
       reads_(d.model.readback()) {
     model_.listen(this);
@@ -68,15 +67,6 @@ void NextToken::requestToken(const TokenSampling& sampling, int draw) {
     if (sampling.repetitionPenalty != 1.0f && seenThrough_ < last) {
         sampler_->markSeen(seenThrough_ + 1, last + 1);
         seenThrough_ = last;
-    }
-    if (sampling.bias && sampling.biasVersion != uploadedBias_) {
-        const int vocab = model_.config().vocabSize;
-        if (int(sampling.bias->size()) != vocab)
-            fail("requestToken: the bias has ", sampling.bias->size(), " values, the vocabulary ", vocab);
-        std::vector<float> row(std::size_t(bias_.layout().cols), 0.0f);  // padding ids never win anyway
-        std::copy(sampling.bias->begin(), sampling.bias->end(), row.begin());
-        bias_.uploadRows(0, 1, row.data());
-        uploadedBias_ = sampling.biasVersion;
     }
     if (sampling.allowed && sampling.allowedVersion != uploadedAllowed_) {
         // Each word's halves as two floats: 16 bits are exact in a float on every GPU.

@@ -61,8 +61,6 @@ private:
     Pass candidateToken_, chosenToken_;  // ids[pos] = the best candidate's id, or the chosen one's
     Pass* lastTokenPass_ = nullptr;      // of the last token requested: where its id is
     int seenThrough_ = -1;               // positions [0, seenThrough_] are marked for the repetition penalty
-    Texture& bias_;                      // what biased draws add to each logit
-    int uploadedBias_ = -1;              // the TokenSampling::biasVersion it holds
     Texture& allowed_;                   // the tokens constrained draws may take
     int uploadedAllowed_ = -1;           // the TokenSampling::allowedVersion it holds
     ReadQueue reads_;

@@ -20,8 +20,7 @@ struct ReadoutSite {
 };
 
 // The block lists every top-k search of the model uses in turn (TopkOp), the tokens a search's
-// repetition penalty sees, what a draw adds to each logit (a logit bias), and the tokens a
-// constrained draw may take.
+// repetition penalty sees, and the tokens a constrained draw may take.
 struct TopkScratch {
     // Rows of the block lists: a search of up to kMaxTopk candidates, or as many lens rows as fit at
     // the lens's k.
@@ -29,7 +28,6 @@ struct TopkScratch {
     Texture& blocks;
     Texture& heads;
     Texture& seen;
-    Texture& bias;
     Texture& allowed;
     int ranksPerFragment;
 };

@@ -32,7 +32,6 @@ ReadoutDecl declareShared(const ReadoutSite& site) {
             .topk = {.blocks = t.addInterleaved("top-k blocks", TopkScratch::kBlockRows, blockColumns, ranks),
                      .heads = t.addInterleaved("top-k block heads", TopkScratch::kBlockRows, blockColumns, ranks),
                      .seen = t.add("seen tokens", 1, d.vocabRows),                    // [1, V]
-                     .bias = t.add("token bias", 1, d.vocabRows),                     // [1, V]
                      .allowed = t.add("allowed tokens", 1, (d.vocabRows + 15) / 16),  // [1, V / 16]: 16 bits a float
                      .ranksPerFragment = ranks},
             .scored = scored};
