@@ -4,6 +4,7 @@
 #include <cctype>
 #include <utility>
 
+#include "tokenizer/utf8.h"
 #include "util/error.h"
 
 namespace gpt2 {
@@ -11,17 +12,6 @@ namespace {
 
 // An NFA this large would make DFA states slow to build: the pattern is refused instead.
 constexpr std::size_t kMaxNfaStates = 1 << 20;
-
-// The UTF-8 encoding of code point c.
-std::vector<std::uint8_t> encode(char32_t c) {
-    if (c < 0x80) return {std::uint8_t(c)};
-    if (c < 0x800) return {std::uint8_t(0xC0 | (c >> 6)), std::uint8_t(0x80 | (c & 0x3F))};
-    if (c < 0x10000)
-        return {std::uint8_t(0xE0 | (c >> 12)), std::uint8_t(0x80 | ((c >> 6) & 0x3F)),
-                std::uint8_t(0x80 | (c & 0x3F))};
-    return {std::uint8_t(0xF0 | (c >> 18)), std::uint8_t(0x80 | ((c >> 12) & 0x3F)),
-            std::uint8_t(0x80 | ((c >> 6) & 0x3F)), std::uint8_t(0x80 | (c & 0x3F))};
-}
 
 using ByteSequence = std::vector<std::pair<std::uint8_t, std::uint8_t>>;
 
@@ -55,9 +45,11 @@ void utf8Sequences(char32_t lo, char32_t hi, std::vector<ByteSequence>& out) {
             }
         }
     }
-    const auto a = encode(lo), b = encode(hi);
+    std::string a, b;
+    appendUtf8(a, lo);
+    appendUtf8(b, hi);
     ByteSequence sequence;
-    for (std::size_t i = 0; i < a.size(); ++i) sequence.push_back({a[i], b[i]});
+    for (std::size_t i = 0; i < a.size(); ++i) sequence.push_back({std::uint8_t(a[i]), std::uint8_t(b[i])});
     out.push_back(sequence);
 }
 

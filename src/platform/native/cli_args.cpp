@@ -10,15 +10,21 @@ namespace gpt2 {
 namespace {
 
 long parseLong(const std::string& text, const std::string& what) {
+    const auto value = parseInt(text);
+    if (!value) fail(what, ": \"", text, "\" is not an integer");
+    return *value;
+}
+
+}  // namespace
+
+std::optional<int> parseInt(const std::string& text) {
     errno = 0;
     char* end = nullptr;
     const long value = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || errno == ERANGE || value < -2147483647L || value > 2147483647L)
-        fail(what, ": \"", text, "\" is not an integer");
-    return value;
+        return std::nullopt;
+    return int(value);
 }
-
-}  // namespace
 
 CliArgs::CliArgs(int argc, char** argv, const std::vector<std::string>& allowed, const std::string& usage)
     : CliArgs(argc, argv, usage) {

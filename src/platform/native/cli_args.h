@@ -1,11 +1,15 @@
 #pragma once
 // Command-line parsing for the `gpt2` tool: `gpt2 COMMAND --flag value ...`.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace gpt2 {
+
+// `text` as a decimal int; nothing where it is not one whole (or out of int's range).
+std::optional<int> parseInt(const std::string& text);
 
 class CliArgs {
 public:

@@ -1,7 +1,6 @@
 #include "platform/native/cli_interventions.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -38,11 +37,9 @@ public:
     std::string rest() const { return text_.substr(at_); }
 
     int integer(const std::string& piece) const {
-        errno = 0;
-        char* end = nullptr;
-        const long v = std::strtol(piece.c_str(), &end, 10);
-        if (piece.empty() || *end != '\0' || errno == ERANGE || v < -2147483647L || v > 2147483647L) bad();
-        return int(v);
+        const auto v = parseInt(piece);
+        if (!v) bad();
+        return *v;
     }
     float number(const std::string& piece) const {
         char* end = nullptr;
