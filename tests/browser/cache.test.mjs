@@ -120,12 +120,13 @@ for (const worker of [true, false]) {
   });
 }
 
-// A cached file's weights are read by a second thread (gpt2-cache-reader.js): counted here as the
-// Workers the page makes from blob: URLs, on the page's thread. Where no Worker can be made, the
-// load reads them itself, says so, and gives the same logits.
-test('same thread: cached weights are read by a Worker, or here with a warning where there is none', async () => {
+// A cached file's weights are read by a second thread (gpt2-cache-reader.js) that the page makes in
+// either mode (for the module's Worker too: Firefox may never return from making a Worker inside a
+// Worker), counted here as the Workers the page makes from blob: URLs. Where no Worker can be made,
+// the load reads them itself, says so, and gives the same logits.
+async function cachedLoadReaders(worker) {
   await clear();
-  const first = await load(`${base}/tiny/`, { worker: false });
+  const first = await load(`${base}/tiny/`, { worker });
   const countReaders = () => {
     const Base = globalThis.Worker;
     globalThis.readers = 0;
@@ -139,25 +140,35 @@ test('same thread: cached weights are read by a Worker, or here with a warning w
   const page = await newPage();
   await page.evaluate(countReaders);
   const read = await page.evaluate(
-    async ({ source, ids }) => {
+    async ({ source, ids, worker }) => {
       const { GPT2 } = await import('/gpt2.js');
       const warnings = [];
       const model = await GPT2.load(source, {
         backend: 'webgl',
         weights: 'fp32',
-        worker: false,
+        worker,
         onProgress: (e) => e.warning && warnings.push(e.warning),
       });
       const logits = Array.from(await model.logits(ids));
       await model.dispose();
-      return { logits, warnings, readers: globalThis.readers };
+      return { logits, warnings, readers: globalThis.readers, mode: model.mode };
     },
-    { source: `${base}/tiny/`, ids: p1.ids },
+    { source: `${base}/tiny/`, ids: p1.ids, worker },
   );
   await page.close();
+  assert.equal(read.mode.worker, worker);
   assert.equal(read.readers, 1, 'one reader Worker for model.safetensors');
   assert.deepEqual(read.warnings, []);
   assert.deepEqual(read.logits, first.logits);
+  return first;
+}
+
+test('worker: cached weights are read by a Worker the page makes for it', async () => {
+  await cachedLoadReaders(true);
+});
+
+test('same thread: cached weights are read by a Worker, or here with a warning where there is none', async () => {
+  const first = await cachedLoadReaders(false);
   const here = await load(`${base}/tiny/`, {
     worker: false,
     before: () => {

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, root } from './harness.mjs';
+import { artifactsDir, evaluateCheck, root } from './harness.mjs';
 import { firefoxPath, hasFirefox, startFirefox } from './firefox.mjs';
 import {
   assertConstraintCheck,
@@ -57,13 +57,21 @@ for (const { worker, name } of modes)
     await page.close();
   });
 
-test("Firefox: interventions match Hugging Face's hooks, and constrained outputs match their regex or schema", async () => {
+test("Firefox: interventions match Hugging Face's hooks", async () => {
   const page = await firefox.page();
   assertInterventionsCheck(
-    await page.evaluate(interventionsCheck, { options: { weights: 'fp32', worker: true }, fixture: interventions }),
+    await evaluateCheck(page, interventionsCheck, {
+      options: { weights: 'fp32', worker: true },
+      fixture: interventions,
+    }),
   );
+  await page.close();
+});
+
+test('Firefox: constrained outputs match their regex or schema', async () => {
+  const page = await firefox.page();
   await assertConstraintCheck(
-    await page.evaluate(constraintCheck, {
+    await evaluateCheck(page, constraintCheck, {
       options: { worker: true },
       cases: CONSTRAINT_CASES,
       settings: CONSTRAINT_SETTINGS,

@@ -107,6 +107,22 @@ export function session(server, url, browser, extra = {}) {
   };
 }
 
+// page.evaluate(check, arg) for a check that keeps globalThis.checkProgress (page-checks.mjs): where
+// the evaluation fails, a browser's protocol timeout included, the error ends with the check's last
+// steps, read within 10 s (a page whose own thread hangs gives none).
+export async function evaluateCheck(page, check, arg) {
+  try {
+    return await page.evaluate(check, arg);
+  } catch (error) {
+    const steps = await Promise.race([
+      page.evaluate(() => globalThis.checkProgress?.slice(-3)).catch((e) => [`(unreadable: ${e.message})`]),
+      new Promise((resolve) => setTimeout(() => resolve(['(the page did not answer)']), 10000)),
+    ]);
+    error.message += `\n${check.name}'s last steps: ${JSON.stringify(steps)}`;
+    throw error;
+  }
+}
+
 // Waits until the demo page (a Playwright page) has loaded its model, or shown why not: a load
 // error fails the test with its text.
 export async function waitForDemoModel(page) {

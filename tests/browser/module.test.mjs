@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, serveSite, siteDir, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
+import { evaluateCheck, root, serveSite, siteDir, startSite, testModelsDir, tinyModelDir } from './harness.mjs';
 import {
   assertConstraintCheck,
   assertInterventionsCheck,
@@ -581,7 +581,10 @@ for (const { worker, name } of modes)
 const interventions = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/interventions.json'), 'utf8'));
 for (const { worker, name } of modes)
   test(`${name}: interventions match Hugging Face's hooks in logits, perplexity, hidden states, attention, lens and generate`, async () => {
-    const r = await page.evaluate(interventionsCheck, { options: { weights: 'fp32', worker }, fixture: interventions });
+    const r = await evaluateCheck(page, interventionsCheck, {
+      options: { weights: 'fp32', worker },
+      fixture: interventions,
+    });
     console.log(
       `[ measured ] browser ${name} interventions: max |dlogit| ${r.logitDiff}, |dnll| ${r.nllDiff}, hidden ${r.stateDiff}, attention ${r.attentionDiff}`,
     );
@@ -592,7 +595,7 @@ for (const { worker, name } of modes)
 // schema, across sampling settings and seeds.
 for (const { worker, name } of modes)
   test(`${name}: every output of a regex or a JSON schema matches it, greedy and sampled`, async () => {
-    const r = await page.evaluate(constraintCheck, {
+    const r = await evaluateCheck(page, constraintCheck, {
       options: { worker },
       cases: CONSTRAINT_CASES,
       settings: CONSTRAINT_SETTINGS,

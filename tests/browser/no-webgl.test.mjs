@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { artifactsDir, root, startSite, waitForDemoModel } from './harness.mjs';
+import { artifactsDir, evaluateCheck, root, startSite, waitForDemoModel } from './harness.mjs';
 import {
   assertGgufCheck,
   assertInterventionsCheck,
@@ -100,7 +100,10 @@ for (const worker of [true, false]) {
   });
 
   test(`${name}: on the CPU, interventions match Hugging Face's hooks`, async () => {
-    const r = await page.evaluate(interventionsCheck, { options: { backend: 'auto', worker }, fixture: interventions });
+    const r = await evaluateCheck(page, interventionsCheck, {
+      options: { backend: 'auto', worker },
+      fixture: interventions,
+    });
     assert.equal(r.mode.backend, 'cpu');
     assertInterventionsCheck(r);
   });

@@ -107,8 +107,11 @@ export function assertLensCheck(r) {
 // residual stream after each block and of layer 1's attention (the sequence run plain first, so that
 // attention() must run it again); whether the greedy continuation and the lens's last prediction
 // differ; whether an empty list gives the logits of none bitwise; and the messages of bad lists. Half
-// the cases pass their vectors as Float32Arrays, half as the fixture's arrays.
+// the cases pass their vectors as Float32Arrays, half as the fixture's arrays. What it is doing goes
+// to globalThis.checkProgress, which evaluateCheck (harness.mjs) reports when the page stops answering.
 export async function interventionsCheck({ options, fixture, module = '/gpt2.js', source = '/models/gpt2-tiny/' }) {
+  const progress = ['load'];
+  globalThis.checkProgress = progress;
   const { GPT2 } = await import(module);
   const model = await GPT2.load(source, { backend: 'webgl', ...options });
   const { ids } = fixture;
@@ -127,6 +130,7 @@ export async function interventionsCheck({ options, fixture, module = '/gpt2.js'
       return { [kind]: body.vector ? { ...body, vector: Float32Array.from(body.vector) } : body };
     };
     const interventions = index % 2 ? c.interventions.map(asTyped) : c.interventions;
+    progress.push(`${name}: logits, perplexity, hidden states`);
     const logits = await model.logits(ids, { interventions });
     largest(
       'logitDiff',
@@ -136,6 +140,7 @@ export async function interventionsCheck({ options, fixture, module = '/gpt2.js'
     largest('nllDiff', [c.nll], [(await model.perplexity(ids, { interventions })).nll]);
     for (const [layer, rows] of c.block_outputs.entries())
       largest('stateDiff', rows.flat(), await model.hiddenStates(ids, { layer, interventions }));
+    progress.push(`${name}: attention, lens, generate`);
     await model.logits(ids);
     largest('attentionDiff', c.attention.flat(2), (await model.attention(1, { interventions })).data);
     const lens = await model.lens(ids, { topK: 1, interventions });
@@ -145,6 +150,7 @@ export async function interventionsCheck({ options, fixture, module = '/gpt2.js'
       generated.push(t.id);
     if (JSON.stringify(generated) !== JSON.stringify(c.greedy)) out.differs.push(`${name}: greedy ${generated}`);
   }
+  progress.push('refusals');
   const refusal = async (interventions) => {
     try {
       await model.logits(ids, { interventions });
@@ -334,17 +340,24 @@ export function assertGgufCheck(r, worker) {
 
 // Constrained generation on a model with GPT-2's tokenizer (the bundled one by default): the outputs
 // of each case's `regex` or `jsonSchema` under each of `settings` (the caller checks them), and the
-// messages of bad constraints.
+// messages of bad constraints. Its progress, as interventionsCheck's, names the generation running.
 export async function constraintCheck({ options, cases, settings, module = '/gpt2.js', source = '/models/default/' }) {
+  const progress = ['load'];
+  globalThis.checkProgress = progress;
   const { GPT2 } = await import(module);
   const model = await GPT2.load(source, { backend: 'webgl', ...options });
   const outputs = [];
   for (const c of cases)
     for (const s of settings) {
       let text = '';
-      for await (const t of model.generate(c.prompt, { maxNewTokens: 80, ...s, ...c.constraint })) text += t.text;
+      progress.push(`${c.name} with ${JSON.stringify(s)}`);
+      for await (const t of model.generate(c.prompt, { maxNewTokens: 80, ...s, ...c.constraint })) {
+        text += t.text;
+        progress[progress.length - 1] = `${c.name} with ${JSON.stringify(s)}: ${JSON.stringify(text)}`;
+      }
       outputs.push({ case: c.name, setting: s, text });
     }
+  progress.push('refusals and bans');
   const refusal = async (options) => {
     try {
       for await (const _ of model.generate('The', { maxNewTokens: 4, ...options }));

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, root } from './harness.mjs';
+import { artifactsDir, evaluateCheck, root } from './harness.mjs';
 import { assertMisuseAnswers, misuseCheck } from './misuse.mjs';
 import {
   assertConstraintCheck,
@@ -203,12 +203,16 @@ test("WebKit: lens() and hiddenStates() match Hugging Face's", async () => {
   await assertNoPageErrors();
 });
 
-test("WebKit: interventions match Hugging Face's hooks, and constrained outputs match their regex or schema", async () => {
+test("WebKit: interventions match Hugging Face's hooks", async () => {
   assertInterventionsCheck(
-    await page.evaluate(interventionsCheck, { options: { weights: 'fp32' }, fixture: interventions }),
+    await evaluateCheck(page, interventionsCheck, { options: { weights: 'fp32' }, fixture: interventions }),
   );
+  await assertNoPageErrors();
+});
+
+test('WebKit: constrained outputs match their regex or schema', async () => {
   await assertConstraintCheck(
-    await page.evaluate(constraintCheck, { options: {}, cases: CONSTRAINT_CASES, settings: CONSTRAINT_SETTINGS }),
+    await evaluateCheck(page, constraintCheck, { options: {}, cases: CONSTRAINT_CASES, settings: CONSTRAINT_SETTINGS }),
   );
   await assertNoPageErrors();
 });

@@ -1,5 +1,6 @@
 // The page's side of worker mode: RemoteEngine has the methods of Engine (gpt2-engine.js) and runs
 // them in the module Worker (gpt2-worker.js) that every model of the page shares.
+import { startReaderFor } from './gpt2-cache-reader.js';
 import { abortError, ContextLostError, DisposedError, fromRemote } from './gpt2-errors.js';
 import { defineMethods } from './gpt2-methods.js';
 
@@ -106,6 +107,10 @@ class WorkerHost {
     }
     if (data.lost !== undefined) {
       this.lost.add(data.lost);
+      return;
+    }
+    if (data.reader !== undefined) {
+      startReaderFor(data.port, (reason) => this.worker.postMessage({ readerFailed: data.reader, reason }));
       return;
     }
     const pending = this.calls.get(data.call);

@@ -2,7 +2,9 @@
 // every model the page loads (gpt2-remote.js speaks to it). Each request carries a call number; the
 // reply is { call, result } or { call, error }, with { call, event } messages before it for
 // progress and tokens; { abort: call } aborts a request; { lost: model } reports a lost context;
+// { reader, port } and { readerFailed } make readers of cached files;
 // { ready: true }, sent once this script and its imports have run, tells the page it started.
+import { readersFromPage } from './gpt2-cache-reader.js';
 import { Engine } from './gpt2-engine.js';
 import { DisposedError, toRemote } from './gpt2-errors.js';
 import { METHODS } from './gpt2-methods.js';
@@ -17,6 +19,25 @@ function engine(id) {
   if (!model) throw new DisposedError();
   return model;
 }
+
+// Readers of cached files, made by the page (gpt2-cache-reader.js says why): { reader, port } asks for
+// one, which then speaks over `port`; { readerFailed, reason } answers where the page could make none.
+const readers = new Map();
+let nextReader = 1;
+readersFromPage((receive) => {
+  const id = nextReader++;
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = ({ data }) => receive(data);
+  readers.set(id, receive);
+  postMessage({ reader: id, port: port2 }, [port2]);
+  return {
+    post: (message, transfer) => port1.postMessage(message, transfer),
+    stop: () => {
+      readers.delete(id);
+      port1.postMessage({ stop: true });
+    },
+  };
+});
 
 // The transferable buffers of a result: typed arrays move to the page instead of being copied.
 function transfers(result) {
@@ -56,6 +77,10 @@ const handlers = {
 self.onmessage = async ({ data }) => {
   if (data.abort !== undefined) {
     controllers.get(data.abort)?.abort();
+    return;
+  }
+  if (data.readerFailed !== undefined) {
+    readers.get(data.readerFailed)?.({ failed: data.reason });
     return;
   }
   const { call, method, model, args = [] } = data;
