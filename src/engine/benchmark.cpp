@@ -12,6 +12,23 @@ namespace {
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
+
+// The matmul kind of a profile entry ("shader -> output"), known by the texture its pass writes (as
+// Gpt2Model::declareGraph names them: Q, K and V may be passes of their own); empty for other passes.
+std::string matmulKind(const std::string& entry) {
+    const std::size_t arrow = entry.find(" -> ");
+    if (arrow == std::string::npos || entry.substr(0, arrow).find("matmul") == std::string::npos) return "";
+    const std::string output = entry.substr(arrow + 4);
+    const auto endsWith = [&](const std::string& tail) {
+        return output.size() >= tail.size() && output.compare(output.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (output == "queries" || endsWith(" cache")) return "attn.c_attn";
+    if (output == "residual B") return "attn.c_proj";
+    if (output == "mlp hidden") return "mlp.c_fc";
+    if (output == "residual A") return "mlp.c_proj";
+    if (output == "logits") return "lm_head";
+    fail("bench: the profile's matmul pass ", entry, " writes a texture of no known matmul");
+}
 }  // namespace
 
 Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile)
@@ -60,6 +77,21 @@ void Benchmark::takeProfile() {
     auto phases = takePassProfile();
     result_.profilePrefillMs = phases["prompt"];
     for (const auto& [pass, ms] : phases["decode"]) result_.profileMsPerToken[pass] = ms / result_.newTokens;
+    const ModelConfig& c = engine_.config();
+    const long long e = c.embedDim, f = c.innerDim, layers = c.layers;
+    const std::map<std::string, long long> weights = {{"attn.c_attn", layers * e * 3 * e},
+                                                      {"attn.c_proj", layers * e * e},
+                                                      {"mlp.c_fc", layers * e * f},
+                                                      {"mlp.c_proj", layers * f * e},
+                                                      {"lm_head", c.vocabSize * e}};
+    for (const auto& [pass, ms] : result_.profileMsPerToken) {
+        const std::string kind = matmulKind(pass);
+        if (kind.empty()) continue;
+        BenchmarkResult::MatmulProfile& m = result_.profileMatmuls[kind];
+        m.msPerToken += ms;
+        m.weights = weights.at(kind);
+        m.gWeightsPerSecond = double(m.weights) / (m.msPerToken * 1e6);
+    }
     result_.profilePending = false;
 }
 
@@ -154,6 +186,11 @@ std::string benchmarkJson(const BenchmarkResult& r) {
         json["profile_prefill_ms"] = r.profilePrefillMs;
         json["profile_prefill_total_ms"] = prefillTotal;
         json["profile_source"] = r.profileSource;
+        nlohmann::json matmuls = nlohmann::json::object();
+        for (const auto& [kind, m] : r.profileMatmuls)
+            matmuls[kind] = {
+                {"ms_per_token", m.msPerToken}, {"weights", m.weights}, {"g_weights_per_s", m.gWeightsPerSecond}};
+        json["profile_matmuls"] = matmuls;
     }
     return json.dump();
 }

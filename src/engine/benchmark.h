@@ -38,6 +38,16 @@ struct BenchmarkResult {
     // clock, each pass waiting for its result" (then their sum exceeds a plain step).
     std::map<std::string, double> profileMsPerToken;
     std::map<std::string, double> profilePrefillMs;  // the same for the profiled run's prompt, ms in all
+    // The decode step's matmuls by kind (attn.c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj, lm_head): their
+    // passes' ms per token (profileMsPerToken's matmul entries, every one in a kind), the weights a
+    // token reads (the matrix times the layers) and the rate, G weights/s: what a matmul's shader
+    // does per weight shows there, whatever the weights' format.
+    struct MatmulProfile {
+        double msPerToken = 0;
+        long long weights = 0;
+        double gWeightsPerSecond = 0;
+    };
+    std::map<std::string, MatmulProfile> profileMatmuls;
     std::string profileSource;
     bool profilePending = false;  // the profiled run's GPU timer results are still to be read
 };

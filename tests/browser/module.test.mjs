@@ -141,6 +141,15 @@ for (const { worker, name } of modes)
     const entries = Object.entries(r.profile_ms_per_token);
     assert.ok(entries.length >= 8, JSON.stringify(r.profile_ms_per_token));
     for (const [pass, ms] of entries) assert.ok(ms > 0, `${pass}: ${ms} ms`);
+    assert.deepEqual(Object.keys(r.profile_matmuls).sort(), [
+      'attn.c_attn',
+      'attn.c_proj',
+      'lm_head',
+      'mlp.c_fc',
+      'mlp.c_proj',
+    ]);
+    for (const [kind, m] of Object.entries(r.profile_matmuls))
+      assert.ok(m.ms_per_token > 0 && m.weights > 0 && m.g_weights_per_s > 0, `${kind}: ${JSON.stringify(m)}`);
     assert.ok(
       r.profile_prefill_ms['attention_apply.frag -> attention output'] > 0,
       JSON.stringify(r.profile_prefill_ms),

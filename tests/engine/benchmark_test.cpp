@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,13 @@ void expectConsistentRow(const BenchmarkResult& r, int promptTokens, int newToke
     EXPECT_NEAR(row.at("profile_total_ms_per_token").get<double>(), decodeTotal, 1e-9 * decodeTotal) << where;
     EXPECT_NEAR(row.at("profile_prefill_total_ms").get<double>(), prefillTotal, 1e-9 * prefillTotal) << where;
     EXPECT_EQ(row.at("profile_source").get<std::string>(), r.profileSource) << where;
+    EXPECT_EQ(row.at("profile_matmuls").size(), r.profileMatmuls.size()) << where;
+    for (const auto& [kind, m] : r.profileMatmuls) {
+        const auto& entry = row.at("profile_matmuls").at(kind);
+        EXPECT_EQ(entry.at("ms_per_token").get<double>(), m.msPerToken) << where << ": " << kind;
+        EXPECT_EQ(entry.at("weights").get<long long>(), m.weights) << where << ": " << kind;
+        EXPECT_EQ(entry.at("g_weights_per_s").get<double>(), m.gWeightsPerSecond) << where << ": " << kind;
+    }
 }
 
 struct PassCase {
@@ -121,25 +129,45 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         // generous multiple of a plain step waiting for its token (software renderers are timed by wall clock, since
         // llvmpipe's timer queries are wrong: docs/benchmarks.md, `profile_source`).
         const std::string matmul = split > 0 ? "matmul_row.vert + matmul.frag" : "matmul.frag";
-        std::vector<std::string> passes = {"embedding.frag -> residual A",
-                                           matmul + " -> queries",
-                                           "attention_scores.frag -> attention scores",
+        std::vector<std::string> passes = {"embedding.frag -> residual A", "attention_scores.frag -> attention scores",
                                            "attention_apply.frag -> attention output",
-                                           matmul + " -> residual B",
-                                           matmul + " -> mlp hidden",
-                                           matmul + " -> residual A",
-                                           matmul + " -> logits",
-                                           "topk_block.frag -> top-k blocks",
-                                           "topk_merge.frag -> top-k candidates"};
+                                           "topk_block.frag -> top-k blocks", "topk_merge.frag -> top-k candidates"};
+        // Each matmul pass and the kind of weights it reads: the profile adds up each kind's passes.
+        std::map<std::string, std::string> matmulPasses = {{matmul + " -> queries", "attn.c_attn"},
+                                                           {matmul + " -> residual B", "attn.c_proj"},
+                                                           {matmul + " -> mlp hidden", "mlp.c_fc"},
+                                                           {matmul + " -> residual A", "mlp.c_proj"},
+                                                           {matmul + " -> logits", "lm_head"}};
         if (momentsInVertex == 0)
             passes.push_back(split > 0 ? "layer_norm_moments.frag -> layernorm moments"
                                        : "layer_norm.frag -> layernorm output");
         if (perOutput == 1)
             for (int layer = 0; layer < layers; ++layer)
                 for (const char* cache : {"k", "v"})
-                    passes.push_back(matmul + " -> h." + std::to_string(layer) + "." + cache + " cache");
+                    matmulPasses[matmul + " -> h." + std::to_string(layer) + "." + cache + " cache"] = "attn.c_attn";
+        std::map<std::string, double> kindMs;
+        for (const auto& [pass, kind] : matmulPasses) {
+            passes.push_back(pass);
+            kindMs[kind] += r.profileMsPerToken.count(pass) ? r.profileMsPerToken.at(pass) : 0.0;
+        }
         for (const std::string& pass : passes) EXPECT_EQ(r.profileMsPerToken.count(pass), 1u) << pass;
         EXPECT_EQ(r.profileMsPerToken.size(), passes.size());
+        // Weights per token of each kind: GPT-2's matrices (E x 3E, E x E, E x F, F x E per layer; V x E).
+        const ModelConfig& c = engine.config();
+        const long long e = c.embedDim, f = c.innerDim;
+        const std::map<std::string, long long> weights = {{"attn.c_attn", layers * e * 3 * e},
+                                                          {"attn.c_proj", layers * e * e},
+                                                          {"mlp.c_fc", layers * e * f},
+                                                          {"mlp.c_proj", layers * f * e},
+                                                          {"lm_head", c.vocabSize * e}};
+        EXPECT_EQ(r.profileMatmuls.size(), weights.size());
+        for (const auto& [kind, count] : weights) {
+            ASSERT_EQ(r.profileMatmuls.count(kind), 1u) << kind;
+            const BenchmarkResult::MatmulProfile& m = r.profileMatmuls.at(kind);
+            EXPECT_NEAR(m.msPerToken, kindMs.at(kind), 1e-12 * kindMs.at(kind)) << kind;
+            EXPECT_EQ(m.weights, count) << kind;
+            EXPECT_NEAR(m.gWeightsPerSecond, count / (kindMs.at(kind) * 1e6), 1e-9 * m.gWeightsPerSecond) << kind;
+        }
         double total = 0;
         for (const auto& [pass, ms] : r.profileMsPerToken) {
             EXPECT_GT(ms, 0) << pass;

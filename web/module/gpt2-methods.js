@@ -80,7 +80,8 @@ export const METHODS = {
    * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps
    * timed as generate() runs them, then one at a time (`decode_latency_ms`); `profile` adds
    * `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a run of their own (GPU
-   * timer queries where the context has them, else waiting per pass).
+   * timer queries where the context has them, else waiting per pass), and `profile_matmuls`, those
+   * times and rates per matmul kind.
    */
   benchmark: { args: (options) => [optionsOf('benchmark', options)] },
 

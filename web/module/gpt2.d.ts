@@ -485,7 +485,9 @@ export declare class GPT2 {
    * generate() runs them (`prefill_ms`, `decode_ms_per_token`), then one at a time, each waiting for
    * its token (`decode_latency_ms`); `profile` adds `profile_ms_per_token` (ms per decode token of each pass) and `profile_prefill_ms`
    * (ms of each pass over the prompt), from a run of their own, timed by GPU timer queries where the context
-   * has them, else by waiting per pass (`profile_source`).
+   * has them, else by waiting per pass (`profile_source`), and `profile_matmuls`: per matmul kind
+   * (`attn.c_attn`, `attn.c_proj`, `mlp.c_fc`, `mlp.c_proj`, `lm_head`) its passes' `ms_per_token`, the
+   * `weights` a token reads and `g_weights_per_s`.
    */
   benchmark(options?: BenchmarkOptions): Promise<Record<string, unknown>>;
   /** True after the browser dropped this model's WebGL context. */

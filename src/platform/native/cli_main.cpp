@@ -280,7 +280,8 @@ const std::vector<Command>& commands() {
          runPerplexity},
         {"bench",
          "--prompt-tokens P[,P...] --new-tokens N [--profile on]",
-         "a JSON line per P: load, prefill, decode (and with --profile, each pass's ms per decode token)",
+         "a JSON line per P: load, prefill, decode (and with --profile, each pass's ms per decode token and "
+         "each matmul kind's weights per second)",
          {"--prompt-tokens", "--new-tokens", "--profile"},
          OptionGroups::Model,
          runBench},
