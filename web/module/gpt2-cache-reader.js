@@ -71,14 +71,14 @@ function readerHere(receive) {
 }
 
 // The page's side of readersFromPage: a reader for the module's Worker, which holds the other end of
-// `port`; `failed(reason)` where none can be made. The page holds each until it ends itself.
+// `port`; `failed(reason)` where none can be made. The page holds each until it ends or fails.
 const readersOfWorkers = new Set();
 export function startReaderFor(port, failed) {
   let reader;
   try {
     reader = readerHere((message) => {
+      if (message.failed !== undefined || message.ended) readersOfWorkers.delete(reader);
       if (message.failed !== undefined) failed(message.failed);
-      if (message.ended) readersOfWorkers.delete(reader);
     });
     reader.post({ port }, [port]);
   } catch (error) {
