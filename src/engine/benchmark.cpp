@@ -86,9 +86,9 @@ void Benchmark::takeProfile() {
                                                       {"lm_head", c.vocabSize * e}};
     for (const auto& [pass, ms] : result_.profileMsPerToken) {
         const std::string kind = matmulKind(pass);
-        if (kind.empty()) continue;
-        BenchmarkResult::MatmulProfile& m = result_.profileMatmuls[kind];
-        m.msPerToken += ms;
+        if (!kind.empty()) result_.profileMatmuls[kind].msPerToken += ms;
+    }
+    for (auto& [kind, m] : result_.profileMatmuls) {
         m.weights = weights.at(kind);
         m.gWeightsPerSecond = double(m.weights) / (m.msPerToken * 1e6);
     }
