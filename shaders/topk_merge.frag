@@ -13,19 +13,36 @@ uniform int u_searches;
 
 out vec4 o_candidate;
 
+// The blocks' log Σ exp so far, as (max, Σ exp(value - max)).
+vec2 g_lse = vec2(-1.0e30, 0.0);
+
+// Takes block b's list (of search rows from `list`; `head` its first entry) into the kept candidates,
+// reading it only while it can still place one.
+void merge(int b, vec4 head, int list, int wanted) {
+    g_lse = combineLogSumExp(g_lse, head.zw);
+    for (int i = 0; i < u_k; ++i) {
+        vec4 entry = i == 0 ? head : fetch(u_blocks, u_blocks_layout, list + i, b);
+        if (!enters(entry.xy, wanted)) break;
+        keep(entry.xy, wanted);
+    }
+}
+
 void main() {
     ivec2 c = outputCoord();
     int search = c.y - u_first_column, rank = c.x, wanted = rank + 1;
     if (search < 0 || search >= u_searches) discard;
     keepNone();
-    vec2 lse = vec2(-1.0e30, 0.0);
-    for (int b = 0; b < u_blocks_layout.x; ++b) {
-        for (int i = 0; i < u_k; ++i) {
-            vec4 entry = fetch(u_blocks, u_blocks_layout, search * u_k_stride + i, b);
-            if (i == 0) lse = combineLogSumExp(lse, entry.zw);
-            if (!enters(entry.xy, wanted)) break;
-            keep(entry.xy, wanted);
-        }
+    int blocks = u_blocks_layout.x, list = search * u_k_stride;
+    // Four blocks' first entries are fetched before any is ranked (topk_block.frag says why).
+    for (int b = 0; b < blocks; b += 4) {
+        vec4 h0 = fetch(u_blocks, u_blocks_layout, list, b);
+        vec4 h1 = fetch(u_blocks, u_blocks_layout, list, min(b + 1, blocks - 1));
+        vec4 h2 = fetch(u_blocks, u_blocks_layout, list, min(b + 2, blocks - 1));
+        vec4 h3 = fetch(u_blocks, u_blocks_layout, list, min(b + 3, blocks - 1));
+        merge(b, h0, list, wanted);
+        if (b + 1 < blocks) merge(b + 1, h1, list, wanted);
+        if (b + 2 < blocks) merge(b + 2, h2, list, wanted);
+        if (b + 3 < blocks) merge(b + 3, h3, list, wanted);
     }
-    o_candidate = vec4(kept[rank], lse.x + log(lse.y), 0.0);
+    o_candidate = vec4(kept[rank], g_lse.x + log(g_lse.y), 0.0);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // log Σ exp of rows of logits on the GPU, in two levels like the top-k (shaders/log_sum_exp_blocks.frag,
-// then shaders/row_log_sum_exp.frag): each block of about sqrt(texels) texels of a row in a fragment of
+// then shaders/row_log_sum_exp.frag): each block of topkBlockTexels texels of a row in a fragment of
 // its own, then one fragment per row merges its blocks.
 #include "gl/pass.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Top-k of rows of logits on the GPU in two passes (shaders/topk_block.frag, topk_merge.frag): each
-// block of about sqrt(texels) logit texels lists its best k, then one fragment per rank merges the
+// block of logit texels (topkBlockTexels) lists its best k, then one fragment per rank merges the
 // blocks' lists. Where k exceeds the ranks one fragment writes, the blocks' first ranks are listed
 // first, and the k-th best of the blocks' maxima is each search's threshold: a block is scanned again
 // for its later ranks only where all its first ones come up to it. The keys can be the logits as sampling warps them
@@ -14,7 +14,10 @@ namespace gpt2 {
 // The most candidates one search lists.
 constexpr int kMaxTopk = 64;
 
-// Blocks of about sqrt(texels) texels balance the two levels.
+// Blocks of about sqrt(texels) / 2 texels: a block fragment scans its texels one after another, and
+// the merge's fragments the blocks' lists, and scanning a texel costs several times what merging a
+// block's entry does (GPT-2's 12,565 logit texels on an H200: 113 texels a block took 160 µs a
+// token, 57 took 115; docs/benchmarks/journal.md, run AT).
 int topkBlockTexels(int logitTexels);
 // Columns (floats) of a row of the `blocks` texture for rows of `logitTexels` texels of logits.
 int topkBlockColumns(int logitTexels);
