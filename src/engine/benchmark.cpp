@@ -31,8 +31,12 @@ std::string matmulKind(const std::string& entry) {
 }
 }  // namespace
 
-Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile)
-    : engine_(engine), profile_(profile) {
+Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile, const SamplingOptions& sampling)
+    : engine_(engine),
+      profile_(profile),
+      sampler_(sampling),
+      gpuSampling_(gpuSampling(sampling, engine.config().vocabSize, sampler_.seed())),
+      runnerDraws_(runnerDraws(engine.runner(), gpuSampling_)) {
     const int context = engine.config().contextLength;
     if (promptTokens < 1 || newTokens < 1 || promptTokens + newTokens > context)
         fail("bench: need 1 <= prompt tokens, 1 <= new tokens, and their sum <= the context (", context, ")");
@@ -41,13 +45,14 @@ Benchmark::Benchmark(Engine& engine, int promptTokens, int newTokens, bool profi
     result_.promptTokens = promptTokens;
     result_.newTokens = newTokens;
     for (int i = 0; i < promptTokens; ++i) prompt_.push_back((i * 7919 + 464) % engine.config().vocabSize);
-    GenerateOptions greedy;
-    greedy.maxNewTokens = newTokens;
-    greedy.sampling.temperature = 0;
-    greedy.stopAtEndOfText = false;
-    greedy.slideWindow = false;
+    GenerateOptions options;
+    options.maxNewTokens = newTokens;
+    options.sampling = sampling;
+    options.sampling.seed = sampler_.seed();
+    options.stopAtEndOfText = false;
+    options.slideWindow = false;
     start_ = std::chrono::steady_clock::now();
-    generation_ = std::make_unique<Generation>(engine, prompt_, greedy);
+    generation_ = std::make_unique<Generation>(engine, prompt_, options);
 }
 
 Benchmark::~Benchmark() = default;
@@ -112,9 +117,8 @@ void Benchmark::finishGeneration() {
 // run. Reading the candidate waits for the GPU everywhere (glFinish does not wait in browsers).
 void Benchmark::runSteps() {
     BenchmarkResult& r = result_;
-    ModelRunner& runner = engine_.runner();
     engine_.prefill(prompt_);
-    int next = runner.bestToken();
+    int next = nextToken(0);
     std::vector<double> steps, submits;
     const long long drawsBefore = passDraws();
     const auto readBefore = engine_.readbackBytes();
@@ -122,7 +126,7 @@ void Benchmark::runSteps() {
         const auto start = std::chrono::steady_clock::now();
         engine_.step(next);
         submits.push_back(millisecondsSince(start));
-        next = runner.bestToken();
+        next = nextToken(i + 1);
         steps.push_back(millisecondsSince(start));
     }
     if (r.newTokens == 1) r.decodeMsPerToken = r.decodeMsFirst = r.decodeMsLast = steps.front();
@@ -144,11 +148,11 @@ void Benchmark::runSteps() {
     takePassProfile();
     setPassProfiling(mode, "prompt");
     engine_.prefill(prompt_);
-    next = runner.bestToken();
+    next = nextToken(0);
     setPassProfiling(mode, "decode");
     for (int i = 0; i < r.newTokens; ++i) {
         engine_.step(next);
-        next = runner.bestToken();
+        next = nextToken(i + 1);
     }
     setPassProfiling(PassProfiling::Off);
     r.profileSource = timers ? "gpu timer queries" : "wall clock, each pass waiting for its result";
@@ -157,8 +161,22 @@ void Benchmark::runSteps() {
     if (!r.profilePending) takeProfile();
 }
 
-BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile) {
-    return Benchmark(engine, promptTokens, newTokens, profile).run();
+int Benchmark::nextToken(int draw) {
+    ModelRunner& runner = engine_.runner();
+    if (runnerDraws_) {
+        runner.requestToken(gpuSampling_, draw);
+        const int id = runner.takeToken();
+        if (id >= 0) return id;  // else top-p alone, which the GPU's candidates did not reach
+    }
+    const std::vector<float> logits = runner.logits();
+    std::vector<TokenLogit> all;
+    for (std::size_t i = 0; i < logits.size(); ++i) all.push_back({int(i), logits[i]});
+    return sampler_.pick(std::move(all), engine_.tokens(), draw);
+}
+
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile,
+                             const SamplingOptions& sampling) {
+    return Benchmark(engine, promptTokens, newTokens, profile, sampling).run();
 }
 
 std::string benchmarkJson(const BenchmarkResult& r) {

@@ -60,7 +60,9 @@ struct BenchmarkResult {
 // handling events and a page's GPU timer results arrive (they come only after the task).
 class Benchmark {
 public:
-    Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile);
+    // `sampling`: how every run draws its tokens, as generate() would with them (greedy by default;
+    // unseeded, one seed for all three runs).
+    Benchmark(Engine& engine, int promptTokens, int newTokens, bool profile, const SamplingOptions& sampling = {});
     ~Benchmark();
     // Advances without waiting for the GPU; true once the result is complete.
     bool poll();
@@ -74,9 +76,14 @@ private:
     void finishGeneration();
     void runSteps();
     void takeProfile();
+    // The token after the last position, draw `draw` of the sampling, read back before it returns.
+    int nextToken(int draw);
 
     Engine& engine_;
     bool profile_;
+    Sampler sampler_;            // draws where the GPU does not (the CPU backend, or a top-k it cannot list)
+    TokenSampling gpuSampling_;  // the same options as the GPU takes them
+    bool runnerDraws_;
     std::vector<int> prompt_;
     std::unique_ptr<Generation> generation_;
     std::chrono::steady_clock::time_point start_;
@@ -85,7 +92,8 @@ private:
 };
 
 // The whole benchmark, waiting for the GPU: `gpt2 bench`.
-BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile = false);
+BenchmarkResult runBenchmark(Engine& engine, int promptTokens, int newTokens, bool profile = false,
+                             const SamplingOptions& sampling = {});
 std::string benchmarkJson(const BenchmarkResult& result);
 
 }  // namespace gpt2

@@ -230,6 +230,14 @@ std::vector<int> promptWithinContext(const std::vector<int>& prompt, const Gener
 }
 }  // namespace
 
+TokenSampling gpuSampling(const SamplingOptions& s, int vocab, std::uint64_t seed) {
+    return {s.temperature, s.topK && *s.topK < vocab ? *s.topK : 0, s.topP, s.repetitionPenalty, seed};
+}
+
+bool runnerDraws(const ModelRunner& runner, const TokenSampling& s) {
+    return runner.drawsTokens() && (s.greedy() || s.topK <= kMaxTopk);
+}
+
 Generation::Generation(Engine& engine, const std::vector<int>& prompt, const GenerateOptions& options)
     : engine_(engine),
       options_(options),
@@ -255,11 +263,9 @@ Generation::Generation(Engine& engine, const std::vector<int>& prompt, const Gen
         }
         shifts = shifts || (logitBias_[id] != 0.0f && logitBias_[id] > kBannedLogit);
     }
-    const SamplingOptions& s = options.sampling;
-    // A top-k of the whole vocabulary or more is no top-k.
-    const int topK = s.topK && *s.topK < engine.config().vocabSize ? *s.topK : 0;
-    cpuPicks_ = !engine.runner().drawsTokens() || (!s.greedy() && topK > kMaxTopk) || shifts;
-    gpuSampling_ = {s.temperature, cpuPicks_ ? 0 : topK, s.topP, s.repetitionPenalty, sampler_.seed()};
+    gpuSampling_ = gpuSampling(options.sampling, engine.config().vocabSize, sampler_.seed());
+    cpuPicks_ = !runnerDraws(engine.runner(), gpuSampling_) || shifts;
+    if (cpuPicks_) gpuSampling_.topK = 0;
     if (!unbanned_.empty()) setAllowed(unbanned_);
     if (!options.stop.empty() && !engine.hasTokenizer())
         fail("stop strings need a tokenizer (vocab.json and merges.txt)");

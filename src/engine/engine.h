@@ -66,6 +66,13 @@ Tokenizer fileTokenizer(const ModelFileHeader& header);
 
 class Engine;
 
+// `sampling` as the GPU's sampler takes it, drawn with `seed`: a top-k of the whole vocabulary
+// (`vocab` tokens) or more is none.
+TokenSampling gpuSampling(const SamplingOptions& sampling, int vocab, std::uint64_t seed);
+// Whether `runner` draws tokens with `sampling` itself: a GPU, unless the top-k is longer than its
+// searches list (then the engine draws from the logits).
+bool runnerDraws(const ModelRunner& runner, const TokenSampling& sampling);
+
 // One generation, a token at a time, so callers can stream, yield and cancel between tokens. Two
 // ways to drive it: next() waits for the GPU (native callers); poll() never does, and does at most
 // one prefill chunk per call (the web runtime calls it once per turn of the event loop).

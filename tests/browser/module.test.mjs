@@ -117,14 +117,22 @@ for (const { worker, name } of modes)
   });
 
 for (const { worker, name } of modes)
-  test(`${name}: benchmark() reports draws and readback per token and a profile of every pass`, async () => {
+  test(`${name}: benchmark() reports draws and readback per token and a profile of every pass, greedy or sampled`, async () => {
     const r = await page.evaluate(async (worker) => {
       const { GPT2 } = await import('/gpt2.js');
       const model = await GPT2.load('/models/gpt2-tiny/', { backend: 'webgl', worker });
       const result = await model.benchmark({ promptTokens: 5, newTokens: 3, profile: true });
+      // The demo's sampling: its steps draw as generate() does, and the profile shows the sampler's passes.
+      const demo = { temperature: 0.8, topK: 40, topP: 0.95, repetitionPenalty: 1.2, seed: 1 };
+      result.sampled = await model.benchmark({ promptTokens: 5, newTokens: 3, profile: true, ...demo });
       await model.dispose();
       return result;
     }, worker);
+    assert.ok(
+      r.sampled.profile_ms_per_token['sample_choose.frag -> chosen token'] > 0,
+      JSON.stringify(r.sampled.profile_ms_per_token),
+    );
+    assert.ok(r.sampled.passes_per_token > r.passes_per_token, `${r.sampled.passes_per_token} passes`);
     // Per layer 8 passes, and 2 more for K and V on a software renderer (Tuning::passPerOutput); then
     // the embedding, the final LayerNorm, lm_head and 2 top-k passes.
     assert.equal(r.passes_per_token, 10 * 2 + 3 + 2);
@@ -543,7 +551,7 @@ for (const { worker, name } of modes)
     assert.equal(errors.tokenizeOption, 'tokenize: unknown option special; known: allowSpecial');
     assert.equal(
       errors.benchmarkOption,
-      'benchmark: unknown option tokens; known: promptTokens, newTokens, profile, interventions',
+      'benchmark: unknown option tokens; known: promptTokens, newTokens, profile, temperature, topK, topP, repetitionPenalty, seed, interventions',
     );
     assert.match(errors.disposed, /disposed/);
   });

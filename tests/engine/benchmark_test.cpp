@@ -224,5 +224,60 @@ TEST(BenchmarkTest, DecodesTheCpuReferencesGreedyTokens) {
     EXPECT_EQ(runBenchmark(engine, 60, 4).newTokens, 4) << "exactly the context";
 }
 
+// Sampling, each run of the benchmark draws the tokens generate() draws with the same options and
+// seed: the demo's settings (top-k and top-p among the GPU's candidates, the repetition penalty's seen
+// tokens), top-p alone (which the GPU declines where its candidates fall short of p, and the CPU
+// sampler then picks from the logits), and on the CPU backend, which draws every token from them.
+TEST(BenchmarkTest, SamplesAsGenerateDoes) {
+    SamplingOptions demo;
+    demo.temperature = 0.8f;
+    demo.topK = 40;
+    demo.topP = 0.95f;
+    demo.repetitionPenalty = 1.2f;
+    demo.seed = 11;
+    SamplingOptions nucleus;
+    nucleus.temperature = 1.0f;
+    nucleus.topP = 0.5f;
+    nucleus.seed = 5;
+    const struct {
+        const char* name;
+        SamplingOptions sampling;
+        Backend backend;
+    } cases[] = {{"demo, GPU", demo, Backend::WebGl},
+                 {"top-p, GPU", nucleus, Backend::WebGl},
+                 {"demo, CPU", demo, Backend::Cpu}};
+    const int promptTokens = 6, newTokens = 5;
+    for (const auto& c : cases) {
+        ModelOptions options{TexelFormat::Float32};
+        options.backend = c.backend;
+        if (c.backend == Backend::WebGl) testing::ensureGlContext();
+        Engine engine(testing::tinyModelDir(), options);
+        std::vector<int> expected;
+        for (int i = 0; i < promptTokens; ++i) expected.push_back((i * 7919 + 464) % engine.config().vocabSize);
+        GenerateOptions generate;
+        generate.maxNewTokens = newTokens;
+        generate.sampling = c.sampling;
+        generate.stopAtEndOfText = false;
+        Generation generation(engine, expected, generate);
+        while (generation.next()) {
+        }
+        expected.insert(expected.end(), generation.ids().begin(), generation.ids().end());
+        for (bool profile : {false, true}) {
+            if (profile && c.backend == Backend::Cpu) continue;  // the CPU runs no passes to profile
+            const BenchmarkResult r = runBenchmark(engine, promptTokens, newTokens, profile, c.sampling);
+            const std::string where = std::string(c.name) + (profile ? ", profiled" : ", plain");
+            if (c.backend == Backend::WebGl) expectConsistentRow(r, promptTokens, newTokens, where);
+            EXPECT_EQ(engine.tokens(), expected) << where;
+            if (profile && c.sampling.topK)
+                EXPECT_TRUE(r.profileMsPerToken.count("sample_choose.frag -> chosen token")) << where;
+        }
+    }
+    SamplingOptions bad;
+    bad.topP = 1.5f;
+    testing::ensureGlContext();
+    Engine engine(testing::tinyModelDir(), ModelOptions{TexelFormat::Float32});
+    EXPECT_THROW(runBenchmark(engine, 4, 2, false, bad), Error);
+}
+
 }  // namespace
 }  // namespace gpt2

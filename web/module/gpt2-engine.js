@@ -220,10 +220,10 @@ export class Engine {
 
   // Polled as generate() is, a turn of the event loop between polls: the decode runs ahead of its
   // readback as generation's does, and a profile's GPU timer results arrive (only after the task).
-  benchmark({ promptTokens, newTokens, profile, interventions }) {
+  benchmark({ promptTokens, newTokens, profile, interventions, sampling }) {
     return this._exclusive(async () => {
       this._model.setInterventions(interventions);
-      this._model.startBench(promptTokens, newTokens, profile);
+      this._model.startBench(promptTokens, newTokens, profile, sampling);
       for (;;) {
         await this._pause();
         this._check();

@@ -77,13 +77,20 @@ export const METHODS = {
   stats: { args: () => [] },
 
   /**
-   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` greedy steps
-   * timed as generate() runs them, then one at a time (`decode_latency_ms`); `profile` adds
+   * The benchmark of `gpt2 bench`: a prompt of `promptTokens` ids, then `newTokens` steps timed as
+   * generate() runs them, then one at a time (`decode_latency_ms`), each drawing its token as
+   * generate() does with the sampling options (greedy by default); `profile` adds
    * `profile_ms_per_token` and `profile_prefill_ms`, each pass's time from a run of their own (GPU
    * timer queries where the context has them, else waiting per pass), and `profile_matmuls`, those
    * times and rates per matmul kind.
    */
-  benchmark: { args: (options) => [optionsOf('benchmark', options)] },
+  benchmark: {
+    args: (options) => {
+      const { temperature, topK, topP, repetitionPenalty, seed, ...rest } = optionsOf('benchmark', options);
+      // As generate's options reach the engine: every one of the group, the others at their defaults.
+      return [{ ...rest, sampling: optionsOf('generate', { temperature, topK, topP, repetitionPenalty, seed }) }];
+    },
+  },
 
   /** Loses the WebGL context as a browser under memory pressure would, to test a recovery path. */
   simulateContextLoss: { args: () => [] },

@@ -292,7 +292,7 @@ export interface BenchmarkOptions {
    */
   promptTokens?: number;
   /**
-   * Greedy steps timed after the prompt.
+   * Steps timed after the prompt.
    * @default 16
    */
   newTokens?: number;
@@ -301,6 +301,26 @@ export interface BenchmarkOptions {
    * @default false
    */
   profile?: boolean;
+  /**
+   * As generate's: every run draws its tokens as generate() does with these sampling options
+   * (greedy by default), so that a profile shows what a setting costs a step.
+   * @default 0
+   */
+  temperature?: number;
+  /** As generate's. */
+  topK?: number;
+  /**
+   * As generate's.
+   * @default 1
+   */
+  topP?: number;
+  /**
+   * As generate's.
+   * @default 1
+   */
+  repetitionPenalty?: number;
+  /** As generate's; unset: a random seed, the same for every run of the call. */
+  seed?: number;
   /**
    * As generate's: what an intervention costs a decode step.
    * @default []

@@ -203,13 +203,15 @@ void runGenerate(const Invocation& in) {
     }
 }
 
-// --prompt-tokens may list several lengths: one JSON line each, from one load.
+// --prompt-tokens may list several lengths: one JSON line each, from one load. The sampling flags
+// are generate's (greedy by default).
 void runBench(const Invocation& in) {
     const CliArgs& args = in.args;
     const std::vector<int> lengths = args.has("--prompt-tokens") ? args.ids("--prompt-tokens") : std::vector<int>{32};
+    const SamplingOptions sampling = generateOptions(args).sampling;
     for (int promptTokens : lengths) {
-        auto json = nlohmann::json::parse(benchmarkJson(
-            runBenchmark(*in.engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false))));
+        auto json = nlohmann::json::parse(benchmarkJson(runBenchmark(
+            *in.engine, promptTokens, args.integer("--new-tokens", 16), onOff(args, "--profile", false), sampling)));
         json["load_ms"] = in.loadMs;
         json["weights"] = args.has("--weights") ? args.text("--weights") : defaults::weights;
         std::cout << json.dump() << std::endl;
@@ -279,10 +281,13 @@ const std::vector<Command>& commands() {
          OptionGroups::Model,
          runPerplexity},
         {"bench",
-         "--prompt-tokens P[,P...] --new-tokens N [--profile on]",
+         "--prompt-tokens P[,P...] --new-tokens N [--profile on] [--temperature T --top-k K --top-p P\n"
+         "             --repetition-penalty R --seed S]",
          "a JSON line per P: load, prefill, decode (and with --profile, each pass's ms per decode token and "
-         "each matmul kind's weights per second)",
-         {"--prompt-tokens", "--new-tokens", "--profile"},
+         "each matmul kind's weights per second); the steps draw as generate does with those flags (greedy "
+         "without them)",
+         {"--prompt-tokens", "--new-tokens", "--profile", "--temperature", "--top-k", "--top-p", "--repetition-penalty",
+          "--seed"},
          OptionGroups::Model,
          runBench},
     };

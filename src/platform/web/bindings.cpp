@@ -359,10 +359,12 @@ public:
 
     // The benchmark of `gpt2 bench`, polled as a generation is: benchReady() advances it without
     // waiting and says when it has finished; takeBench() then gives its JSON line as an object.
-    void startBench(int promptTokens, int newTokens, bool profile) {
+    // `generate`: generate's options (every one), of which the sampling ones apply.
+    void startBench(int promptTokens, int newTokens, bool profile, const val& generate) {
         Engine& e = engine();
         endRuns();
-        benchmark_ = std::make_unique<Benchmark>(e, promptTokens, newTokens, profile);
+        benchmark_ =
+            std::make_unique<Benchmark>(e, promptTokens, newTokens, profile, generateOptionsFromJs(generate).sampling);
     }
     bool benchReady() {
         if (!benchmark_) fail("no benchmark was started");
@@ -540,7 +542,7 @@ EMSCRIPTEN_BINDINGS(gpt2) {
         .function("lens", &safe<&WebModel::lens, val, int>)
         .function("hiddenStates", &safe<&WebModel::hiddenStates, val, int>)
         .function("stats", &safe<&WebModel::stats>)
-        .function("startBench", &safe<&WebModel::startBench, int, int, bool>)
+        .function("startBench", &safe<&WebModel::startBench, int, int, bool, val>)
         .function("benchReady", &safe<&WebModel::benchReady>)
         .function("takeBench", &safe<&WebModel::takeBench>)
         .function("contextLost", &WebModel::contextLost)

@@ -6,8 +6,9 @@
 // URL, default /gpt2.js: another build of it for an A/B run; one without worker mode runs both
 // rounds on the page's thread), live (comma-separated 0/1: generations without and with the live
 // views, the logit lens's top 5 and layer 0's attention captured at every position), profile (1:
-// after each prompt length's rounds, `benchmark({ profile: true })` in each mode, as a row of kind
-// 'benchmark' with its per-pass profile), tuning (JSON: the load's `tuning` option, e.g.
+// after each prompt length's rounds, `benchmark({ profile: true })` in each mode and for each
+// sampling configuration made of sampling options alone, as a row of kind 'benchmark' with its
+// per-pass profile), tuning (JSON: the load's `tuning` option, e.g.
 // {"maxColorBits":512}), sampling (comma-separated names of SAMPLING: what each generation samples
 // with, steer-ablate for interventions, or json-schema for constrained output; default greedy), modes (comma-separated worker, same-thread: default both). Each generation's row has its passes per token: the draws of the steps
 // after the first token, from stats().passDraws.
@@ -137,14 +138,29 @@ export async function runBench({
         }
       }
     }
+    // A profile per sampling configuration that benchmark() takes (its sampling options alone).
+    const profiled = sampling.filter((name) => typeof SAMPLING[name] === 'object' && !SAMPLING[name].jsonSchema);
     for (const worker of profile ? workers : []) {
-      const row = {
-        kind: 'benchmark',
-        worker,
-        ...(await models[worker].benchmark({ promptTokens: P, newTokens: tokens, profile: true })),
-      };
-      rows.push(row);
-      await report(row);
+      for (const name of profiled) {
+        const { seed, temperature, topK, topP, repetitionPenalty } = SAMPLING[name];
+        const row = {
+          kind: 'benchmark',
+          worker,
+          sampling: name,
+          ...(await models[worker].benchmark({
+            promptTokens: P,
+            newTokens: tokens,
+            profile: true,
+            seed,
+            temperature,
+            topK,
+            topP,
+            repetitionPenalty,
+          })),
+        };
+        rows.push(row);
+        await report(row);
+      }
     }
   }
   for (const model of Object.values(models)) await model.dispose();
