@@ -101,6 +101,6 @@ void main() {
                 if (4 * t + j < u_vocab) total += exp(v[j] - top);
         }
     }
-    for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(rank + s < u_k ? kept[rank + s] : kNone, top, total);
+    for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(rank + s < u_k ? keptAt(rank + s) : kNone, top, total);
     store(result);
 }

@@ -44,5 +44,5 @@ void main() {
         if (b + 2 < blocks) merge(b + 2, h2, list, wanted);
         if (b + 3 < blocks) merge(b + 3, h3, list, wanted);
     }
-    o_candidate = vec4(kept[rank], g_lse.x + log(g_lse.y), 0.0);
+    o_candidate = vec4(keptAt(rank), g_lse.x + log(g_lse.y), 0.0);
 }
