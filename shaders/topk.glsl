@@ -44,6 +44,57 @@ void keep(vec2 c, int wanted) {
 }
 #endif
 
+// The merge's way to keep them (topk_merge.frag): a heap of the best `wanted` with the worst at its
+// root, kept[0], which is then the cutoff and all a merge fragment writes. A candidate that enters
+// takes about log2(wanted) steps where keep() shifts about wanted / 2 entries, each step an access
+// to memory (the indices are known only as the shader runs): with keep(), merging the demo's 40
+// candidates took 0.43 ms a token on an H200, with this heap 0.23 (docs/benchmarks/journal.md, runs AU
+// and AW).
+#if MAX_CANDIDATES == 1
+void heapKeep(vec2 c, int wanted) { keep(c, wanted); }
+#else
+#if MAX_CANDIDATES > 64
+#error a heap of more than 64 candidates needs more than the 6 levels heapKeep walks
+#endif
+// Loops of at most 6 levels, with breaks: llvmpipe drew wrong tokens from the same heap written with
+// while loops.
+void heapKeep(vec2 c, int wanted) {
+    int i = 0;
+    if (keptCount < wanted) {
+        // Up from a new leaf while its parent is better (each parent is worse than its children).
+        i = keptCount;
+        keptCount += 1;
+        for (int level = 0; level < 6; ++level) {
+            if (i == 0) break;
+            int parent = (i - 1) / 2;
+            vec2 p = kept[parent];
+            if (!comesBefore(p, c)) break;
+            kept[i] = p;
+            i = parent;
+        }
+    } else {
+        // In place of the worst, down while the worse child is worse than it.
+        for (int level = 0; level < 6; ++level) {
+            int child = 2 * i + 1;
+            if (child >= wanted) break;
+            vec2 worse = kept[child];
+            if (child + 1 < wanted) {
+                vec2 right = kept[child + 1];
+                if (comesBefore(worse, right)) {
+                    worse = right;
+                    child += 1;
+                }
+            }
+            if (!comesBefore(c, worse)) break;
+            kept[i] = worse;
+            i = child;
+        }
+    }
+    kept[i] = c;
+    cutoff = kept[0];
+}
+#endif
+
 // Kept candidate `rank` (below MAX_CANDIDATES).
 #if MAX_CANDIDATES == 1
 vec2 keptAt(int rank) { return rank == 0 ? kept[0] : kNone; }

@@ -16,14 +16,14 @@ out vec4 o_candidate;
 // The blocks' log Σ exp so far, as (max, Σ exp(value - max)).
 vec2 g_lse = vec2(-1.0e30, 0.0);
 
-// Takes block b's list (of search rows from `list`; `head` its first entry) into the kept candidates,
-// reading it only while it can still place one.
+// Takes block b's list (of search rows from `list`; `head` its first entry) into the kept candidates
+// (a heap: a fragment writes only the wanted-th best), reading it only while it can still place one.
 void merge(int b, vec4 head, int list, int wanted) {
     g_lse = combineLogSumExp(g_lse, head.zw);
     for (int i = 0; i < u_k; ++i) {
         vec4 entry = i == 0 ? head : fetch(u_blocks, u_blocks_layout, list + i, b);
         if (!enters(entry.xy, wanted)) break;
-        keep(entry.xy, wanted);
+        heapKeep(entry.xy, wanted);
     }
 }
 
@@ -44,5 +44,5 @@ void main() {
         if (b + 2 < blocks) merge(b + 2, h2, list, wanted);
         if (b + 3 < blocks) merge(b + 3, h3, list, wanted);
     }
-    o_candidate = vec4(keptAt(rank), g_lse.x + log(g_lse.y), 0.0);
+    o_candidate = vec4(keptCount == wanted ? kept[0] : kNone, g_lse.x + log(g_lse.y), 0.0);
 }
