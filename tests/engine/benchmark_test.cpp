@@ -268,8 +268,9 @@ TEST(BenchmarkTest, SamplesAsGenerateDoes) {
             const std::string where = std::string(c.name) + (profile ? ", profiled" : ", plain");
             if (c.backend == Backend::WebGl) expectConsistentRow(r, promptTokens, newTokens, where);
             EXPECT_EQ(engine.tokens(), expected) << where;
-            if (profile && c.sampling.topK)
+            if (profile && c.sampling.topK) {
                 EXPECT_TRUE(r.profileMsPerToken.count("sample_choose.frag -> chosen token")) << where;
+            }
         }
     }
     SamplingOptions bad;

@@ -7,7 +7,7 @@
 
 namespace gpt2 {
 
-int topkBlockTexels(int logitTexels) { return int(std::ceil(std::sqrt(double(logitTexels)) / 2)); }
+int topkBlockTexels(int logitTexels) { return int(std::ceil(std::sqrt(double(logitTexels)))); }
 
 int topkBlockColumns(int logitTexels) {
     const int blockTexels = topkBlockTexels(logitTexels);

@@ -14,10 +14,10 @@ namespace gpt2 {
 // The most candidates one search lists.
 constexpr int kMaxTopk = 64;
 
-// Blocks of about sqrt(texels) / 2 texels: a block fragment scans its texels one after another, and
-// the merge's fragments the blocks' lists, and scanning a texel costs several times what merging a
-// block's entry does (GPT-2's 12,565 logit texels on an H200: 113 texels a block took 160 µs a
-// token, 57 took 115; docs/benchmarks/journal.md, run AT).
+// Blocks of about sqrt(texels) texels balance the two levels' work. Half as many texels a block was
+// 6 µs a greedy token faster on an H200 (with the candidate in registers and the merge's heap), but
+// doubles the blocks' scratch textures: 0.46 MB more for GPT-2's vocabulary, which a small model's
+// GPU memory notices (docs/benchmarks/journal.md, runs AT and AX).
 int topkBlockTexels(int logitTexels);
 // Columns (floats) of a row of the `blocks` texture for rows of `logitTexels` texels of logits.
 int topkBlockColumns(int logitTexels);
