@@ -7,8 +7,8 @@ bool comesBefore(vec2 a, vec2 b) { return a.x > b.x || (a.x == b.x && a.y < b.y)
 // The best candidates seen so far, best first: the first `wanted` of them are kept (the pass defines
 // MAX_CANDIDATES: 1 for a search of the single best, which then stays in registers: keep() and
 // keptAt() index it only with constants there, since an index known only as the shader runs puts
-// even a one-element array in memory, and a greedy token's block pass took 71 µs on an H200 instead
-// of 41). Globals, not a struct passed inout: llvmpipe lost the writes to an array inside one. The
+// even a one-element array in memory, and a greedy token's block pass took 134 µs on an H200 instead
+// of 71). Globals, not a struct passed inout: llvmpipe lost the writes to an array inside one. The
 // last kept one is also held in `cutoff`, so that the test every candidate takes reads a register,
 // not the array.
 vec2 kept[MAX_CANDIDATES];

@@ -33,7 +33,8 @@ void main() {
     if (search < 0 || search >= u_searches) discard;
     keepNone();
     int blocks = u_blocks_layout.x, list = search * u_k_stride;
-    // Four blocks' first entries are fetched before any is ranked (topk_block.frag says why).
+    // Four blocks' first entries are fetched before any is ranked: ranking branches on each, and a
+    // fetch after such a branch waits for it (on an H200 a greedy merge took 18 µs a token, not 26).
     for (int b = 0; b < blocks; b += 4) {
         vec4 h0 = fetch(u_blocks, u_blocks_layout, list, b);
         vec4 h1 = fetch(u_blocks, u_blocks_layout, list, min(b + 1, blocks - 1));
