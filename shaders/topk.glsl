@@ -24,14 +24,27 @@ void keepNone() {
 // Whether `c` enters the first `wanted`.
 bool enters(vec2 c, int wanted) { return keptCount < wanted || comesBefore(c, cutoff); }
 
-// Inserts `c` (which enters) into the first `wanted`, dropping the one that falls out.
+// keep(c, wanted) inserts `c` (which enters) into the first `wanted`, dropping the one that falls out.
+// heapKeep(c, wanted) is the merge's way (topk_merge.frag): a heap of the best `wanted` with the worst
+// at its root, kept[0], which is then the cutoff and all a merge fragment writes. A candidate that
+// enters takes about log2(wanted) steps where keep() shifts about wanted / 2 entries, each step an
+// access to memory (the indices are known only as the shader runs): with keep(), merging the demo's
+// 40 candidates took 0.43 ms a token on an H200, with this heap 0.23 (docs/benchmarks/journal.md,
+// runs AU and AW). keptAt(rank) reads kept candidate `rank` (below MAX_CANDIDATES).
 #if MAX_CANDIDATES == 1
 void keep(vec2 c, int wanted) {
     kept[0] = c;
     keptCount = 1;
     cutoff = c;
 }
+
+void heapKeep(vec2 c, int wanted) { keep(c, wanted); }
+
+vec2 keptAt(int rank) { return rank == 0 ? kept[0] : kNone; }
 #else
+#if MAX_CANDIDATES > 64
+#error a heap of more than 64 candidates needs more than the 6 levels heapKeep walks
+#endif
 void keep(vec2 c, int wanted) {
     int i = min(keptCount, wanted - 1);
     for (; i > 0; --i) {
@@ -42,20 +55,7 @@ void keep(vec2 c, int wanted) {
     keptCount = min(keptCount + 1, wanted);
     cutoff = kept[wanted - 1];
 }
-#endif
 
-// The merge's way to keep them (topk_merge.frag): a heap of the best `wanted` with the worst at its
-// root, kept[0], which is then the cutoff and all a merge fragment writes. A candidate that enters
-// takes about log2(wanted) steps where keep() shifts about wanted / 2 entries, each step an access
-// to memory (the indices are known only as the shader runs): with keep(), merging the demo's 40
-// candidates took 0.43 ms a token on an H200, with this heap 0.23 (docs/benchmarks/journal.md, runs AU
-// and AW).
-#if MAX_CANDIDATES == 1
-void heapKeep(vec2 c, int wanted) { keep(c, wanted); }
-#else
-#if MAX_CANDIDATES > 64
-#error a heap of more than 64 candidates needs more than the 6 levels heapKeep walks
-#endif
 // Loops of at most 6 levels, with breaks: llvmpipe drew wrong tokens from the same heap written with
 // while loops.
 void heapKeep(vec2 c, int wanted) {
@@ -93,12 +93,7 @@ void heapKeep(vec2 c, int wanted) {
     kept[i] = c;
     cutoff = kept[0];
 }
-#endif
 
-// Kept candidate `rank` (below MAX_CANDIDATES).
-#if MAX_CANDIDATES == 1
-vec2 keptAt(int rank) { return rank == 0 ? kept[0] : kNone; }
-#else
 vec2 keptAt(int rank) { return kept[rank]; }
 #endif
 

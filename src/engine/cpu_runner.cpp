@@ -85,11 +85,6 @@ std::vector<float> CpuRunner::logits() {
     return *logits_;
 }
 
-int CpuRunner::bestToken() {
-    const std::vector<float> all = logits();
-    return int(std::max_element(all.begin(), all.end()) - all.begin());
-}
-
 void CpuRunner::requestLogits() {
     logits();
     ++requested_;

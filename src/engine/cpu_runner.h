@@ -32,7 +32,6 @@ public:
     bool chunkDone() const override { return true; }
 
     std::vector<float> logits() override;
-    int bestToken() override;
     void requestLogits() override;
     bool readReady() const override { return requested_ > 0; }
     std::vector<float> takeLogits() override;

@@ -37,7 +37,6 @@ public:
     bool chunkDone() const override { return model_->chunkDone(); }
 
     std::vector<float> logits() override { return readouts_->next().logits(); }
-    int bestToken() override { return readouts_->next().topCandidates(1).front().id; }
     void requestLogits() override { readouts_->next().requestLogits(); }
     bool readReady() const override { return readouts_->next().readReady(); }
     std::vector<float> takeLogits() override { return readouts_->next().takeLogits(); }

@@ -44,9 +44,8 @@ public:
     virtual bool runChunk() = 0;
     virtual bool chunkDone() const = 0;
 
-    // The last position's logits, waiting where need be; its best token.
+    // The last position's logits, waiting where need be.
     virtual std::vector<float> logits() = 0;
-    virtual int bestToken() = 0;
     // Reads of the next token that a caller polls (NextToken's contract): requestLogits() starts
     // one, readReady() says whether the oldest has arrived, takeLogits() takes it.
     virtual void requestLogits() = 0;
