@@ -141,7 +141,8 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
 void LinearPlanner::planRow(Linear& linear, const std::vector<Texture*>& outputs, MatmulSpec spec) {
     const bool perOutput = !tuning_.oneDrawWrites(int(outputs.size()));
     const int instances = splitInstances(spec), cols = outputs[0]->layout().cols;
-    const char* name = "split-K partial sums";
+    // Named for the output (profiles tell the matmuls apart by it: Benchmark's matmulKind).
+    const std::string name = outputs[0]->name() + " partial sums";
     const TensorLayout layout = activations_.layout(name, instances, cols);
     if (!tuning_.splitPartials || perOutput || layout.pages != 1 || !layout.rowsAreWholeLines()) {
         linear.row_ = matmulPasses(outputs, spec, perOutput);
@@ -149,8 +150,11 @@ void LinearPlanner::planRow(Linear& linear, const std::vector<Texture*>& outputs
     }
     std::vector<Texture*> partials;
     for (int p = 0; p < int(outputs.size()); ++p) {
-        Texture*& t = partials_[{instances, cols, p}];
+        Texture*& t = partials_[{name, p}];
         if (!t) t = &activations_.add(name, instances, cols);
+        if (t->rows() != instances || t->layout().cols != cols)
+            fail("linear: ", name, " has ", t->rows(), " x ", t->layout().cols, ", a matmul into ", outputs[0]->name(),
+                 " needs ", instances, " x ", cols);
         partials.push_back(t);
     }
     linear.rowSum_.emplace(matmulPartialsSumPass(programs_, outputs, partials, spec));

@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -93,9 +92,9 @@ private:
     // LayerNorm and activation outputs (one chunk's rows, read by the next matmul only) and row
     // moments (rows as x's), by x's (rows, cols), shared by every LayerNorm or activation of such an x.
     std::map<std::pair<int, int>, Texture*> normed_, activated_, moments_;
-    // Rows of split-K partial sums, by (instances, cols, output index), shared by every one-row matmul
-    // of that shape (each is read right after it is written).
-    std::map<std::tuple<int, int, int>, Texture*> partials_;
+    // Rows of split-K partial sums, by name and output index, shared by the one-row matmuls into the
+    // same outputs (each is read right after it is written).
+    std::map<std::pair<std::string, int>, Texture*> partials_;
     std::map<const Texture*, Epilogue> deferred_;  // outputs whose activation their consumer applies
 };
 
