@@ -70,10 +70,11 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
         (spec.inputFromVertex && spec.rowsPerFragment > 1))
         fail("matmul into ", outputs[0]->name(), ": ", spec.rowsPerFragment, " rows per fragment for ", outputs.size(),
              " outputs; at most 8 render targets in all, and one row with input from the vertex shader");
-    if (spec.partialRows && (!spec.inputFromVertex || outputs[0]->rows() != splitInstances(spec)))
-        fail("matmul into ", outputs[0]->name(), ": partial rows need input from the vertex shader and a row per ",
-             "split-K instance (", spec.inputFromVertex ? splitInstances(spec) : 0, "), got ", outputs[0]->rows(),
-             " rows");
+    if (spec.partialRows && !spec.inputFromVertex)
+        fail("matmul into ", outputs[0]->name(), ": rows of partial sums need input from the vertex shader");
+    if (spec.partialRows && outputs[0]->rows() != splitInstances(spec))
+        fail("matmul into ", outputs[0]->name(), ": rows of partial sums need a row per split-K instance (",
+             splitInstances(spec), "), got ", outputs[0]->rows(), " rows");
     if (spec.splitTexels > 0 && spec.activation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(),
              ": a split-K matmul cannot apply an activation to its sums; "
@@ -102,7 +103,6 @@ std::string composed(std::initializer_list<std::string> parts) {
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec) {
     checkSpec(outputs, spec);
     const int inTexels = spec.x->layout().texelsPerRow;
-    const int instanceTexels = spec.splitTexels > 0 ? splitInstanceTexels(inTexels, spec.splitTexels) : inTexels;
     // The variant: one include of each kind before matmul.frag (its header lists them).
     const std::string weights =
         spec.weightBlockTexels > 0
@@ -121,7 +121,8 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     defines += "#define ROWS " + std::to_string(spec.rowsPerFragment) + "\n";
     defines += "#define ACTIVATION " + std::to_string(int(spec.activation)) + "\n";
     defines += "#define INPUT_ACTIVATION " + std::to_string(int(spec.inputActivation)) + "\n";
-    if (spec.splitTexels > 0) defines += "#define SPLIT_TEXELS " + std::to_string(instanceTexels) + "\n";
+    if (spec.splitTexels > 0)
+        defines += "#define SPLIT_TEXELS " + std::to_string(splitInstanceTexels(inTexels, spec.splitTexels)) + "\n";
     if (spec.partialRows) defines += "#define INSTANCE_ROWS 1\n";
     if (readsRowPairs(spec)) defines += "#define PAIRED_ROWS 1\n";
     if (spec.weightBlockTexels > 0) {
@@ -142,7 +143,9 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
         }
     }
     if (!spec.partialRows) addEpilogueInputs(spec, defines, inputs);
-    Pass pass(programs, fragment, defines, outputs, inputs, spec.partialRows ? 1 : inTexels / instanceTexels, vertex);
+    // Blended instances, or one (an instance per row of partial sums: Pass::instancePerRow).
+    const int blended = spec.splitTexels > 0 && !spec.partialRows ? splitInstances(spec) : 1;
+    Pass pass(programs, fragment, defines, outputs, inputs, blended, vertex);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
     pass.set("u_first_part", spec.firstPart);
     if (const auto& ln = spec.inputLayerNorm) pass.set("u_cols", ln->cols).set("u_eps", ln->eps);
