@@ -14,16 +14,14 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 // The matmul kind of a profile entry ("shader -> output"), known by the texture its pass writes (as
-// Gpt2Model::declareGraph names them: Q, K and V may be passes of their own; "OUTPUT partial sums"
-// where a decode step's matmul writes rows of partial sums); empty for other passes.
+// Gpt2Model::declareGraph names them: Q, K and V may be passes of their own); empty for other passes.
 std::string matmulKind(const std::string& entry) {
     const std::size_t arrow = entry.find(" -> ");
     if (arrow == std::string::npos || entry.substr(0, arrow).find("matmul") == std::string::npos) return "";
-    std::string output = entry.substr(arrow + 4);
+    const std::string output = entry.substr(arrow + 4);
     const auto endsWith = [&](const std::string& tail) {
         return output.size() >= tail.size() && output.compare(output.size() - tail.size(), tail.size(), tail) == 0;
     };
-    if (endsWith(" partial sums")) output.resize(output.size() - std::string(" partial sums").size());
     if (output == "queries" || endsWith(" cache")) return "attn.c_attn";
     if (output == "residual B") return "attn.c_proj";
     if (output == "mlp hidden") return "mlp.c_fc";

@@ -98,15 +98,6 @@ void Pass::writeRowGroups(int rows) {
     groupRows_ = rows;
 }
 
-void Pass::instancePerRow() {
-    const TensorLayout& out = outputs_[0]->layout();
-    if (instances_ > 1 || groupRows_ > 1 || out.pages != 1 || !out.rowsAreWholeLines())
-        fail("pass ", program_->label(), ": an instance per row needs one page of whole-line rows (",
-             outputs_[0]->name(), " has ", out.pages, " pages, ", out.texelsPerRow, " texels a row in lines of ",
-             out.width, "), no blended instances and no row groups");
-    instancePerRow_ = true;
-}
-
 const Framebuffer& Pass::framebuffer(int layer) {
     if (outputs_.size() == 1 && groupRows_ == 1) return outputs_[0]->framebuffer(layer);
     Framebuffer& fb = framebuffers_[std::size_t(layer)];
@@ -170,9 +161,7 @@ void Pass::run(int rowBegin, int rowEnd) {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id());
         glScissor(0, draw.line0, out.width, draw.line1 - draw.line0 + 1);
         program.setInt(pageLocation_, draw.layer);
-        if (instancePerRow_) {
-            glDrawArraysInstanced(GL_TRIANGLES, 0, 6, rowEnd - rowBegin);
-        } else if (instances_ == 1) {
+        if (instances_ == 1) {
             glDrawArrays(GL_TRIANGLES, 0, 3);
         } else {
             // Rows are whole lines, so the scissored clear touches exactly the rows drawn (clears

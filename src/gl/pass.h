@@ -1,6 +1,5 @@
 #pragma once
-// A Pass is one fragment program drawn as ONE fullscreen triangle per output page (or, with
-// instancePerRow, a quad per output row), with its inputs,
+// A Pass is one fragment program drawn as ONE fullscreen triangle per output page, with its inputs,
 // uniforms and output textures fixed when it is declared. The model declares each pass once at load
 // time and only changes the row range (and a few uniforms such as the position) per run.
 #include <string>
@@ -47,10 +46,6 @@ public:
     // outputs' rows must be interleaved over a multiple of `rows` pages, and each run must start and
     // end on a multiple of `rows`.
     void writeRowGroups(int rows);
-    // Each run of rows [first, first + n) draws n instances, instance s only over row first + s:
-    // the vertex shader places each instance's quad (matmul_row.vert, INSTANCE_ROWS), and nothing
-    // blends. The output must be one page of whole-line rows.
-    void instancePerRow();
 
     // Renders logical rows [rowBegin, rowEnd) of the outputs; other rows keep their contents, except
     // that an output of row pairs is written a pair at a time: the other row of a pair that the run
@@ -80,7 +75,6 @@ private:
     int instances_;
     int maxRowsPerRun_ = 0;  // 0: any
     int groupRows_ = 1;      // rows written per fragment (writeRowGroups)
-    bool instancePerRow_ = false;
     std::vector<Texture*> outputs_;
     PassInputs declaredInputs_;                           // until bound
     std::vector<std::pair<int, const Texture*>> inputs_;  // (texture unit, texture)

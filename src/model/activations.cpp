@@ -19,18 +19,11 @@ Texture& Activations::addHalfPairs(const std::string& name, int rows, int cols) 
     return addStored(name, (rows + 1) / 2, cols, 1, TexelFormat::HalfPairs);
 }
 
-TensorLayout Activations::layout(const std::string& name, int rows, int cols) const {
-    return storedLayout(name, rows, cols, 1);
-}
-
-TensorLayout Activations::storedLayout(const std::string& name, int storedRows, int cols, int interleave) const {
-    const int lineWidth = tuning_.lineWidth((storedRows + interleave - 1) / interleave, (cols + 3) / 4);
-    return TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave);
-}
-
 Texture& Activations::addStored(const std::string& name, int storedRows, int cols, int interleave, TexelFormat format) {
-    textures_.push_back(std::make_unique<Texture>(storedLayout(name, storedRows, cols, interleave), format, name,
-                                                  allocating_ ? Texture::Allocation::Now : Texture::Allocation::Later));
+    const int lineWidth = tuning_.lineWidth((storedRows + interleave - 1) / interleave, (cols + 3) / 4);
+    textures_.push_back(std::make_unique<Texture>(
+        TensorLayout::make(storedRows, cols, tuning_.caps.limits, name.c_str(), lineWidth, interleave), format, name,
+        allocating_ ? Texture::Allocation::Now : Texture::Allocation::Later));
     return *textures_.back();
 }
 

@@ -27,8 +27,6 @@ public:
     // A rows x cols matrix of fp16 row pairs (TexelFormat::HalfPairs), written by passes with
     // row_output.glsl and read through `fetch` as any input.
     Texture& addHalfPairs(const std::string& name, int rows, int cols);
-    // The layout `add` gives a rows x cols matrix.
-    TensorLayout layout(const std::string& name, int rows, int cols) const;
     // Bytes of every texture declared, allocated or not.
     std::int64_t bytes() const;
     // Allocates every texture declared so far; later ones are allocated as they are declared.
@@ -37,7 +35,6 @@ public:
 private:
     // A texture of `storedRows` lines of `format` (row pairs: half the matrix's rows).
     Texture& addStored(const std::string& name, int storedRows, int cols, int interleave, TexelFormat format);
-    TensorLayout storedLayout(const std::string& name, int storedRows, int cols, int interleave) const;
 
     const Tuning& tuning_;
     std::vector<std::unique_ptr<Texture>> textures_;

@@ -28,15 +28,9 @@ void Linear::run(int outRow, int inRow, int count) {
     }
     if (oneRow) {
         for (Pass& pass : row_) {
-            if (rowSum_) {
-                setInputRowOffset(pass, outRow + offset);  // the input row itself (matmul_row.vert)
-                pass.run(0, rowPartials_);
-            } else {
-                setInputRowOffset(pass, offset);
-                pass.run(outRow, outRow + 1);
-            }
+            setInputRowOffset(pass, offset);
+            pass.run(outRow, outRow + 1);
         }
-        if (rowSum_) rowSum_->run(outRow, outRow + 1);
         return;
     }
     if (tiledReadsPairs_ && offset % 2 != 0)
@@ -112,7 +106,7 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         }
     }
     const int parts = int(decl.outputs.size());
-    if (canTakeInputFromVertex(row)) planRow(linear, decl.outputs, row);
+    if (canTakeInputFromVertex(row)) linear.row_ = matmulPasses(decl.outputs, row, !tuning_.oneDrawWrites(parts));
     if (decl.oneRowOnly && !linear.row_.empty()) return linear;
     // Over many rows, an activation on fetch would run once per input texel and output texel: a pass
     // activates the chunk's rows once instead.
@@ -136,31 +130,6 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
     linear.tileRows_ = rows;
     linear.tiledReadsPairs_ = readsRowPairs(tiled);
     return linear;
-}
-
-void LinearPlanner::planRow(Linear& linear, const std::vector<Texture*>& outputs, MatmulSpec spec) {
-    const bool perOutput = !tuning_.oneDrawWrites(int(outputs.size()));
-    const int instances = splitInstances(spec), cols = outputs[0]->layout().cols;
-    // Named for the output (profiles tell the matmuls apart by it: Benchmark's matmulKind).
-    const std::string name = outputs[0]->name() + " partial sums";
-    const TensorLayout layout = activations_.layout(name, instances, cols);
-    if (!tuning_.splitPartials || perOutput || layout.pages != 1 || !layout.rowsAreWholeLines()) {
-        linear.row_ = matmulPasses(outputs, spec, perOutput);
-        return;
-    }
-    std::vector<Texture*> partials;
-    for (int p = 0; p < int(outputs.size()); ++p) {
-        Texture*& t = partials_[{name, p}];
-        if (!t) t = &activations_.add(name, instances, cols);
-        if (t->rows() != instances || t->layout().cols != cols)
-            fail("linear: ", name, " has ", t->rows(), " x ", t->layout().cols, ", a matmul into ", outputs[0]->name(),
-                 " needs ", instances, " x ", cols);
-        partials.push_back(t);
-    }
-    linear.rowSum_.emplace(matmulPartialsSumPass(programs_, outputs, partials, spec));
-    spec.partialRows = true;
-    linear.row_ = matmulPasses(partials, spec, false);
-    linear.rowPartials_ = instances;
 }
 
 std::vector<Pass> LinearPlanner::matmulPasses(const std::vector<Texture*>& outputs, MatmulSpec spec, bool perOutput) {

@@ -55,11 +55,7 @@ private:
     // one per output: rows_ over any rows, tiled_ over whole groups of tileRows_ rows.
     std::vector<Pass> rows_;
     std::vector<Pass> tiled_;
-    std::vector<Pass> row_;  // one row (decode steps), where split: one pass, or one per output
-    // With the tuning's splitPartials: row_ writes each split-K instance's sums to a row of its own
-    // (rowPartials_ of them), and rowSum_ adds them into the outputs.
-    std::optional<Pass> rowSum_;
-    int rowPartials_ = 0;
+    std::vector<Pass> row_;         // one row (decode steps), where split: one pass, or one per output
     bool rowReadsMoments_ = false;  // row_ normalises x from the moments pass (else it sums them itself)
     int tileRows_ = 1;
     bool tiledReadsPairs_ = false;  // tiled_ fetch two input rows at a time (readsRowPairs)
@@ -80,10 +76,6 @@ private:
     Texture& chunkInput(const std::string& name, int cols);
     // The LayerNorm of x's rows into `output`, a chunk's rows.
     LayerNormOp layerNorm(const Texture& x, const LayerNormWeights& weights, const Texture*& output);
-    // The one-row passes of a split matmul (spec with inputFromVertex) into `linear`: blended, or with
-    // the tuning's splitPartials (where the rows of partial sums fit one texture page) into rows of
-    // partial sums and a pass that adds them.
-    void planRow(Linear& linear, const std::vector<Texture*>& outputs, MatmulSpec spec);
 
     ProgramCache& programs_;
     const Tuning& tuning_;
@@ -92,9 +84,6 @@ private:
     // LayerNorm and activation outputs (one chunk's rows, read by the next matmul only) and row
     // moments (rows as x's), by x's (rows, cols), shared by every LayerNorm or activation of such an x.
     std::map<std::pair<int, int>, Texture*> normed_, activated_, moments_;
-    // Rows of split-K partial sums, by name and output index, shared by the one-row matmuls into the
-    // same outputs (each is read right after it is written).
-    std::map<std::pair<std::string, int>, Texture*> partials_;
     std::map<const Texture*, Epilogue> deferred_;  // outputs whose activation their consumer applies
 };
 

@@ -56,21 +56,14 @@ bool switchOption(int value, const char* name, const char* off, const char* on, 
 }
 }  // namespace
 
-namespace {
-// Whether a token reads no more matrix weights than GPT-2 124M's.
-bool atMost124M(const ModelConfig& config) {
+int gpuPrefillChunk(const ModelConfig& config) {
     const auto tokenWeights = [](std::int64_t layers, std::int64_t embed, std::int64_t inner) {
         return layers * embed * (4 * embed + 2 * inner);  // Q, K, V, the projection, and the MLP's two
     };
-    return tokenWeights(config.layers, config.embedDim, config.innerDim) <= tokenWeights(12, 768, 3072);
+    const bool small =
+        tokenWeights(config.layers, config.embedDim, config.innerDim) <= tokenWeights(12, 768, 3072);  // 124M
+    return small ? Tuning::kGpuLongPrefillChunk : Tuning::kGpuPrefillChunk;
 }
-}  // namespace
-
-int gpuPrefillChunk(const ModelConfig& config) {
-    return atMost124M(config) ? Tuning::kGpuLongPrefillChunk : Tuning::kGpuPrefillChunk;
-}
-
-bool gpuSplitPartials(const ModelConfig& config) { return !atMost124M(config); }
 
 Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     if (options.prefillChunk < 1 && options.prefillChunk != -1)
@@ -123,8 +116,6 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     }
     t.passPerOutput = switchOption(options.passPerOutput, "passPerOutput", "one pass for all outputs",
                                    "a pass per output", caps.softwareRenderer);
-    t.splitPartials = switchOption(options.splitPartials, "splitPartials", "blended instances", "rows of partial sums",
-                                   !caps.softwareRenderer && gpuSplitPartials(config));
     // Forced on: for rows of any width; the policy's: on GPUs, for narrow rows.
     const bool vertexMoments =
         switchOption(options.rowMomentsInVertex, "rowMomentsInVertex", "never", "always", !caps.softwareRenderer);

@@ -59,10 +59,6 @@ struct ModelOptions {
     // One-row matmuls sum their input LayerNorm's row moments themselves (1) or read them from a
     // pass of their own (0). -1: the policy's (Tuning::vertexMomentsTexels).
     int rowMomentsInVertex = -1;
-    // One-row split-K matmuls write each instance's sums to a row of its own and add the rows in a
-    // pass of their own (1), or blend the instances into the output (0). -1: the policy's
-    // (Tuning::splitPartials).
-    int splitPartials = -1;
     // The LayerNorm and activation passes of prompt chunks write fp16 row pairs (1) or fp32 rows (0)
     // for the matmuls after them, and the chunks' attention scores read their queries as such pairs
     // (1) or from the queries texture (0). -1: the policy's (Tuning::halfPromptInputs).
@@ -116,14 +112,6 @@ struct Tuning {
     // writing three render targets slower than three passes of one, and there a pass costs little
     // (docs/benchmarks/journal.md, "Loops written out for software renderers"). GPUs save the passes.
     bool passPerOutput = false;
-    // A one-row split-K matmul (a decode step's) writes each instance's sums to a row of its own,
-    // and a second pass adds the rows and applies the epilogue, where the rows fit one texture page
-    // (LinearPlanner::planRow). On an H200 the instances of a blended split, which all draw the same
-    // pixels, run at half to two thirds of the rate they run side by side (docs/benchmarks/journal.md,
-    // "What bounds a one-row matmul: instances that overlap"). On GPUs, for models larger than GPT-2
-    // 124M: for 124M's small matrices the second pass of each matmul (5-8 µs) costs about what the
-    // rate saves.
-    bool splitPartials = false;
     // The one-row matmul after a LayerNorm sums the row's moments in its vertex shader (every vertex
     // reads the whole row) instead of reading them from a pass of their own, for rows of at most this
     // many texels: for a narrow model the pass costs more than those fetches, for a wide one the
@@ -180,9 +168,6 @@ struct Tuning {
 // is what an abort waits for, so larger models keep the shorter one (docs/benchmarks/journal.md, "Prompt chunks
 // of 256 tokens for models up to 124M's size").
 int gpuPrefillChunk(const ModelConfig& config);
-// Whether one-row split-K matmuls on GPUs write rows of partial sums (Tuning::splitPartials): for
-// models that read more weights a token than GPT-2 124M.
-bool gpuSplitPartials(const ModelConfig& config);
 
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).
 Tuning tuningFor(const ModelOptions& options, const ModelConfig& config);

@@ -89,24 +89,22 @@ void expectConsistentRow(const BenchmarkResult& r, int promptTokens, int newToke
 }
 
 struct PassCase {
-    int splitTexels, passPerOutput, rowMomentsInVertex, splitPartials;
+    int splitTexels, passPerOutput, rowMomentsInVertex;
 };
 
 // Split-K 0 (software renderers' default), with the Q/K/V projection as a pass per output (their
 // default) and as one pass, and split-K 8 (GPUs'). Without split-K each LayerNorm is one pass and the
 // matmuls fetch their inputs; with it a decode step's LayerNorms are their row moments only,
 // normalised by the one-row matmuls after them, whose vertex shaders fetch the inputs (and, with
-// rowMomentsInVertex, sum the moments themselves) and write Q, K and V in one pass; with
-// splitPartials, into rows of partial sums ("OUTPUT partial sums") that a pass per matmul adds.
+// rowMomentsInVertex, sum the moments themselves) and write Q, K and V in one pass.
 TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
     testing::ensureGlContext();
-    for (const auto& [split, perOutput, momentsInVertex, partials] :
-         std::vector<PassCase>{{0, 1, 0, 0}, {0, 0, 0, 0}, {8, -1, 0, 0}, {8, -1, 1, 0}, {8, 0, 0, 1}}) {
+    for (const auto& [split, perOutput, momentsInVertex] :
+         std::vector<PassCase>{{0, 1, 0}, {0, 0, 0}, {8, -1, 0}, {8, -1, 1}}) {
         ModelOptions options;
         options.splitTexels = split;
         options.passPerOutput = perOutput;
         options.rowMomentsInVertex = momentsInVertex;
-        options.splitPartials = partials;
         Engine engine(testing::tinyModelDir(), options);
         if (split > 0 && !engine.capabilities().floatBlend) continue;  // split-K needs float blending
         const BenchmarkResult r = runBenchmark(engine, 5, 3, true);
@@ -115,14 +113,9 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
         // Per layer 6 passes (8 with K and V in passes of their own) and 2 LayerNorm passes (none
         // where the one-row matmuls sum the moments); then the embedding, the final LayerNorm (the
         // same), lm_head, and 2 top-k passes for one candidate.
-        // Rows of partial sums add a pass per matmul: 4 a layer, and lm_head's where its rows of
-        // partial sums fit one texture page as whole lines.
-        const bool headPartials = r.profileMsPerToken.count("matmul_partials_sum.frag -> logits") == 1;
-        EXPECT_TRUE(partials == 1 || !headPartials);
         const int layerNormPasses = momentsInVertex == 1 ? 0 : 1;
-        EXPECT_EQ(r.passesPerToken, layers * ((perOutput == 1 ? 8 : 6) + 2 * layerNormPasses + 4 * partials) + 4 +
-                                        layerNormPasses + (headPartials ? 1 : 0))
-            << "split " << split << ", moments in vertex " << momentsInVertex << ", partials " << partials;
+        EXPECT_EQ(r.passesPerToken, layers * ((perOutput == 1 ? 8 : 6) + 2 * layerNormPasses) + 4 + layerNormPasses)
+            << "split " << split << ", moments in vertex " << momentsInVertex;
         EXPECT_EQ(r.readbackBytesPerToken, 16) << "a greedy step reads back one texel";
         EXPECT_GT(r.decodeMsPerToken, 0);
         EXPECT_GE(r.prefillMs, 0);
@@ -140,20 +133,11 @@ TEST(BenchmarkTest, CountsDrawsAndReadbackPerStepAndProfilesEveryPass) {
                                            "attention_apply.frag -> attention output",
                                            "topk_block.frag -> top-k blocks", "topk_merge.frag -> top-k candidates"};
         // Each matmul pass and the kind of weights it reads: the profile adds up each kind's passes.
-        const std::map<std::string, std::string> outputKinds = {{"queries", "attn.c_attn"},
-                                                                {"residual B", "attn.c_proj"},
-                                                                {"mlp hidden", "mlp.c_fc"},
-                                                                {"residual A", "mlp.c_proj"},
-                                                                {"logits", "lm_head"}};
-        std::map<std::string, std::string> matmulPasses;
-        for (const auto& [output, kind] : outputKinds) {
-            if (partials == 1 && (output != "logits" || headPartials)) {
-                matmulPasses[matmul + " -> " + output + " partial sums"] = kind;
-                matmulPasses["matmul_partials_sum.frag -> " + output] = kind;
-            } else {
-                matmulPasses[matmul + " -> " + output] = kind;
-            }
-        }
+        std::map<std::string, std::string> matmulPasses = {{matmul + " -> queries", "attn.c_attn"},
+                                                           {matmul + " -> residual B", "attn.c_proj"},
+                                                           {matmul + " -> mlp hidden", "mlp.c_fc"},
+                                                           {matmul + " -> residual A", "mlp.c_proj"},
+                                                           {matmul + " -> logits", "lm_head"}};
         if (momentsInVertex == 0)
             passes.push_back(split > 0 ? "layer_norm_moments.frag -> layernorm moments"
                                        : "layer_norm.frag -> layernorm output");

@@ -68,15 +68,13 @@ Variant variant(TexelFormat weights, int maxTextureSize, const std::function<voi
     return {o};
 }
 
-// The GPU policies the variants run (tuning.h): split-K (a decode step's instances into rows of
-// partial sums), whole embedding rows per line and the Q/K/V projection in one pass; with it, the
-// one-row matmuls summing their LayerNorm's row moments, the prompt matmuls tiled over 8 rows per
-// fragment, or fp16 prompt inputs. The other split variants blend a decode step's instances.
+// The GPU policies the variants run (tuning.h): split-K, whole embedding rows per line and the Q/K/V
+// projection in one pass; with it, the one-row matmuls summing their LayerNorm's row moments, the
+// prompt matmuls tiled over 8 rows per fragment, or fp16 prompt inputs.
 void gpuPolicy(ModelOptions& o) {
     o.splitTexels = 3;
     o.pagedRows = 0;
     o.passPerOutput = 0;
-    o.splitPartials = 1;
 }
 void gpuRowMoments(ModelOptions& o) {
     gpuPolicy(o);
@@ -110,7 +108,6 @@ std::ostream& operator<<(std::ostream& out, const Variant& variant) {
     if (v.promptSplitTexels >= 0) out << "_prompt_split" << v.promptSplitTexels;
     if (v.passPerOutput == 0) out << "_fused_qkv";
     if (v.rowMomentsInVertex == 1) out << "_moments_in_vertex";
-    if (v.splitPartials == 1) out << "_partials";
     if (v.halfPromptInputs == 1) out << "_half_prompt_inputs";
     if (v.prefillChunk != 32) out << "_chunk" << v.prefillChunk;
     if (v.maxColorBits > 0) out << "_bits" << v.maxColorBits;

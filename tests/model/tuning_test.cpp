@@ -1,7 +1,6 @@
 // The policy's prompt chunks on GPUs (gpuPrefillChunk): 256 tokens where a chunk multiplies by no
-// more weights than one of GPT-2 124M's, 128 above that (no GL context needed), and its rows of
-// split-K partial sums above that; and the render targets a pass may write within the colour bits a
-// framebuffer takes.
+// more weights than one of GPT-2 124M's, 128 above that (no GL context needed); and the render
+// targets a pass may write within the colour bits a framebuffer takes.
 #include <gtest/gtest.h>
 
 #include "model/tuning.h"
@@ -29,27 +28,6 @@ TEST(TuningTest, GpuPromptChunksAreLongUpTo124MsWeightsPerToken) {
     EXPECT_EQ(gpuPrefillChunk(shape(12, 768, 3076)), Tuning::kGpuPrefillChunk) << "124M with a wider MLP (n_inner)";
     EXPECT_EQ(gpuPrefillChunk(shape(24, 768, 768)), Tuning::kGpuLongPrefillChunk)
         << "twice the blocks with a quarter of the MLP: the same weights per token";
-}
-
-TEST(TuningTest, GpuRowsOfPartialSumsAboveGpt2124MsWeightsPerToken) {
-    EXPECT_FALSE(gpuSplitPartials(shape(12, 768, 3072))) << "124M itself";
-    EXPECT_FALSE(gpuSplitPartials(shape(6, 128, 512))) << "the bundled model's shape";
-    EXPECT_TRUE(gpuSplitPartials(shape(24, 1024, 4096))) << "355M";
-    EXPECT_TRUE(gpuSplitPartials(shape(48, 1600, 6400))) << "1.5B";
-}
-
-// The policy's on a software renderer is off (it splits nothing); the option forces it either way.
-TEST(TuningTest, RowsOfPartialSumsFollowTheOption) {
-    testing::ensureGlContext();
-    ModelOptions options;
-    EXPECT_EQ(tuningFor(options, shape(48, 1600, 6400)).splitPartials,
-              !tuningFor(options, shape(2, 64, 256)).caps.softwareRenderer);
-    options.splitPartials = 1;
-    EXPECT_TRUE(tuningFor(options, shape(2, 64, 256)).splitPartials);
-    options.splitPartials = 0;
-    EXPECT_FALSE(tuningFor(options, shape(48, 1600, 6400)).splitPartials);
-    options.splitPartials = 2;
-    EXPECT_THROW(tuningFor(options, shape(2, 64, 256)), Error);
 }
 
 // ANGLE on Metal takes 512 colour bits in one framebuffer on A11 and later (4 RGBA32F targets), 256

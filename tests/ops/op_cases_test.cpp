@@ -173,11 +173,8 @@ Prepared matmul(OpContext& o, int n, TexelFormat format, Epilogue activation, bo
 }
 
 // Decode steps: one row, split, its input fetched in the vertex shader, with the LayerNorm folded
-// in from the row moments (Q/K/V, c_fc, the tied lm_head transposed) or GELU applied on fetch. With
-// `partials`, each instance writes a row of partial sums and a second pass adds them with a bias and
-// a residual (Tuning::splitPartials); else the instances blend.
-Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation, TexelFormat format,
-                      bool partials = false) {
+// in from the row moments (Q/K/V, c_fc, the tied lm_head transposed) or GELU applied on fetch.
+Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation, TexelFormat format) {
     const Dims& d = o.d;
     const int rows = d.pos0 + 1, row = d.pos0;
     auto x = o.random(std::size_t(rows) * d.C, 2.0f, 0.5f);
@@ -219,37 +216,18 @@ Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActiva
     }
     const int outRow = transposed ? 0 : row;
     spec.inRowOffset = row - outRow;
-    std::vector<float> bias, residual;
-    std::shared_ptr<Pass> sum;
-    Texture* sums = nullptr;
-    int instances = 0;
-    if (partials) {
-        bias = o.random(std::size_t(n));
-        residual = o.random(std::size_t(outRow + 1) * n);
-        spec.bias = &o.texture(1, n, bias);
-        spec.residual = &o.texture(outRow + 1, n, residual);
-        instances = splitInstances(spec);
-        sums = &o.texture(instances, n);
-        sum = std::make_shared<Pass>(matmulPartialsSumPass(o.programs, {&out}, {sums}, spec));
-        spec.partialRows = true;
-        spec.inRowOffset = row;  // the input row itself: the pass runs the rows of partial sums
-    }
-    auto expected = reference::matmul(input, held, bias, 1, d.C, n);
-    if (partials)
-        for (int i = 0; i < n; ++i) expected[std::size_t(i)] += residual[std::size_t(outRow) * n + i];
-    auto pass = std::make_shared<Pass>(matmulPass(o.programs, {partials ? sums : &out}, spec));
+    auto pass = std::make_shared<Pass>(matmulPass(o.programs, {&out}, spec));
     return {[=] {
-                if (spec.inputLayerNorm) norm->runMoments(row, row + 1);
-                if (!sum) return pass->run(outRow, outRow + 1);
-                pass->run(0, instances);
-                sum->run(outRow, outRow + 1);
+                if (!spec.inputLayerNorm) return pass->run(outRow, outRow + 1);
+                norm->runMoments(row, row + 1);
+                pass->run(outRow, outRow + 1);
             },
             [&out, outRow, n] {
                 auto got = out.readRows(outRow, 1);
                 got.resize(std::size_t(n));
                 return got;
             },
-            expected};
+            reference::matmul(input, held, {}, 1, d.C, n)};
 }
 
 // [rows, C] -> [rows, heads * padded head_dim], the engine's Q/K/V layout, and back.
@@ -452,14 +430,6 @@ const std::vector<OpCase> kOpCases = {
      [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh, kPairs); }},
     {"matmul_row_lm_head",
      [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kPairs); }},
-    {"matmul_row_partials_layer_norm",
-     [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kPairs, true); }},
-    {"matmul_row_partials_gelu_input",
-     [](OpContext& o) { return oneRowMatmul(o, o.d.Kp(), false, Epilogue::GeluTanh, kPairs, true); }},
-    {"matmul_row_partials_lm_head",
-     [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kPairs, true); }},
-    {"matmul_row_partials_int8",
-     [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kInt8, true); }},
     {"matmul_fc_gelu_int8", [](OpContext& o) { return matmul(o, 4 * o.d.C, kInt8, Epilogue::GeluTanh, false, 0); }},
     {"matmul_qkv_int8_split",
      [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kInt8, Epilogue::None, false, kSplit, 3); }},

@@ -23,11 +23,6 @@ Epilogue activationEpilogue(Activation activation) {
     return Epilogue::None;
 }
 
-int splitInstances(const MatmulSpec& spec) {
-    const int texels = spec.x->layout().texelsPerRow;
-    return texels / splitInstanceTexels(texels, spec.splitTexels);
-}
-
 bool canTakeInputFromVertex(const MatmulSpec& spec) {
     constexpr int kGuaranteedVaryingVectors = 15;  // GL_MAX_VARYING_VECTORS of OpenGL ES 3.0 at least
     return spec.splitTexels > 0 &&
@@ -70,27 +65,10 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
         (spec.inputFromVertex && spec.rowsPerFragment > 1))
         fail("matmul into ", outputs[0]->name(), ": ", spec.rowsPerFragment, " rows per fragment for ", outputs.size(),
              " outputs; at most 8 render targets in all, and one row with input from the vertex shader");
-    if (spec.partialRows && !spec.inputFromVertex)
-        fail("matmul into ", outputs[0]->name(), ": rows of partial sums need input from the vertex shader");
-    if (spec.partialRows && outputs[0]->rows() != splitInstances(spec))
-        fail("matmul into ", outputs[0]->name(), ": rows of partial sums need a row per split-K instance (",
-             splitInstances(spec), "), got ", outputs[0]->rows(), " rows");
     if (spec.splitTexels > 0 && spec.activation != Epilogue::None)
         fail("matmul into ", outputs[0]->name(),
              ": a split-K matmul cannot apply an activation to its sums; "
              "apply it as the consumer's inputActivation");
-}
-
-// The inputs and defines of matmul_epilogue.glsl's bias, addend, column mask and residual.
-void addEpilogueInputs(const MatmulSpec& spec, std::string& defines, PassInputs& inputs) {
-    if (spec.bias) defines += "#define BIAS 1\n";
-    if (spec.residual) defines += "#define RESIDUAL 1\n";
-    if (spec.addend) defines += "#define ADDEND 1\n";
-    if (spec.columnMask) defines += "#define COLUMN_MASK 1\n";
-    if (spec.bias) inputs.push_back({"u_bias", spec.bias});
-    if (spec.residual) inputs.push_back({"u_residual", spec.residual});
-    if (spec.addend) inputs.push_back({"u_addend", spec.addend});
-    if (spec.columnMask) inputs.push_back({"u_column_mask", spec.columnMask});
 }
 
 std::string composed(std::initializer_list<std::string> parts) {
@@ -103,6 +81,7 @@ std::string composed(std::initializer_list<std::string> parts) {
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec) {
     checkSpec(outputs, spec);
     const int inTexels = spec.x->layout().texelsPerRow;
+    const int instanceTexels = spec.splitTexels > 0 ? splitInstanceTexels(inTexels, spec.splitTexels) : inTexels;
     // The variant: one include of each kind before matmul.frag (its header lists them).
     const std::string weights =
         spec.weightBlockTexels > 0
@@ -112,8 +91,8 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     const std::string transform = spec.inputLayerNorm ? "matmul_input_norm.glsl" : "matmul_input_activation.glsl";
     const std::string fragment = composed(
         {spec.inputFromVertex ? "matmul_input_vertex.glsl" : composed({transform, "matmul_input_fragment.glsl"}),
-         spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl", weights,
-         spec.partialRows ? "matmul_epilogue_partial.glsl" : "matmul_epilogue.glsl", "matmul.frag"});
+         spec.splitTexels > 0 ? "matmul_split_k.glsl" : "matmul_whole_k.glsl", weights, "matmul_epilogue.glsl",
+         "matmul.frag"});
     const std::string vertex =
         spec.inputFromVertex ? composed({transform, "matmul_row.vert"}) : ProgramCache::kFullscreenVertex;
 
@@ -121,9 +100,11 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
     defines += "#define ROWS " + std::to_string(spec.rowsPerFragment) + "\n";
     defines += "#define ACTIVATION " + std::to_string(int(spec.activation)) + "\n";
     defines += "#define INPUT_ACTIVATION " + std::to_string(int(spec.inputActivation)) + "\n";
-    if (spec.splitTexels > 0)
-        defines += "#define SPLIT_TEXELS " + std::to_string(splitInstanceTexels(inTexels, spec.splitTexels)) + "\n";
-    if (spec.partialRows) defines += "#define INSTANCE_ROWS 1\n";
+    if (spec.splitTexels > 0) defines += "#define SPLIT_TEXELS " + std::to_string(instanceTexels) + "\n";
+    if (spec.bias) defines += "#define BIAS 1\n";
+    if (spec.residual) defines += "#define RESIDUAL 1\n";
+    if (spec.addend) defines += "#define ADDEND 1\n";
+    if (spec.columnMask) defines += "#define COLUMN_MASK 1\n";
     if (readsRowPairs(spec)) defines += "#define PAIRED_ROWS 1\n";
     if (spec.weightBlockTexels > 0) {
         defines += "#define BLOCK_TEXELS " + std::to_string(spec.weightBlockTexels) + "\n";
@@ -142,35 +123,16 @@ Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const Mat
             defines += "#define MOMENTS_HERE 1\n";
         }
     }
-    if (!spec.partialRows) addEpilogueInputs(spec, defines, inputs);
-    // Blended instances, or one (an instance per row of partial sums: Pass::instancePerRow).
-    const int blended = spec.splitTexels > 0 && !spec.partialRows ? splitInstances(spec) : 1;
-    Pass pass(programs, fragment, defines, outputs, inputs, blended, vertex);
+    if (spec.bias) inputs.push_back({"u_bias", spec.bias});
+    if (spec.residual) inputs.push_back({"u_residual", spec.residual});
+    if (spec.addend) inputs.push_back({"u_addend", spec.addend});
+    if (spec.columnMask) inputs.push_back({"u_column_mask", spec.columnMask});
+    Pass pass(programs, fragment, defines, outputs, inputs, inTexels / instanceTexels, vertex);
     pass.set("u_in_row_offset", spec.inRowOffset).set("u_part_texels", outputs[0]->layout().texelsPerRow);
     pass.set("u_first_part", spec.firstPart);
     if (const auto& ln = spec.inputLayerNorm) pass.set("u_cols", ln->cols).set("u_eps", ln->eps);
-    if (spec.partialRows) {
-        pass.instancePerRow();
-    } else if (spec.inputFromVertex) {
-        pass.limitRowsPerRun(1);
-    }
+    if (spec.inputFromVertex) pass.limitRowsPerRun(1);
     if (spec.rowsPerFragment > 1) pass.writeRowGroups(spec.rowsPerFragment);
-    return pass;
-}
-
-Pass matmulPartialsSumPass(ProgramCache& programs, std::vector<Texture*> outputs, const std::vector<Texture*>& partials,
-                           const MatmulSpec& spec) {
-    if (partials.size() != outputs.size())
-        fail("matmul into ", outputs[0]->name(), ": ", partials.size(), " partial sums for ", outputs.size(),
-             " outputs");
-    std::string defines = "#define PARTS " + std::to_string(outputs.size()) + "\n";
-    defines += "#define PARTIALS " + std::to_string(partials[0]->rows()) + "\n";
-    defines += "#define ACTIVATION " + std::to_string(int(spec.activation)) + "\n";
-    PassInputs inputs;
-    for (std::size_t p = 0; p < partials.size(); ++p) inputs.push_back({"u_partials" + std::to_string(p), partials[p]});
-    addEpilogueInputs(spec, defines, inputs);
-    Pass pass(programs, "matmul_partials_sum.frag", defines, outputs, inputs);
-    pass.set("u_part_texels", outputs[0]->layout().texelsPerRow).set("u_first_part", spec.firstPart);
     return pass;
 }
 

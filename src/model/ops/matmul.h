@@ -46,10 +46,6 @@ struct MatmulSpec {
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
     // texels (Pass instances); 0: one loop.
     int splitTexels = 0;
-    // With inputFromVertex: instance s writes its sums (scaled, without the rest of the epilogue) to
-    // row s of the outputs, which have a row per instance (splitInstances), and nothing blends;
-    // matmulPartialsSumPass adds the rows into the real outputs.
-    bool partialRows = false;
     // Int8Quads weights: [1, N], the scale of each output channel. Block-quantized weights (Int8Quads
     // or Int4Quads codes, weightBlockTexels > 0): [K / block, N], with offsets where the format has them.
     const Texture* weightScale = nullptr;
@@ -68,9 +64,6 @@ struct MatmulSpec {
 // every instance runs the same constant number of iterations (which the compiler unrolls).
 int splitInstanceTexels(int texels, int splitTexels);
 
-// The split-K instances of a matmulPass of `spec` (splitTexels > 0).
-int splitInstances(const MatmulSpec& spec);
-
 // Whether a matmulPass of `spec` can take its input from the vertex shader (inputFromVertex): split-K,
 // with the input texels of an instance and the instance within the 15 varying vectors that every
 // OpenGL ES 3.0 / WebGL2 GPU has, i.e. at most 14 texels per instance.
@@ -87,11 +80,5 @@ bool readsRowPairs(const MatmulSpec& spec);
 // Split-K needs output rows of whole lines and no output activation. A pass with inputFromVertex
 // must be run for one row at a time (runs of more rows fail).
 Pass matmulPass(ProgramCache& programs, std::vector<Texture*> outputs, const MatmulSpec& spec);
-
-// The second pass of a matmulPass with partialRows, whose outputs were `partials` (one per output):
-// out[p][r] = the epilogue of `spec` (bias, addend, column mask, residual) of the sum of partials[p]'s
-// rows, for one output row r per run.
-Pass matmulPartialsSumPass(ProgramCache& programs, std::vector<Texture*> outputs, const std::vector<Texture*>& partials,
-                           const MatmulSpec& spec);
 
 }  // namespace gpt2
