@@ -6,9 +6,9 @@
 // so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, the blocks' first OUTPUTS
 // ranks were listed already (u_heads, OUTPUTS rows per search) and search g's threshold found from
 // them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks'
-// maxima, so the k best keys all come up to it): the first ranks are copied, and the later ones
-// scanned for only in a block whose first OUTPUTS keys all come up to the threshold, inserting only
-// such keys. Search g reads logits row u_first_row + g, or with u_shared_row row 0 as draw
+// maxima, so the k best keys all come up to it): the first ranks are copied (kNone where they fall
+// short of it), and the later ones scanned for only in a block whose first OUTPUTS keys all come up
+// to the threshold, inserting only such keys. Search g reads logits row u_first_row + g, or with u_shared_row row 0 as draw
 // u_draw + g of the same distribution.
 #include "common.glsl"
 #include "topk.glsl"
@@ -65,12 +65,17 @@ void main() {
     vec2 threshold = kNone;
     if (u_threshold == 1) {
         int heads = search * OUTPUTS;
+        threshold = fetch(u_candidates, u_candidates_layout, u_k - 1, u_first_column + search).xy;
         if (rank < OUTPUTS) {
-            for (int s = 0; s < OUTPUTS; ++s) result[s] = fetch(u_heads, u_heads_layout, heads + s, c.y);
+            // First ranks that fall short of the threshold become kNone (keeping the block's log Σ exp
+            // terms), so that the merge, which stops a list there, never keeps one for a while.
+            for (int s = 0; s < OUTPUTS; ++s) {
+                vec4 head = fetch(u_heads, u_heads_layout, heads + s, c.y);
+                result[s] = comesBefore(threshold, head.xy) ? vec4(kNone, head.zw) : head;
+            }
             store(result);
             return;
         }
-        threshold = fetch(u_candidates, u_candidates_layout, u_k - 1, u_first_column + search).xy;
         if (comesBefore(threshold, fetch(u_heads, u_heads_layout, heads + OUTPUTS - 1, c.y).xy)) {
             for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(kNone, 0.0, 0.0);
             store(result);

@@ -17,11 +17,16 @@ out vec4 o_candidate;
 vec2 g_lse = vec2(-1.0e30, 0.0);
 
 // Takes block b's list (of search rows from `list`; `head` its first entry) into the kept candidates
-// (a heap: a fragment writes only the wanted-th best), reading it only while it can still place one.
+// (a heap: a fragment writes only the wanted-th best), reading it only while it can still place one:
+// up to the list's first kNone (its block's ranks below a threshold, topk_block.frag), which a
+// one-candidate search's lists never hold.
 void merge(int b, vec4 head, int list, int wanted) {
     g_lse = combineLogSumExp(g_lse, head.zw);
     for (int i = 0; i < u_k; ++i) {
         vec4 entry = i == 0 ? head : fetch(u_blocks, u_blocks_layout, list + i, b);
+#if MAX_CANDIDATES > 1
+        if (entry.y == kNone.y) break;
+#endif
         if (!enters(entry.xy, wanted)) break;
         heapKeep(entry.xy, wanted);
     }
