@@ -8,8 +8,8 @@
 // them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks'
 // maxima, so the k best keys all come up to it): the first ranks are copied (kNone where they fall
 // short of it), and the later ones scanned for only in a block whose first OUTPUTS keys all come up
-// to the threshold, inserting only such keys. Search g reads logits row u_first_row + g, or with u_shared_row row 0 as draw
-// u_draw + g of the same distribution.
+// to the threshold, inserting only such keys. Search g reads logits row u_first_row + g, or with
+// u_shared_row row 0 as draw u_draw + g of the same distribution.
 #include "common.glsl"
 #include "topk.glsl"
 #include "sampling.glsl"
