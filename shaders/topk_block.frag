@@ -3,12 +3,11 @@
 // and (m, s) = (max, Σ exp(value - m)) of the block's values (keys without noise) when
 // u_log_sum_exp is on. A fragment writes OUTPUTS consecutive ranks through as many render targets
 // (u_k_stride: u_k in whole groups of them): it scans its block keeping its best (last rank + 1),
-// so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, the blocks' first OUTPUTS
-// ranks were listed already (u_heads, OUTPUTS rows per search) and search g's threshold found from
-// them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks'
-// maxima, so the k best keys all come up to it): the first ranks are copied (kNone where they fall
-// short of it), and the later ones scanned for only in a block whose first OUTPUTS keys all come up
-// to the threshold, inserting only such keys. Search g reads logits row u_first_row + g, or with
+// so a block takes ceil(k / OUTPUTS) scans, not k. With u_threshold on, each block's best key was
+// listed already (u_heads, rank 0 of OUTPUTS rows per search) and search g's threshold found from
+// them (texel u_first_column + g of row u_k - 1 of u_candidates: the k-th best of the blocks' bests,
+// so the k best keys all come up to it): a block whose best falls short lists none, and the others
+// list only the keys that come up to it. Search g reads logits row u_first_row + g, or with
 // u_shared_row row 0 as draw u_draw + g of the same distribution.
 #include "common.glsl"
 #include "topk.glsl"
@@ -64,19 +63,10 @@ void main() {
     vec4 result[OUTPUTS];
     vec2 threshold = kNone;
     if (u_threshold == 1) {
-        int heads = search * OUTPUTS;
         threshold = fetch(u_candidates, u_candidates_layout, u_k - 1, u_first_column + search).xy;
-        if (rank < OUTPUTS) {
-            // First ranks that fall short of the threshold become kNone (keeping the block's log Σ exp
-            // terms), so that the merge, which stops a list there, never keeps one for a while.
-            for (int s = 0; s < OUTPUTS; ++s) {
-                vec4 head = fetch(u_heads, u_heads_layout, heads + s, c.y);
-                result[s] = comesBefore(threshold, head.xy) ? vec4(kNone, head.zw) : head;
-            }
-            store(result);
-            return;
-        }
-        if (comesBefore(threshold, fetch(u_heads, u_heads_layout, heads + OUTPUTS - 1, c.y).xy)) {
+        // Only a log Σ exp (rank 0's) needs a block whose every key falls short of the threshold.
+        bool scanned = u_log_sum_exp == 1 && rank == 0;
+        if (!scanned && comesBefore(threshold, fetch(u_heads, u_heads_layout, search * OUTPUTS, c.y).xy)) {
             for (int s = 0; s < OUTPUTS; ++s) result[s] = vec4(kNone, 0.0, 0.0);
             store(result);
             return;
@@ -88,6 +78,16 @@ void main() {
     int last = min(first + u_block_texels, u_logits_layout.x);
     for (int t = first; t < last; ++t) {
         vec4 v = values(row, t);
+#if MAX_CANDIDATES > 1
+        // Below a threshold, nearly every texel: one test passes its four keys by (without noise, the
+        // keys are the values). Testing each key, the demo's threshold pass took 149 µs of a 124M
+        // token on an H200, not 81. One-candidate searches never take a threshold, and their block
+        // pass took 75 µs, not 72, with the test compiled in.
+        if (u_threshold == 1 && u_gumbel == 0 && 4 * t + 3 < u_vocab && all(lessThan(v, vec4(threshold.x)))) {
+            top = max(top, max(max(v.x, v.y), max(v.z, v.w)));
+            continue;
+        }
+#endif
         for (int j = 0; j < 4; ++j) {
             int id = 4 * t + j;
             if (id >= u_vocab) break;

@@ -15,17 +15,17 @@ int topkBlockColumns(int logitTexels) {
 }
 
 TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads,
-                            const Texture& logits, const Texture& seen, const Texture& allowed, int vocab, int length,
-                            int ranksPerFragment) {
-    const std::string defines = "#define MAX_CANDIDATES " + std::to_string(length) + "\n";
-    Level l{Pass(programs, "topk_block.frag", defines + "#define OUTPUTS " + std::to_string(ranksPerFragment) + "\n",
-                 {&blocks},
+                            const Texture& logits, const Texture& seen, const Texture& allowed, int vocab,
+                            int blockLength, int mergeLength, int ranksPerFragment) {
+    const auto maxCandidates = [](int length) { return "#define MAX_CANDIDATES " + std::to_string(length) + "\n"; };
+    Level l{Pass(programs, "topk_block.frag",
+                 maxCandidates(blockLength) + "#define OUTPUTS " + std::to_string(ranksPerFragment) + "\n", {&blocks},
                  {{"u_logits", &logits},
                   {"u_seen", &seen},
                   {"u_allowed", &allowed},
                   {"u_candidates", &candidates},
                   {"u_heads", &heads}}),
-            Pass(programs, "topk_merge.frag", defines, {&candidates}, {{"u_blocks", &blocks}})};
+            Pass(programs, "topk_merge.frag", maxCandidates(mergeLength), {&candidates}, {{"u_blocks", &blocks}})};
     l.block.writeRowGroups(ranksPerFragment);
     l.block.set("u_vocab", vocab).set("u_block_texels", topkBlockTexels(logits.layout().texelsPerRow));
     return l;
@@ -34,11 +34,12 @@ TopkOp::Level TopkOp::level(ProgramCache& programs, Texture& candidates, Texture
 TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads, const Texture& logits,
                const Texture& seen, const Texture& allowed, int vocab, int ranksPerFragment)
     : ranksPerFragment_(ranksPerFragment),
-      one_(level(programs, candidates, blocks, heads, logits, seen, allowed, vocab, 1, ranksPerFragment)),
-      many_(level(programs, candidates, blocks, heads, logits, seen, allowed, vocab, kMaxTopk, ranksPerFragment)),
-      // Its block pass writes `heads` (its u_heads, unread without a threshold, is `blocks`), and its
-      // merge reads them.
-      heads_(level(programs, candidates, heads, blocks, logits, seen, allowed, vocab, kMaxTopk, ranksPerFragment)) {}
+      one_(level(programs, candidates, blocks, heads, logits, seen, allowed, vocab, 1, 1, ranksPerFragment)),
+      many_(level(programs, candidates, blocks, heads, logits, seen, allowed, vocab, kMaxTopk, kMaxTopk,
+                  ranksPerFragment)),
+      // Its block pass lists each block's best in `heads` (its u_heads, unread without a threshold, is
+      // `blocks`), and its merge finds the k-th best of them.
+      heads_(level(programs, candidates, heads, blocks, logits, seen, allowed, vocab, 1, kMaxTopk, ranksPerFragment)) {}
 
 void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int firstRow) {
     if (k < 1 || k > kMaxTopk) fail("top-k: k must be in [1, ", kMaxTopk, "], got ", k);
@@ -72,9 +73,13 @@ void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int
         merge(l, k, 0, k);
         return;
     }
-    // A list longer than a fragment's ranks: the blocks' first ranks, the k-th best of their maxima as
-    // each search's threshold (candidate k - 1), then the later ranks of the blocks that reach it.
-    block(heads_, ranksPerFragment_, false);
+    // A list longer than a fragment's ranks: each block's best key, the k-th best of them as each
+    // search's threshold (candidate k - 1; the k best keys all come up to it), then the keys that reach
+    // it, listed by the blocks whose best does. The first block pass keeps one candidate, in
+    // registers: listing each block's first ranks instead kept a sorted list in every fragment, and
+    // the demo's block passes took 0.27 ms of a 124M token on an H200, not 0.19
+    // (docs/benchmarks/journal.md).
+    block(heads_, 1, false);
     merge(heads_, 1, k - 1, k);
     block(many_, k, true);
     merge(many_, k, 0, k);

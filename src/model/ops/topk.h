@@ -1,9 +1,9 @@
 #pragma once
 // Top-k of rows of logits on the GPU in two passes (shaders/topk_block.frag, topk_merge.frag): each
 // block of logit texels (topkBlockTexels) lists its best k, then one fragment per rank merges the
-// blocks' lists. Where k exceeds the ranks one fragment writes, the blocks' first ranks are listed
-// first, and the k-th best of the blocks' maxima is each search's threshold: a block is scanned again
-// for its later ranks only where all its first ones come up to it. The keys can be the logits as sampling warps them
+// blocks' lists. Where k exceeds the ranks one fragment writes, each block's best key is found first,
+// and the k-th best of them is each search's threshold: only the blocks whose best comes up to it list
+// their keys that do. The keys can be the logits as sampling warps them
 // (repetition penalty, temperature, Gumbel noise), and the search can carry each row's log Σ exp along.
 #include <cstdint>
 
@@ -46,7 +46,7 @@ public:
     // `blocks` and `heads`: rows of topkBlockColumns(logit texels) columns, interleaved over
     // `ranksPerFragment` pages: each first-level fragment writes that many ranks through as many
     // render targets (at most the renderer's). A search takes rowsPerSearch(k) rows of `blocks`, and
-    // ranksPerFragment of `heads` (its blocks' first ranks, where k is larger).
+    // ranksPerFragment of `heads` (its blocks' best keys, in the first, where k is larger).
     // `seen`: one row of vocabulary texels, lane j of texel t 1.0 where token 4t + j is penalised;
     // `allowed`: one row, bit b of float f (16 a float) set where token 16f + b may be drawn (read where
     // it is masked).
@@ -59,15 +59,16 @@ public:
     void run(int k, int searches = 1, int firstColumn = 0, const TopkWarp& warp = {}, int firstRow = 0);
 
 private:
-    // A pair per list length: one candidate (the single best stays in registers), or up to kMaxTopk.
+    // A block pass and its merge, each keeping one candidate (the single best stays in registers) or up
+    // to kMaxTopk.
     struct Level {
         Pass block, merge;
     };
     // The block pass writes `blocks` (reading `heads`, with a threshold) or `heads`; the merge reads what
     // the block pass writes.
     static Level level(ProgramCache& programs, Texture& candidates, Texture& blocks, Texture& heads,
-                       const Texture& logits, const Texture& seen, const Texture& allowed, int vocab, int length,
-                       int ranksPerFragment);
+                       const Texture& logits, const Texture& seen, const Texture& allowed, int vocab, int blockLength,
+                       int mergeLength, int ranksPerFragment);
     int ranksPerFragment_;
     Level one_, many_, heads_;
 };
