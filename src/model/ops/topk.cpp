@@ -44,13 +44,13 @@ TopkOp::TopkOp(ProgramCache& programs, Texture& candidates, Texture& blocks, Tex
 void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int firstRow) {
     if (k < 1 || k > kMaxTopk) fail("top-k: k must be in [1, ", kMaxTopk, "], got ", k);
     const glm::ivec2 seed = seedHalves(warp.seed);
-    auto block = [&](Level& l, int listLength, bool threshold) {
+    auto block = [&](Level& l, int listLength, bool threshold, bool logSumExp) {
         l.block.set("u_k", listLength)
             .set("u_k_stride", rowsPerSearch(listLength))
             .set("u_first_row", firstRow)
             .set("u_first_column", firstColumn)
             .set("u_shared_row", warp.sharedRow ? 1 : 0)
-            .set("u_log_sum_exp", warp.logSumExp ? 1 : 0)
+            .set("u_log_sum_exp", logSumExp ? 1 : 0)
             .set("u_threshold", threshold ? 1 : 0)
             .set("u_inv_temperature", 1.0f / warp.temperature)
             .set("u_penalty", warp.repetitionPenalty)
@@ -65,11 +65,12 @@ void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int
             .set("u_k_stride", rowsPerSearch(listLength))
             .set("u_first_column", firstColumn)
             .set("u_searches", searches)
+            .set("u_log_sum_exp", warp.logSumExp ? 1 : 0)
             .run(rankBegin, rankEnd);
     };
     if (k <= ranksPerFragment_) {
         Level& l = k == 1 ? one_ : many_;
-        block(l, k, false);
+        block(l, k, false, warp.logSumExp);
         merge(l, k, 0, k);
         return;
     }
@@ -78,10 +79,11 @@ void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int
     // it, listed by the blocks whose best does. The first block pass keeps one candidate, in
     // registers: listing each block's first ranks instead kept a sorted list in every fragment, and
     // the demo's block passes took 0.27 ms of a 124M token on an H200, not 0.19
-    // (docs/benchmarks/journal.md).
-    block(heads_, 1, false);
+    // (docs/benchmarks/journal.md). The log Σ exp comes with the threshold pass's lists, which every
+    // block's first fragment writes.
+    block(heads_, 1, false, false);
     merge(heads_, 1, k - 1, k);
-    block(many_, k, true);
+    block(many_, k, true, warp.logSumExp);
     merge(many_, k, 0, k);
 }
 
