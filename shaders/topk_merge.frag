@@ -1,7 +1,7 @@
 // Top-k search, second level: candidate r of search g = the r-th best of the blocks' sorted lists
 // (topk_block.frag), written to row r, texel u_first_column + g as (key, id, log Σ exp of the values
-// with u_log_sum_exp or 0, 0); texels of other columns keep what they hold. A block's list is read only while it can still
-// place a candidate.
+// with u_log_sum_exp or 0, 0); texels of other columns keep what they hold. A block's list is read
+// only while it can still place a candidate.
 #include "common.glsl"
 #include "topk.glsl"
 // Input (declared by the pass): u_blocks.
@@ -51,5 +51,6 @@ void main() {
         if (b + 2 < blocks) merge(b + 2, h2, list, wanted);
         if (b + 3 < blocks) merge(b + 3, h3, list, wanted);
     }
-    o_candidate = vec4(keptCount == wanted ? kept[0] : kNone, u_log_sum_exp == 1 ? g_lse.x + log(g_lse.y) : 0.0, 0.0);
+    float logSumExp = u_log_sum_exp == 1 ? g_lse.x + log(g_lse.y) : 0.0;
+    o_candidate = vec4(keptCount == wanted ? kept[0] : kNone, logSumExp, 0.0);
 }
