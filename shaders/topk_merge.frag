@@ -1,7 +1,7 @@
 // Top-k search, second level: candidate r of search g = the r-th best of the blocks' sorted lists
-// (topk_block.frag), written to row r, texel u_first_column + g as (key, id, log Σ exp of the values
-// with u_log_sum_exp or 0, 0); texels of other columns keep what they hold. A block's list is read
-// only while it can still place a candidate.
+// (topk_block.frag), written to row r, texel u_first_column + g as (key, id, log Σ exp of the values,
+// 0); texels of other columns keep what they hold. A block's list is read only while it can still
+// place a candidate.
 #include "common.glsl"
 #include "topk.glsl"
 // Input (declared by the pass): u_blocks.
@@ -10,7 +10,6 @@ uniform int u_k;
 uniform int u_k_stride;  // rows of a search's lists in u_blocks
 uniform int u_first_column;
 uniform int u_searches;
-uniform int u_log_sum_exp;  // 0: the candidates' .z is 0, and no block's terms are combined
 
 out vec4 o_candidate;
 
@@ -22,7 +21,7 @@ vec2 g_lse = vec2(-1.0e30, 0.0);
 // up to the list's first kNone (its block's ranks below a threshold, topk_block.frag), which a
 // one-candidate search's lists never hold.
 void merge(int b, vec4 head, int list, int wanted) {
-    if (u_log_sum_exp == 1) g_lse = combineLogSumExp(g_lse, head.zw);
+    g_lse = combineLogSumExp(g_lse, head.zw);
     for (int i = 0; i < u_k; ++i) {
         vec4 entry = i == 0 ? head : fetch(u_blocks, u_blocks_layout, list + i, b);
 #if MAX_CANDIDATES > 1
@@ -51,6 +50,5 @@ void main() {
         if (b + 2 < blocks) merge(b + 2, h2, list, wanted);
         if (b + 3 < blocks) merge(b + 3, h3, list, wanted);
     }
-    float logSumExp = u_log_sum_exp == 1 ? g_lse.x + log(g_lse.y) : 0.0;
-    o_candidate = vec4(keptCount == wanted ? kept[0] : kNone, logSumExp, 0.0);
+    o_candidate = vec4(keptCount == wanted ? kept[0] : kNone, g_lse.x + log(g_lse.y), 0.0);
 }

@@ -65,7 +65,6 @@ void TopkOp::run(int k, int searches, int firstColumn, const TopkWarp& warp, int
             .set("u_k_stride", rowsPerSearch(listLength))
             .set("u_first_column", firstColumn)
             .set("u_searches", searches)
-            .set("u_log_sum_exp", warp.logSumExp ? 1 : 0)
             .run(rankBegin, rankEnd);
     };
     if (k <= ranksPerFragment_) {
