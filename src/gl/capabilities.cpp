@@ -88,7 +88,9 @@ GlCapabilities queryCapabilities(const CapabilityOptions& options) {
             caps.renderer, ". Try a desktop browser or another GPU.");
     caps.floatBlend = hasGlExtension("EXT_float_blend");
     caps.parallelShaderCompile = hasGlExtension("KHR_parallel_shader_compile");
-    GLint size = 0, layers = 0, drawBuffers = 0, attachments = 0;
+    GLint size = 0, layers = 0, drawBuffers = 0, attachments = 0, varyings = 0;
+    glGetIntegerv(GL_MAX_VARYING_VECTORS, &varyings);
+    caps.varyingVectors = varyings;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);

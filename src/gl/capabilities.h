@@ -22,6 +22,9 @@ struct GlCapabilities {
     // The most colour bits (R+G+B+A over the attachments) one framebuffer of the engine's targets may
     // carry, probed: ANGLE on Metal refuses more than 512 (256 on A7-A10) while MAX_DRAW_BUFFERS says 8.
     int colorBits = 0;
+    // MAX_VARYING_VECTORS (at least 15): the flat inputs a one-row matmul's fragments take from its
+    // vertices (matmul_row.vert) are one vector per input texel of a split-K instance, and one more.
+    int varyingVectors = 15;
 };
 
 // Bits of one render target of the engine (RGBA32F activations, RGBA32UI fp16 row pairs).

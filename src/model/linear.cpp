@@ -95,6 +95,8 @@ Linear LinearPlanner::linear(const LinearDecl& decl) {
         (spec.splitTexels > 0 ? deferred_[decl.outputs[0]] : spec.activation) = decl.activation;
     MatmulSpec row = spec;
     row.inputFromVertex = true;
+    row.splitTexels = tuning_.rowSplitFor(decl.outputs, decl.weight.values->format());
+    row.varyingVectors = tuning_.caps.varyingVectors;
     if (decl.norm) {
         linear.norm_.emplace(layerNorm(*decl.x, *decl.norm, spec.x));
         if (linear.norm_->hasMoments()) {

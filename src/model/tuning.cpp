@@ -65,6 +65,10 @@ int gpuPrefillChunk(const ModelConfig& config) {
     return small ? Tuning::kGpuLongPrefillChunk : Tuning::kGpuPrefillChunk;
 }
 
+int gpuQuantizedRowSplitTexels(int varyingVectors) {
+    return std::clamp(varyingVectors - 1, 1, Tuning::kGpuQuantizedRowSplitTexels);
+}
+
 Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     if (options.prefillChunk < 1 && options.prefillChunk != -1)
         fail("prefillChunk must be at least 1 (or -1: the engine decides), got ", options.prefillChunk);
@@ -94,6 +98,9 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     if (t.splitTexels > 0 && !caps.floatBlend)
         fail("splitTexels ", t.splitTexels,
              " needs EXT_float_blend, which this GPU/browser lacks (renderer: ", caps.renderer, "); use 0");
+    t.quantizedRowSplitTexels = options.splitTexels >= 0 || t.splitTexels == 0
+                                    ? t.splitTexels
+                                    : gpuQuantizedRowSplitTexels(caps.varyingVectors);
     if (options.promptSplitTexels >= 0 && (options.promptSplitTexels > 0) != (t.splitTexels > 0))
         fail("promptSplitTexels ", options.promptSplitTexels, " with splitTexels ", t.splitTexels,
              ": prompt chunks split K exactly where decode steps do (both 0, or both above 0)");
@@ -152,6 +159,11 @@ bool blendable(const std::vector<Texture*>& outputs) {
 }  // namespace
 
 int Tuning::splitFor(const std::vector<Texture*>& outputs) const { return blendable(outputs) ? splitTexels : 0; }
+
+int Tuning::rowSplitFor(const std::vector<Texture*>& outputs, TexelFormat weights) const {
+    const bool quantized = weights == TexelFormat::Int8Quads || weights == TexelFormat::Int4Quads;
+    return quantized && blendable(outputs) ? quantizedRowSplitTexels : splitFor(outputs);
+}
 
 int Tuning::promptSplitFor(const std::vector<Texture*>& outputs) const {
     return blendable(outputs) ? promptSplitTexels : 0;

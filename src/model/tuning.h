@@ -94,6 +94,12 @@ struct Tuning {
     // that fetch (and normalise) their input in the vertex shader, and c_fc leaves its activation to
     // its consumer (a split sum cannot be activated).
     int splitTexels = 0;
+    // The split-K of the one-row matmuls over int8 and 4-bit weights: where splitTexels > 0, as many
+    // input texels per instance as their vertices can hand their fragments, up to 16. Blending an
+    // RGBA32F fragment costs as much as a fragment's loop of 8 such texels (an H200 blends about 10^9
+    // a second), so longer loops halve the blends; fp16 weights, whose loops are bound by their
+    // fetches, keep splitTexels (docs/benchmarks.md, "What bounds the speed").
+    int quantizedRowSplitTexels = 0;
     int forcedLineWidth = -1;  // ModelOptions::activationLineWidth
     // Decode attention over blocks of this many keys once the context is longer (0: one pass): GPUs
     // run a long context's keys in parallel blocks; a CPU gains nothing from more fragments.
@@ -149,9 +155,12 @@ struct Tuning {
     // fp16 would round every partial sum: Gpt2Model gives an fp16 K/V cache fp32 rows to blend into).
     int splitFor(const std::vector<Texture*>& outputs) const;
     int promptSplitFor(const std::vector<Texture*>& outputs) const;
+    // The split-K of the one-row matmul into `outputs` over weights of `weights`' format.
+    int rowSplitFor(const std::vector<Texture*>& outputs, TexelFormat weights) const;
 
     static constexpr int kActivationLineWidth = 32;
     static constexpr int kGpuSplitTexels = 8;
+    static constexpr int kGpuQuantizedRowSplitTexels = 16;
     static constexpr int kGpuPromptSplitTexels = 32;
     static constexpr int kGpuPrefillChunk = 128;
     static constexpr int kGpuLongPrefillChunk = 256;
@@ -168,6 +177,11 @@ struct Tuning {
 // is what an abort waits for, so larger models keep the shorter one (docs/benchmarks/journal.md, "Prompt chunks
 // of 256 tokens for models up to 124M's size").
 int gpuPrefillChunk(const ModelConfig& config);
+
+// The policy's split-K of the one-row matmuls over int8 and 4-bit weights on a GPU with
+// `varyingVectors` (GL_MAX_VARYING_VECTORS): kGpuQuantizedRowSplitTexels input texels, fewer where
+// the vertex shader cannot hand them and the instance to the fragments.
+int gpuQuantizedRowSplitTexels(int varyingVectors);
 
 // Throws when an option asks for what this context cannot do (split-K without EXT_float_blend).
 Tuning tuningFor(const ModelOptions& options, const ModelConfig& config);

@@ -33,11 +33,14 @@ nlohmann::json expected(const std::string& name) {
     return nlohmann::json::parse(readTextFile(fixturePath("gguf/" + name + ".json")));
 }
 
-std::unique_ptr<Engine> load(const std::string& name) {
+// splitTexels > 0: split-K as on GPUs, so that decode steps run one-row matmuls whose vertex shader
+// hands the input to the fragments.
+std::unique_ptr<Engine> load(const std::string& name, int splitTexels = -1) {
     testing::ensureGlContext();
     ModelOptions options;
     options.weights = TexelFormat::Float32;  // for the float files; quantized tensors stay quantized
     options.halfPromptInputs = 0;
+    options.splitTexels = splitTexels;
     return std::make_unique<Engine>(fixturePath("gguf/" + name + ".gguf"), options);
 }
 
@@ -78,6 +81,24 @@ TEST_P(GgufFixture, GreedyContinuationMatchesTheFloat64Forward) {
         while (compared < want.size() && margins[compared] > 2 * kLogitTolerance) ++compared;
         EXPECT_GE(compared, 2u) << "the fixture's margins leave too little to compare";
         for (std::size_t i = 0; i < compared; ++i) EXPECT_EQ(got[i], want[i]) << GetParam() << " step " << i;
+    }
+}
+
+// The last position as a decode step after the rest of the prompt, through the one-row matmuls: 16
+// input texels per instance (as GPUs run int8 and 4-bit weights; every instance starts a block of
+// codes) and 2 (instances start inside blocks of 8 or 4 texels).
+TEST_P(GgufFixture, DecodeStepsSplitOverInputTexelsMatchTheFloat64Forward) {
+    const nlohmann::json fixture = expected(GetParam());
+    for (const int split : {16, 2}) {
+        auto engine = load(GetParam(), split);
+        for (const auto& prompt : fixture["prompts"]) {
+            const auto ids = prompt["ids"].get<std::vector<int>>();
+            engine->prefill(std::vector<int>(ids.begin(), ids.end() - 1));
+            engine->step(ids.back());
+            EXPECT_LE(maxAbsDiff(engine->logits(), prompt["reference_last_logits"].get<std::vector<float>>()),
+                      kLogitTolerance)
+                << GetParam() << " split " << split << " prompt " << prompt["ids"].dump();
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 // The policy's prompt chunks on GPUs (gpuPrefillChunk): 256 tokens where a chunk multiplies by no
-// more weights than one of GPT-2 124M's, 128 above that (no GL context needed); and the render
-// targets a pass may write within the colour bits a framebuffer takes.
+// more weights than one of GPT-2 124M's, 128 above that (no GL context needed); the split-K of
+// int8 and 4-bit weights' one-row matmuls; and the render targets a pass may write within the colour
+// bits a framebuffer takes.
 #include <gtest/gtest.h>
 
 #include "model/tuning.h"
@@ -28,6 +29,30 @@ TEST(TuningTest, GpuPromptChunksAreLongUpTo124MsWeightsPerToken) {
     EXPECT_EQ(gpuPrefillChunk(shape(12, 768, 3076)), Tuning::kGpuPrefillChunk) << "124M with a wider MLP (n_inner)";
     EXPECT_EQ(gpuPrefillChunk(shape(24, 768, 768)), Tuning::kGpuLongPrefillChunk)
         << "twice the blocks with a quarter of the MLP: the same weights per token";
+}
+
+// 16 input texels and the instance take 17 varying vectors; OpenGL ES 3.0 promises 15.
+TEST(TuningTest, QuantizedOneRowMatmulsSplitAsFarAsTheVaryingVectorsAllow) {
+    EXPECT_EQ(gpuQuantizedRowSplitTexels(31), 16) << "NVIDIA";
+    EXPECT_EQ(gpuQuantizedRowSplitTexels(17), 16);
+    EXPECT_EQ(gpuQuantizedRowSplitTexels(16), 15);
+    EXPECT_EQ(gpuQuantizedRowSplitTexels(15), 14) << "the OpenGL ES 3.0 minimum";
+}
+
+// Set, splitTexels applies to every matmul; the engine's own split gives int8 and 4-bit weights'
+// one-row matmuls more input texels per instance where it splits at all.
+TEST(TuningTest, AnExplicitSplitAppliesToQuantizedOneRowMatmulsToo) {
+    testing::ensureGlContext();
+    ModelOptions options;
+    options.splitTexels = 3;
+    EXPECT_EQ(tuningFor(options, shape(2, 64, 256)).quantizedRowSplitTexels, 3);
+    options.splitTexels = 0;
+    EXPECT_EQ(tuningFor(options, shape(2, 64, 256)).quantizedRowSplitTexels, 0);
+    options.splitTexels = -1;
+    const Tuning policy = tuningFor(options, shape(2, 64, 256));
+    EXPECT_EQ(policy.quantizedRowSplitTexels,
+              policy.splitTexels > 0 ? gpuQuantizedRowSplitTexels(policy.caps.varyingVectors) : 0);
+    EXPECT_GE(policy.caps.varyingVectors, 15);
 }
 
 // ANGLE on Metal takes 512 colour bits in one framebuffer on A11 and later (4 RGBA32F targets), 256

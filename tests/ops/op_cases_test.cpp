@@ -174,7 +174,8 @@ Prepared matmul(OpContext& o, int n, TexelFormat format, Epilogue activation, bo
 
 // Decode steps: one row, split, its input fetched in the vertex shader, with the LayerNorm folded
 // in from the row moments (Q/K/V, c_fc, the tied lm_head transposed) or GELU applied on fetch.
-Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation, TexelFormat format) {
+Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActivation, TexelFormat format,
+                      int split = kSplit) {
     const Dims& d = o.d;
     const int rows = d.pos0 + 1, row = d.pos0;
     auto x = o.random(std::size_t(rows) * d.C, 2.0f, 0.5f);
@@ -204,7 +205,8 @@ Prepared oneRowMatmul(OpContext& o, int n, bool transposed, Epilogue inputActiva
     MatmulSpec spec{&xTexture, w.values};
     spec.weightScale = w.scales;
     spec.transposedWeight = transposed;
-    spec.splitTexels = kSplit;
+    spec.splitTexels = split;
+    spec.varyingVectors = queryCapabilities().varyingVectors;
     spec.inputFromVertex = true;
     spec.inputActivation = inputActivation;
     auto input = OpContext::rows(x, d.C, row, 1);
@@ -435,6 +437,11 @@ const std::vector<OpCase> kOpCases = {
      [](OpContext& o) { return matmul(o, 3 * o.d.Kp(), kInt8, Epilogue::None, false, kSplit, 3); }},
     {"matmul_row_layer_norm_int8",
      [](OpContext& o) { return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kInt8); }},
+    // As the policy splits int8 and 4-bit weights: 16 input texels per instance, 17 varying vectors.
+    {"matmul_row_layer_norm_int8_16",
+     [](OpContext& o) {
+         return oneRowMatmul(o, 4 * o.d.C, false, Epilogue::None, kInt8, Tuning::kGpuQuantizedRowSplitTexels);
+     }},
     {"matmul_row_lm_head_int8",
      [](OpContext& o) { return oneRowMatmul(o, (o.d.vocab + 3) / 4 * 4, true, Epilogue::None, kInt8); }},
     {"attention", [](OpContext& o) { return attention(o, AttentionCase::Apply); }},

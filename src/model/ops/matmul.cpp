@@ -24,9 +24,8 @@ Epilogue activationEpilogue(Activation activation) {
 }
 
 bool canTakeInputFromVertex(const MatmulSpec& spec) {
-    constexpr int kGuaranteedVaryingVectors = 15;  // GL_MAX_VARYING_VECTORS of OpenGL ES 3.0 at least
     return spec.splitTexels > 0 &&
-           splitInstanceTexels(spec.x->layout().texelsPerRow, spec.splitTexels) + 1 <= kGuaranteedVaryingVectors;
+           splitInstanceTexels(spec.x->layout().texelsPerRow, spec.splitTexels) + 1 <= spec.varyingVectors;
 }
 
 bool readsRowPairs(const MatmulSpec& spec) {
@@ -57,10 +56,9 @@ void checkSpec(const std::vector<Texture*>& outputs, const MatmulSpec& spec) {
              ": an input LayerNorm without row moments needs input from the vertex "
              "shader, which sums them once per instance");
     if (spec.inputFromVertex && !canTakeInputFromVertex(spec))
-        fail("matmul into ", outputs[0]->name(),
-             ": input from the vertex shader needs split-K of 1 to 14 input texels "
-             "per instance (15 varying vectors), got splitTexels ",
-             spec.splitTexels);
+        fail("matmul into ", outputs[0]->name(), ": input from the vertex shader needs split-K of 1 to ",
+             spec.varyingVectors - 1, " input texels per instance (", spec.varyingVectors,
+             " varying vectors), got splitTexels ", spec.splitTexels);
     if (spec.rowsPerFragment < 1 || outputs.size() * spec.rowsPerFragment > 8 ||
         (spec.inputFromVertex && spec.rowsPerFragment > 1))
         fail("matmul into ", outputs[0]->name(), ": ", spec.rowsPerFragment, " rows per fragment for ", outputs.size(),

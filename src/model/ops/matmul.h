@@ -42,6 +42,9 @@ struct MatmulSpec {
     // and output texel; the model then normalises in a pass of its own instead. With inputFromVertex
     // its moments may be null: the vertex shader then sums them over the whole row.
     std::optional<InputLayerNorm> inputLayerNorm = std::nullopt;
+    // With inputFromVertex: the context's varying vectors (GlCapabilities::varyingVectors), which bound
+    // the input texels of an instance.
+    int varyingVectors = 15;
     int inRowOffset = 0;  // output row r reads x row r + inRowOffset (setInputRowOffset)
     // > 0: split-K, one blended instance per splitInstanceTexels(input texels, splitTexels) input
     // texels (Pass instances); 0: one loop.
@@ -65,8 +68,8 @@ struct MatmulSpec {
 int splitInstanceTexels(int texels, int splitTexels);
 
 // Whether a matmulPass of `spec` can take its input from the vertex shader (inputFromVertex): split-K,
-// with the input texels of an instance and the instance within the 15 varying vectors that every
-// OpenGL ES 3.0 / WebGL2 GPU has, i.e. at most 14 texels per instance.
+// with the input texels of an instance and the instance within spec.varyingVectors (at least 15 on
+// every OpenGL ES 3.0 / WebGL2 GPU, so 14 texels per instance fit everywhere).
 bool canTakeInputFromVertex(const MatmulSpec& spec);
 
 // Whether a matmulPass of `spec` fetches its input rows two at a time: x of fp16 row pairs, several
