@@ -3,7 +3,7 @@
 //
 //   build/native/fragment_rates [--draws N]
 //
-// Each loop case runs ITER iterations per fragment, each turning 16 weights (32 for the 128-bit
+// Each loop case runs 32 iterations per fragment, each turning 16 weights (32 for the 128-bit
 // 4-bit texels) into a 4 x 4 block that multiplies an input texel, as a one-row matmul's loop does,
 // or only fetching them; 65,536 fragments in one draw. Each blend case runs the same fragments as a
 // one-row split-K matmul draws them: 1,600 output texels in lines of 32, 8 input texels per
@@ -176,8 +176,7 @@ private:
 
 class Texture {
 public:
-    // `format`'s texels, random where integer, halves or bytes of modest values otherwise; bound to
-    // unit 0 (integer) or 1.
+    // Texels of `w`'s format, bound to unit 0 (integer formats) or 1.
     Texture(Weights w, int width, int height) {
         const WeightFormat f = formatOf(w);
         glGenTextures(1, &id_);
@@ -187,7 +186,8 @@ public:
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         std::mt19937 rng(7);
         std::vector<std::uint16_t> bits(std::size_t(width) * height * f.bytesPerTexel / 2);
-        // Halves in [0.125, 0.5) with either sign: no NaN, infinity or subnormal in any format.
+        // Halves in [0.125, 0.5) with either sign, whose bits serve every format: no NaN, infinity or
+        // subnormal where they are read as halves.
         for (auto& b : bits) b = std::uint16_t(0x3000u | (rng() & 0x8fffu));
         glTexImage2D(GL_TEXTURE_2D, 0, f.internal, width, height, 0, f.format, f.type, bits.data());
         if (glGetError() != GL_NO_ERROR) fail("fragment_rates: a ", width, " x ", height, " texture was refused");
