@@ -91,15 +91,31 @@ mat4 fetchFourRows(highp isampler2DArray t, ivec4 L, int q, int texel) {
 // (q, t) holds texel t of rows 4q (low 16 bits) and 4q + 1, .y of rows 4q + 2 and 4q + 3, four 4-bit
 // codes a row, the first in the lowest bits. These return the codes; the owner of the texture turns
 // them into weights with the block's scale and offset (matmul_weight_blocks.glsl, embedding.frag).
+#ifdef HALF_NIBBLES
+// Code n of both rows of a uint, (first row's, second row's): ORed into the mantissa of the half
+// 1024, whose unit is 1, and unpacked as halves (Tuning::halfNibbles).
+vec2 codePair(uint bits, uint n) {
+    return unpackHalf2x16(((bits >> (4u * n)) & 0x000F000Fu) | 0x64006400u) - 1024.0;
+}
+
+// The codes of both rows of a uint, as the matrix's columns 0 and 1.
+mat2x4 nibbleRows(uint bits) {
+    vec2 c0 = codePair(bits, 0u), c1 = codePair(bits, 1u), c2 = codePair(bits, 2u), c3 = codePair(bits, 3u);
+    return mat2x4(c0.x, c1.x, c2.x, c3.x, c0.y, c1.y, c2.y, c3.y);
+}
+#else
 vec4 nibbles(uint bits) { return vec4((uvec4(bits) >> uvec4(0u, 4u, 8u, 12u)) & 15u); }
+
+mat2x4 nibbleRows(uint bits) { return mat2x4(nibbles(bits), nibbles(bits >> 16u)); }
+#endif
 
 mat4 fetchNibbleRows(highp usampler2DArray t, ivec4 L, int q, int texel) {
     uvec2 u = texelFetch(t, texelAddress(L, q, texel), 0).xy;
-    return mat4(nibbles(u.x), nibbles(u.x >> 16u), nibbles(u.y), nibbles(u.y >> 16u));
+    mat2x4 a = nibbleRows(u.x), b = nibbleRows(u.y);
+    return mat4(a[0], a[1], b[0], b[1]);
 }
 
 vec4 fetchNibbles(highp usampler2DArray t, ivec4 L, int row, int texel) {
     uvec2 u = texelFetch(t, texelAddress(L, row >> 2, texel), 0).xy;
-    uint pair = (row & 2) == 0 ? u.x : u.y;
-    return nibbles((row & 1) == 0 ? pair : pair >> 16u);
+    return nibbleRows((row & 2) == 0 ? u.x : u.y)[row & 1];
 }

@@ -135,7 +135,7 @@ Program& ProgramCache::get(const std::string& fragmentName, const std::string& d
     auto& slot = programs_[mode_ == Mode::Planning ? "" : vertexName + "\n" + fragmentName + "\n" + defines];
     if (!slot)
         slot = mode_ == Mode::Planning ? std::make_unique<Program>(Program::Unbuilt{})
-                                       : std::make_unique<Program>(vertexName, fragmentName, defines);
+                                       : std::make_unique<Program>(vertexName, fragmentName, commonDefines_ + defines);
     return *slot;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "gl/gl_objects.h"
 
@@ -63,7 +64,10 @@ public:
     // Planning: get() compiles nothing and hands out one unbuilt program, for a model that is declared
     // to count its textures and never runs (Engine::plannedGpuBytes).
     enum class Mode { Building, Planning };
-    explicit ProgramCache(Mode mode = Mode::Building) : mode_(mode) {}
+    // `commonDefines`: lines every program gets before its own, traits of the context that shaders
+    // choose by (HALF_NIBBLES, Tuning::halfNibbles).
+    explicit ProgramCache(Mode mode = Mode::Building, std::string commonDefines = "")
+        : mode_(mode), commonDefines_(std::move(commonDefines)) {}
     // `defines` is a block of "#define X Y\n" lines; each (shaders, defines) compiles once.
     Program& get(const std::string& fragmentName, const std::string& defines = "",
                  const std::string& vertexName = kFullscreenVertex);
@@ -74,6 +78,7 @@ public:
 
 private:
     Mode mode_;
+    std::string commonDefines_;
     std::map<std::string, std::unique_ptr<Program>> programs_;
 };
 

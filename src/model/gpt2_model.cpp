@@ -72,7 +72,7 @@ Gpt2Model::Gpt2Model(const ModelConfig& config, const ModelOptions& options, Pro
                      const BlockFormats& blocks, const DeclareReadouts& declareReadouts)
     : config_(config),
       tuning_(tuningFor(options, config)),
-      programs_(mode),
+      programs_(mode, tuning_.halfNibbles ? "#define HALF_NIBBLES 1\n" : ""),
       weights_(config, tuning_.weights, tuning_.caps.limits, Texture::Allocation::Later, blocks),
       activations_(tuning_) {
     weights_.useGpuPasses(programs_);

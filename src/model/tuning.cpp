@@ -129,6 +129,8 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     t.vertexMomentsTexels = !vertexMoments                    ? 0
                             : options.rowMomentsInVertex == 1 ? std::numeric_limits<int>::max()
                                                               : Tuning::kGpuVertexMomentsTexels;
+    t.halfNibbles =
+        switchOption(options.halfNibbles, "halfNibbles", "integer conversions", "halves", !caps.slowHalfUnpacking);
     t.halfPromptInputs = switchOption(options.halfPromptInputs, "halfPromptInputs", "fp32", "fp16 row pairs",
                                       !caps.softwareRenderer && t.weights != TexelFormat::Float32);
     if (t.attentionBlockKeys % 4 != 0)

@@ -63,6 +63,9 @@ struct ModelOptions {
     // for the matmuls after them, and the chunks' attention scores read their queries as such pairs
     // (1) or from the queries texture (0). -1: the policy's (Tuning::halfPromptInputs).
     int halfPromptInputs = -1;
+    // 4-bit codes unpacked as halves (1) or by integer-to-float conversions (0). -1: the policy's
+    // (Tuning::halfNibbles).
+    int halfNibbles = -1;
     // Prompt chunks a polling caller keeps queued (Tuning::chunksInFlight), at least 1. -1: the policy's.
     int chunksInFlight = -1;
     // > 0: pretend a framebuffer may carry no more colour bits than this (GlCapabilities::colorBits).
@@ -131,6 +134,10 @@ struct Tuning {
     // row pairs too, packed by a pass of their own where rowsPerFragment > 1 ("Prompt queries as fp16
     // row pairs").
     bool halfPromptInputs = false;
+    // 4-bit codes become floats as halves (each ORed into the mantissa of the half 1024), not through
+    // integer-to-float conversions, which bound 4-bit one-row matmuls on an H200; except where
+    // unpacking halves is slow (llvmpipe). docs/benchmarks/journal.md, "4-bit codes unpacked as halves".
+    bool halfNibbles = false;
 
     // Rows per fragment of a matmul with `outputs` outputs: rowsPerFragment, fewer where the render
     // targets (outputs x rows) would exceed what a draw can write.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "engine/engine.h"
 #include "engine/gpu_runner.h"
@@ -34,13 +35,14 @@ nlohmann::json expected(const std::string& name) {
 }
 
 // splitTexels > 0: split-K as on GPUs, so that decode steps run one-row matmuls whose vertex shader
-// hands the input to the fragments.
-std::unique_ptr<Engine> load(const std::string& name, int splitTexels = -1) {
+// hands the input to the fragments; halfNibbles as ModelOptions::halfNibbles.
+std::unique_ptr<Engine> load(const std::string& name, int splitTexels = -1, int halfNibbles = -1) {
     testing::ensureGlContext();
     ModelOptions options;
     options.weights = TexelFormat::Float32;  // for the float files; quantized tensors stay quantized
     options.halfPromptInputs = 0;
     options.splitTexels = splitTexels;
+    options.halfNibbles = halfNibbles;
     return std::make_unique<Engine>(fixturePath("gguf/" + name + ".gguf"), options);
 }
 
@@ -86,18 +88,20 @@ TEST_P(GgufFixture, GreedyContinuationMatchesTheFloat64Forward) {
 
 // The last position as a decode step after the rest of the prompt, through the one-row matmuls: 16
 // input texels per instance (as GPUs run int8 and 4-bit weights; every instance starts a block of
-// codes) and 2 (instances start inside blocks of 8 or 4 texels).
+// codes) and 2 (instances start inside blocks of 8 or 4 texels); 4-bit codes unpacked as halves, as
+// GPUs do, and by integer conversions.
 TEST_P(GgufFixture, DecodeStepsSplitOverInputTexelsMatchTheFloat64Forward) {
     const nlohmann::json fixture = expected(GetParam());
-    for (const int split : {16, 2}) {
-        auto engine = load(GetParam(), split);
+    for (const auto [split, halfNibbles] : {std::pair{16, 1}, std::pair{16, 0}, std::pair{2, 1}}) {
+        auto engine = load(GetParam(), split, halfNibbles);
         for (const auto& prompt : fixture["prompts"]) {
             const auto ids = prompt["ids"].get<std::vector<int>>();
             engine->prefill(std::vector<int>(ids.begin(), ids.end() - 1));
             engine->step(ids.back());
             EXPECT_LE(maxAbsDiff(engine->logits(), prompt["reference_last_logits"].get<std::vector<float>>()),
                       kLogitTolerance)
-                << GetParam() << " split " << split << " prompt " << prompt["ids"].dump();
+                << GetParam() << " split " << split << " halfNibbles " << halfNibbles << " prompt "
+                << prompt["ids"].dump();
         }
     }
 }
