@@ -3,7 +3,7 @@
 // u_w, the codes as int8 quads or 4-bit quads ([K, N], or [N, K] with TRANSPOSED_WEIGHT, the tied
 // lm_head); u_w_scale and, with BLOCK_OFFSETS, u_w_offset: [K / (4 BLOCK_TEXELS), N] either way, so one
 // fetch gives the four output columns of a block. Stands for matmul_weight(_transposed).glsl and the
-// scales include both: weightTimes(weightBlock(...), a) is the block of weights times a.
+// scales include both: the weights come out whole.
 #include "fetch.glsl"
 
 #ifdef u_w_nibbles
@@ -46,28 +46,13 @@ void enterBlock(int i, int col, int part) {
 
 #ifdef TRANSPOSED_WEIGHT
 // The block's columns are four output rows (one scale each), its components four inputs.
-#define CODES_TIMES(q, a) ((a) * (q))
+#define BLOCK_TIMES(q, a) ((a) * (q))
 #else
 // The block's columns are four inputs, its components four output columns (one scale each).
-#define CODES_TIMES(q, a) ((q) * (a))
+#define BLOCK_TIMES(q, a) ((q) * (a))
 #endif
 
-#if ROWS == 1
-// One row: each code serves one multiply, so the block's codes times the input are scaled once,
-// s * (q a) + o * sum(a), instead of every code becoming a weight first.
-int g_part = 0;
-
-mat4 weightBlock(int i, int col, int part) {
-    g_part = part;
-    enterBlock(i, col, part);
-    return FETCH_CODES(u_w, u_w_layout, TRANSPOSED_ARGS(i, col));
-}
-
-vec4 weightTimes(mat4 q, vec4 a) {
-    return g_scale[g_part] * CODES_TIMES(q, a) + g_offset[g_part] * dot(a, vec4(1.0));
-}
-#else
-// Rows share each block: its weights are made once for all of them.
+// The block's weights, made once for all the fragment's rows.
 mat4 weightBlock(int i, int col, int part) {
     mat4 q = FETCH_CODES(u_w, u_w_layout, TRANSPOSED_ARGS(i, col));
     enterBlock(i, col, part);
@@ -79,7 +64,6 @@ mat4 weightBlock(int i, int col, int part) {
 #endif
 }
 
-vec4 weightTimes(mat4 block, vec4 a) { return CODES_TIMES(block, a); }
-#endif
+vec4 weightTimes(mat4 block, vec4 a) { return BLOCK_TIMES(block, a); }
 
 vec4 weightScale(int col) { return vec4(1.0); }
