@@ -12,13 +12,6 @@
 #define FETCH_CODES fetchFourRows
 #endif
 
-// The codes' texel: (output column texel, input texel) of [N, K] codes, else (input texel, column).
-#ifdef TRANSPOSED_WEIGHT
-#define TRANSPOSED_ARGS(i, col) col, i
-#else
-#define TRANSPOSED_ARGS(i, col) i, col
-#endif
-
 // The scales and offsets of the block the loop is in, per output part: fetched when the loop enters a
 // block, then reused for its BLOCK_TEXELS input texels (a fetch per block of codes, not per 4 x 4).
 // Where every instance starts a block, the loop enters one at every BLOCK_TEXELS-th texel, a test the
@@ -46,24 +39,24 @@ void enterBlock(int i, int col, int part) {
 
 #ifdef TRANSPOSED_WEIGHT
 // The block's columns are four output rows (one scale each), its components four inputs.
-#define BLOCK_TIMES(q, a) ((a) * (q))
-#else
-// The block's columns are four inputs, its components four output columns (one scale each).
-#define BLOCK_TIMES(q, a) ((q) * (a))
-#endif
-
-// The block's weights, made once for all the fragment's rows.
 mat4 weightBlock(int i, int col, int part) {
-    mat4 q = FETCH_CODES(u_w, u_w_layout, TRANSPOSED_ARGS(i, col));
+    mat4 q = FETCH_CODES(u_w, u_w_layout, col, i);
     enterBlock(i, col, part);
     vec4 s = g_scale[part], o = g_offset[part];
-#ifdef TRANSPOSED_WEIGHT
     return mat4(q[0] * s.x + o.x, q[1] * s.y + o.y, q[2] * s.z + o.z, q[3] * s.w + o.w);
-#else
-    return mat4(q[0] * s + o, q[1] * s + o, q[2] * s + o, q[3] * s + o);
-#endif
 }
 
-vec4 weightTimes(mat4 block, vec4 a) { return BLOCK_TIMES(block, a); }
+vec4 weightTimes(mat4 block, vec4 a) { return a * block; }
+#else
+// The block's columns are four inputs, its components four output columns (one scale each).
+mat4 weightBlock(int i, int col, int part) {
+    mat4 q = FETCH_CODES(u_w, u_w_layout, i, col);
+    enterBlock(i, col, part);
+    vec4 s = g_scale[part], o = g_offset[part];
+    return mat4(q[0] * s + o, q[1] * s + o, q[2] * s + o, q[3] * s + o);
+}
+
+vec4 weightTimes(mat4 block, vec4 a) { return block * a; }
+#endif
 
 vec4 weightScale(int col) { return vec4(1.0); }
