@@ -92,7 +92,7 @@ TEST_P(GgufFixture, GreedyContinuationMatchesTheFloat64Forward) {
 // GPUs do, and by integer conversions.
 TEST_P(GgufFixture, DecodeStepsSplitOverInputTexelsMatchTheFloat64Forward) {
     const nlohmann::json fixture = expected(GetParam());
-    for (const auto [split, halfNibbles] : {std::pair{16, 1}, std::pair{16, 0}, std::pair{2, 1}}) {
+    for (const auto& [split, halfNibbles] : {std::pair{16, 1}, std::pair{16, 0}, std::pair{2, 1}}) {
         auto engine = load(GetParam(), split, halfNibbles);
         for (const auto& prompt : fixture["prompts"]) {
             const auto ids = prompt["ids"].get<std::vector<int>>();
