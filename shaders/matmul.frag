@@ -37,6 +37,17 @@ uniform int u_first_part;
 #define ACCUMULATE(p, s) acc[p * ROWS + s] += weightTimes(w, a[s]);
 #define PART_BLOCK(unused, p) { mat4 w = weightBlock(i, PART_COLUMN(p), p); EACH_ROW(ACCUMULATE, p) }
 #define FINISH_OUTPUT(p, s) acc[p * ROWS + s] = epilogue(acc[p * ROWS + s], c.x + s, PART_COLUMN(p));
+#ifdef PAIRED_ROWS
+#define INPUT_ROWS EACH_ROW_PAIR(INPUT_PAIR, 0)
+#else
+#define INPUT_ROWS EACH_ROW(INPUT_TEXEL, 0)
+#endif
+// Input texel j of the instance, times every part's weights.
+#define TEXEL_STEP { \
+    int i = matmulInstance() * INSTANCE_TEXELS + j; \
+    vec4 a[ROWS]; \
+    INPUT_ROWS EACH_PART(PART_BLOCK, 0) }
+#define CONSTANT_TEXEL_STEP(J) { const int j = J; TEXEL_STEP }
 
 void main() {
     ivec2 c = outputCoord();
@@ -44,16 +55,32 @@ void main() {
     EACH_ROW(START_ROW, 0)
     vec4 acc[OUTPUTS];
     EACH_OUTPUT(START_OUTPUT)
-    for (int j = 0; j < INSTANCE_TEXELS; ++j) {
-        int i = matmulInstance() * INSTANCE_TEXELS + j;
-        vec4 a[ROWS];
-#ifdef PAIRED_ROWS
-        EACH_ROW_PAIR(INPUT_PAIR, 0)
-#else
-        EACH_ROW(INPUT_TEXEL, 0)
+#ifdef TEXELS_WRITTEN_OUT
+    // INSTANCE_TEXELS as a sum of powers of two, each run of steps after those above it.
+#if INSTANCE_TEXELS >= 64
+#error a written-out loop takes fewer than 64 input texels
 #endif
-        EACH_PART(PART_BLOCK, 0)
-    }
+#if (INSTANCE_TEXELS & 32) != 0
+    TEXELS_32(CONSTANT_TEXEL_STEP, 0)
+#endif
+#if (INSTANCE_TEXELS & 16) != 0
+    TEXELS_16(CONSTANT_TEXEL_STEP, (INSTANCE_TEXELS & 32))
+#endif
+#if (INSTANCE_TEXELS & 8) != 0
+    TEXELS_8(CONSTANT_TEXEL_STEP, (INSTANCE_TEXELS & 48))
+#endif
+#if (INSTANCE_TEXELS & 4) != 0
+    TEXELS_4(CONSTANT_TEXEL_STEP, (INSTANCE_TEXELS & 56))
+#endif
+#if (INSTANCE_TEXELS & 2) != 0
+    TEXELS_2(CONSTANT_TEXEL_STEP, (INSTANCE_TEXELS & 60))
+#endif
+#if (INSTANCE_TEXELS & 1) != 0
+    TEXELS_1(CONSTANT_TEXEL_STEP, (INSTANCE_TEXELS & 62))
+#endif
+#else
+    for (int j = 0; j < INSTANCE_TEXELS; ++j) TEXEL_STEP
+#endif
     EACH_OUTPUT(FINISH_OUTPUT)
     store(acc);
 }

@@ -57,8 +57,6 @@ int completeTargets(GLenum format, int most) {
 
 }  // namespace
 
-bool rendererTranslatesShaders(const std::string& renderer) { return renderer.rfind("ANGLE", 0) == 0; }
-
 bool hasGlExtension(const std::string& name) {
     GLint count = 0;
     glGetIntegerv(GL_NUM_EXTENSIONS, &count);
@@ -83,7 +81,6 @@ GlCapabilities queryCapabilities(const CapabilityOptions& options) {
     for (const char* software : {"SwiftShader", "llvmpipe", "softpipe", "Software Rasterizer"})
         if (caps.renderer.find(software) != std::string::npos) caps.softwareRenderer = true;
     caps.slowHalfUnpacking = caps.renderer.find("llvmpipe") != std::string::npos;
-    caps.translatedShaders = rendererTranslatesShaders(caps.renderer);
     if (!hasGlExtension("EXT_color_buffer_float"))
         fail(
             "this GPU/browser lacks EXT_color_buffer_float (float render targets), which the engine needs for "

@@ -11,10 +11,6 @@ struct GlCapabilities {
     std::string version;
     TextureLimits limits;
     bool softwareRenderer = false;  // SwiftShader, llvmpipe, softpipe: the CPU runs the shaders
-    // ANGLE translates the engine's shaders for another API before the driver compiles them (its name
-    // is in the renderer string: Chromium and Edge, and Firefox on Windows; Safari masks it). The
-    // driver's compiler then sees different code, and some loops tuned natively run slower.
-    bool translatedShaders = false;
     // llvmpipe: unpackHalf2x16 is slow there, so fp16 weights stay RGBA16F (Tuning;
     // docs/architecture.md, "What the tuning decides, and why").
     bool slowHalfUnpacking = false;
@@ -33,9 +29,6 @@ struct GlCapabilities {
 
 // Bits of one render target of the engine (RGBA32F activations, RGBA32UI fp16 row pairs).
 constexpr int kTargetColorBits = 128;
-
-// Whether a renderer string names ANGLE ("ANGLE (NVIDIA, Vulkan 1.4.312 (...), NVIDIA)").
-bool rendererTranslatesShaders(const std::string& renderer);
 
 // Whether the current context offers an extension ("EXT_float_blend"; the "GL_" prefix is optional).
 bool hasGlExtension(const std::string& name);

@@ -101,8 +101,6 @@ Tuning tuningFor(const ModelOptions& options, const ModelConfig& config) {
     t.quantizedRowSplitTexels = options.splitTexels >= 0 || t.splitTexels == 0
                                     ? t.splitTexels
                                     : gpuQuantizedRowSplitTexels(caps.varyingVectors);
-    t.int4RowSplitTexels =
-        options.splitTexels < 0 && caps.translatedShaders ? t.splitTexels : t.quantizedRowSplitTexels;
     if (options.promptSplitTexels >= 0 && (options.promptSplitTexels > 0) != (t.splitTexels > 0))
         fail("promptSplitTexels ", options.promptSplitTexels, " with splitTexels ", t.splitTexels,
              ": prompt chunks split K exactly where decode steps do (both 0, or both above 0)");
@@ -165,10 +163,8 @@ bool blendable(const std::vector<Texture*>& outputs) {
 int Tuning::splitFor(const std::vector<Texture*>& outputs) const { return blendable(outputs) ? splitTexels : 0; }
 
 int Tuning::rowSplitFor(const std::vector<Texture*>& outputs, TexelFormat weights) const {
-    if (!blendable(outputs)) return 0;
-    return weights == TexelFormat::Int8Quads   ? quantizedRowSplitTexels
-           : weights == TexelFormat::Int4Quads ? int4RowSplitTexels
-                                               : splitTexels;
+    const bool quantized = weights == TexelFormat::Int8Quads || weights == TexelFormat::Int4Quads;
+    return quantized && blendable(outputs) ? quantizedRowSplitTexels : splitFor(outputs);
 }
 
 int Tuning::promptSplitFor(const std::vector<Texture*>& outputs) const {

@@ -97,17 +97,12 @@ struct Tuning {
     // that fetch (and normalise) their input in the vertex shader, and c_fc leaves its activation to
     // its consumer (a split sum cannot be activated).
     int splitTexels = 0;
-    // The split-K of the one-row matmuls over int8 weights, and over 4-bit ones where the driver
-    // compiles the shaders as written: where splitTexels > 0, as many input texels per instance as
-    // their vertices can hand their fragments, up to 16. Blending an RGBA32F fragment costs as much as
-    // a fragment's loop of 8 such texels (an H200 blends about 10^9 a second), so longer loops halve
-    // the blends; fp16 weights, whose loops are bound by their fetches, keep splitTexels
-    // (docs/benchmarks.md, "What bounds the speed").
+    // The split-K of the one-row matmuls over int8 and 4-bit weights: where splitTexels > 0, as many
+    // input texels per instance as their vertices can hand their fragments, up to 16. Blending an
+    // RGBA32F fragment costs as much as a fragment's loop of 8 such texels (an H200 blends about 10^9
+    // a second), so longer loops halve the blends; fp16 weights, whose loops are bound by their
+    // fetches, keep splitTexels (docs/benchmarks.md, "What bounds the speed").
     int quantizedRowSplitTexels = 0;
-    // The same over 4-bit weights: quantizedRowSplitTexels, except where ANGLE translates the shaders
-    // (GlCapabilities::translatedShaders). There 4-bit loops of 16 texels ran slower than loops of 8,
-    // so they keep splitTexels (docs/architecture.md, "What the tuning decides, and why").
-    int int4RowSplitTexels = 0;
     int forcedLineWidth = -1;  // ModelOptions::activationLineWidth
     // Decode attention over blocks of this many keys once the context is longer (0: one pass): GPUs
     // run a long context's keys in parallel blocks; a CPU gains nothing from more fragments.
@@ -190,7 +185,7 @@ struct Tuning {
 // of 256 tokens for models up to 124M's size").
 int gpuPrefillChunk(const ModelConfig& config);
 
-// The policy's long split-K of the one-row matmuls over quantized weights on a GPU with
+// The policy's split-K of the one-row matmuls over int8 and 4-bit weights on a GPU with
 // `varyingVectors` (GL_MAX_VARYING_VECTORS): kGpuQuantizedRowSplitTexels input texels, fewer where
 // the vertex shader cannot hand them and the instance to the fragments.
 int gpuQuantizedRowSplitTexels(int varyingVectors);

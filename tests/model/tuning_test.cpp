@@ -1,7 +1,7 @@
 // The policy's prompt chunks on GPUs (gpuPrefillChunk): 256 tokens where a chunk multiplies by no
 // more weights than one of GPT-2 124M's, 128 above that (no GL context needed); the split-K of
-// int8 and 4-bit weights' one-row matmuls, and the renderers that translate shaders; and the render
-// targets a pass may write within the colour bits a framebuffer takes.
+// int8 and 4-bit weights' one-row matmuls; and the render targets a pass may write within the colour
+// bits a framebuffer takes.
 #include <gtest/gtest.h>
 
 #include "model/tuning.h"
@@ -39,37 +39,20 @@ TEST(TuningTest, QuantizedOneRowMatmulsSplitAsFarAsTheVaryingVectorsAllow) {
     EXPECT_EQ(gpuQuantizedRowSplitTexels(15), 14) << "the OpenGL ES 3.0 minimum";
 }
 
-// Set, splitTexels applies to every matmul; the engine's own split gives int8 weights' one-row
-// matmuls more input texels per instance where it splits at all, and 4-bit weights' too unless ANGLE
-// translates the shaders.
+// Set, splitTexels applies to every matmul; the engine's own split gives int8 and 4-bit weights'
+// one-row matmuls more input texels per instance where it splits at all.
 TEST(TuningTest, AnExplicitSplitAppliesToQuantizedOneRowMatmulsToo) {
     testing::ensureGlContext();
     ModelOptions options;
     options.splitTexels = 3;
     EXPECT_EQ(tuningFor(options, shape(2, 64, 256)).quantizedRowSplitTexels, 3);
-    EXPECT_EQ(tuningFor(options, shape(2, 64, 256)).int4RowSplitTexels, 3);
     options.splitTexels = 0;
     EXPECT_EQ(tuningFor(options, shape(2, 64, 256)).quantizedRowSplitTexels, 0);
-    EXPECT_EQ(tuningFor(options, shape(2, 64, 256)).int4RowSplitTexels, 0);
     options.splitTexels = -1;
     const Tuning policy = tuningFor(options, shape(2, 64, 256));
     EXPECT_EQ(policy.quantizedRowSplitTexels,
               policy.splitTexels > 0 ? gpuQuantizedRowSplitTexels(policy.caps.varyingVectors) : 0);
-    EXPECT_EQ(policy.int4RowSplitTexels,
-              policy.caps.translatedShaders ? policy.splitTexels : policy.quantizedRowSplitTexels);
     EXPECT_GE(policy.caps.varyingVectors, 15);
-}
-
-// Renderer strings as contexts report them (a browser's unmasked one).
-TEST(TuningTest, AngleIsRecognisedByItsRendererString) {
-    EXPECT_TRUE(rendererTranslatesShaders("ANGLE (NVIDIA, Vulkan 1.4.312 (NVIDIA NVIDIA H200 (0x00002335)), NVIDIA)"));
-    EXPECT_TRUE(rendererTranslatesShaders("ANGLE (Apple, ANGLE Metal Renderer: Apple M2, Unspecified Version)"));
-    EXPECT_TRUE(rendererTranslatesShaders(
-        "ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 (0x00002504) Direct3D11 vs_5_0 ps_5_0, D3D11)"));
-    EXPECT_FALSE(rendererTranslatesShaders("NVIDIA H200/PCIe/SSE2")) << "native EGL";
-    EXPECT_FALSE(rendererTranslatesShaders("llvmpipe (LLVM 15.0.7, 256 bits)"));
-    EXPECT_FALSE(rendererTranslatesShaders("Mali-G78")) << "Firefox on Android";
-    EXPECT_FALSE(rendererTranslatesShaders("WebKit WebGL")) << "masked, the unmasked name refused";
 }
 
 // ANGLE on Metal takes 512 colour bits in one framebuffer on A11 and later (4 RGBA32F targets), 256
