@@ -10,6 +10,7 @@ import { firefoxPath, hasFirefox, startFirefox } from './firefox.mjs';
 import {
   assertConstraintCheck,
   assertGgufCheck,
+  assertGgufSplitDecodeCheck,
   assertInterventionsCheck,
   BROKEN_GGUF,
   CONSTRAINT_CASES,
@@ -18,7 +19,9 @@ import {
   fixtureCheck,
   ggufCheck,
   ggufFixtures,
+  ggufSplitDecodeCheck,
   interventionsCheck,
+  splitDecodeArguments,
 } from './page-checks.mjs';
 
 const reference = JSON.parse(readFileSync(join(root, 'tests/fixtures/gpt2-tiny/reference.json'), 'utf8'));
@@ -94,6 +97,16 @@ for (const { worker, name } of modes)
     assertGgufCheck(r, worker);
     await page.close();
   });
+
+test("Firefox: decode steps split over 16 input texels, as on GPUs, give the float64 forward's distribution and greedy tokens", async () => {
+  const page = await firefox.page();
+  const r = await page.evaluate(ggufSplitDecodeCheck, splitDecodeArguments(root, true));
+  console.log(
+    `[ measured ] Firefox: a decode step's max |dlogprob| against the float64 forward ${Math.max(...Object.values(r.logProbDiff))}`,
+  );
+  assertGgufSplitDecodeCheck(r);
+  await page.close();
+});
 
 for (const { worker, name } of modes)
   test(`Firefox, ${name}: generation streams text and an abort ends it`, async () => {

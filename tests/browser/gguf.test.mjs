@@ -1,9 +1,18 @@
 // GGUF files made by llama.cpp (tests/fixtures/gguf) in the browser, both modes: every tensor type
 // against the float64 forward over the same file's weights, the tokenizer of the file's metadata, and
-// a broken file's clear error. Firefox and WebKit run the same check (firefox.test.mjs, webkit.test.mjs).
+// a broken file's clear error; decode steps as GPUs run them. Firefox and WebKit run the same checks
+// (firefox.test.mjs, webkit.test.mjs).
 import { test, before, after } from 'node:test';
 import { root, startSite } from './harness.mjs';
-import { assertGgufCheck, BROKEN_GGUF, ggufCheck, ggufFixtures } from './page-checks.mjs';
+import {
+  assertGgufCheck,
+  assertGgufSplitDecodeCheck,
+  BROKEN_GGUF,
+  ggufCheck,
+  ggufFixtures,
+  ggufSplitDecodeCheck,
+  splitDecodeArguments,
+} from './page-checks.mjs';
 
 let site;
 let page;
@@ -29,3 +38,11 @@ for (const { worker, name } of modes)
     );
     assertGgufCheck(r, worker);
   });
+
+test("worker: decode steps split over 16 input texels, as on GPUs, give the float64 forward's distribution and greedy tokens", async () => {
+  const r = await page.evaluate(ggufSplitDecodeCheck, splitDecodeArguments(root, true));
+  console.log(
+    `[ measured ] Chromium: a decode step's max |dlogprob| against the float64 forward ${Math.max(...Object.values(r.logProbDiff))}`,
+  );
+  assertGgufSplitDecodeCheck(r);
+});

@@ -211,6 +211,8 @@ export function ggufFixtures(root) {
         text: p.text,
         llamaCppIds: p.llama_cpp_ids,
         logits: p.reference_last_logits,
+        greedy: p.reference_greedy,
+        margins: p.reference_greedy_margins,
       })),
     };
   });
@@ -336,6 +338,83 @@ export function assertGgufCheck(r, worker) {
   assert.match(r.notAModel, /^notes\.txt: /);
   for (const [name, pattern] of Object.entries(BROKEN_GGUF)) assert.match(r.broken[name], pattern, name);
   if (worker !== undefined) assert.deepEqual(r.modes, [worker]);
+}
+
+// Decode steps as GPUs run them, forced on software renderers (which run no split-K by default): 16
+// input texels an instance, as GPUs take for int8 and 4-bit weights, over GGUF fixtures whose widths
+// write the one-row loop out as runs of 16, 8, 4 and 2 texels, with 4-bit and 8-bit codes, each with
+// and without block offsets.
+export const SPLIT_DECODE = { tuning: { splitTexels: 16 }, fixtures: ['narrow-Q4_0', 'narrow-Q5_1', 'wide-Q4_K_M'] };
+
+// SPLIT_DECODE's fixtures under its tuning (one-row matmuls compiled by the browser's own shader
+// translator). Each prompt's last position as a decode step: the prompt but its last token, that
+// token forced as the first draw (logitBias), and the live lens of the step that follows it, whose
+// last layer is the model's own distribution: the largest |Δ log-probability| of its top 8 against
+// the float64 forward's last logits (log-probabilities: the wide fixture's top-1 probabilities lie
+// within 1e-7 of 1), and whether a top-8 token ranks below the reference's eighth
+// by more than 4e-4. Then the greedy continuations, up to the first step whose reference top two
+// logits are within 4e-4. And the varying vectors the page's WebGL2 gives (the one-row pass takes
+// `splitTexels` + 1).
+export async function ggufSplitDecodeCheck({ worker, fixtures, tuning, base = '/test-models/gguf/' }) {
+  const { GPT2 } = await import('/gpt2.js');
+  const gl = document.createElement('canvas').getContext('webgl2');
+  const out = { varyingVectors: gl.getParameter(gl.MAX_VARYING_VECTORS), logProbDiff: {}, compared: {}, differs: [] };
+  const topK = 8;
+  for (const f of fixtures) {
+    const model = await GPT2.load(`${base}${f.name}.gguf`, {
+      backend: 'webgl',
+      weights: 'fp32',
+      tuning,
+      ...(worker === undefined ? {} : { worker }),
+    });
+    const layers = model.config.n_layer;
+    out.logProbDiff[f.name] = 0;
+    out.compared[f.name] = 0;
+    for (const p of f.prompts) {
+      const last = p.ids[p.ids.length - 1];
+      const steps = [];
+      const forced = { maxNewTokens: 2, stopAtEndOfText: false, logitBias: { [last]: 1000 }, lensTopK: topK };
+      for await (const t of model.generate(p.ids.slice(0, -1), forced)) steps.push(t);
+      const { ids, probs } = steps[1].captured[0].lens;
+      const max = Math.max(...p.logits);
+      const logSumExp = max + Math.log(p.logits.reduce((sum, z) => sum + Math.exp(z - max), 0));
+      const eighth = [...p.logits].sort((a, b) => b - a)[topK - 1];
+      for (let rank = 0; rank < topK; rank += 1) {
+        const id = ids[(layers - 1) * topK + rank];
+        const diff = Math.abs(Math.log(probs[(layers - 1) * topK + rank]) - (p.logits[id] - logSumExp));
+        out.logProbDiff[f.name] = Math.max(out.logProbDiff[f.name], diff);
+        if (p.logits[id] < eighth - 4e-4) out.differs.push(`${f.name}: token ${id} in the step's top ${topK}`);
+      }
+      const compared = p.margins.findIndex((m) => m <= 4e-4);
+      const want = p.greedy.slice(0, compared < 0 ? p.greedy.length : compared);
+      const got = [];
+      for await (const t of model.generate(p.ids, { maxNewTokens: want.length, stopAtEndOfText: false }))
+        got.push(t.id);
+      if (JSON.stringify(got) !== JSON.stringify(want)) out.differs.push(`${f.name}: ${got} against ${want}`);
+      out.compared[f.name] += want.length;
+    }
+    await model.dispose();
+  }
+  return out;
+}
+
+// ggufSplitDecodeCheck's arguments for SPLIT_DECODE in `worker` mode (undefined: the load's default).
+export function splitDecodeArguments(root, worker) {
+  const fixtures = ggufFixtures(root).filter((f) => SPLIT_DECODE.fixtures.includes(f.name));
+  return { worker, fixtures, tuning: SPLIT_DECODE.tuning };
+}
+
+export function assertGgufSplitDecodeCheck(r) {
+  const { splitTexels } = SPLIT_DECODE.tuning;
+  assert.ok(
+    r.varyingVectors > splitTexels,
+    `the one-row pass over ${splitTexels} input texels needs ${splitTexels + 1} varying vectors; this WebGL2 gives ${r.varyingVectors}`,
+  );
+  assert.deepEqual(Object.keys(r.compared).sort(), [...SPLIT_DECODE.fixtures].sort());
+  // |Δlogit| <= 2e-4 (ggufCheck's bound) moves a log-probability by at most 4e-4.
+  for (const [name, diff] of Object.entries(r.logProbDiff)) assert.ok(diff <= 4e-4, `${name}: max |dlogprob| ${diff}`);
+  for (const [name, steps] of Object.entries(r.compared)) assert.ok(steps >= 4, `${name}: ${steps} steps compared`);
+  assert.deepEqual(r.differs, []);
 }
 
 // Constrained generation on a model with GPT-2's tokenizer (the bundled one by default): the outputs

@@ -12,6 +12,7 @@ import { assertMisuseAnswers, misuseCheck } from './misuse.mjs';
 import {
   assertConstraintCheck,
   assertGgufCheck,
+  assertGgufSplitDecodeCheck,
   assertInterventionsCheck,
   assertLensCheck,
   BROKEN_GGUF,
@@ -21,8 +22,10 @@ import {
   fixtureCheck,
   ggufCheck,
   ggufFixtures,
+  ggufSplitDecodeCheck,
   interventionsCheck,
   lensCheck,
+  splitDecodeArguments,
 } from './page-checks.mjs';
 import { hasWebKit, miniBrowserPath, startWebKit } from './webkit.mjs';
 
@@ -98,6 +101,15 @@ test("WebKit: every GGUF tensor type gives the float64 forward's logits, with th
     `[ measured ] WebKit: GGUF max |dlogit| against the float64 forward ${Math.max(...Object.values(r.logitDiff))}`,
   );
   assertGgufCheck(r, false);
+  await assertNoPageErrors();
+});
+
+test("WebKit: decode steps split over 16 input texels, as on GPUs, give the float64 forward's distribution and greedy tokens", async () => {
+  const r = await page.evaluate(ggufSplitDecodeCheck, splitDecodeArguments(root));
+  console.log(
+    `[ measured ] WebKit: a decode step's max |dlogprob| against the float64 forward ${Math.max(...Object.values(r.logProbDiff))}`,
+  );
+  assertGgufSplitDecodeCheck(r);
   await assertNoPageErrors();
 });
 
