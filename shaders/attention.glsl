@@ -23,5 +23,5 @@ float rowMax(highp sampler2DArray scores, ivec4 L, int row, int queryPos) {
         m = max(max(m, fetch(scores, L, row, b)),
                 max(max(fetch(scores, L, row, min(b + 1, last)), fetch(scores, L, row, min(b + 2, last))),
                     fetch(scores, L, row, min(b + 3, last))));
-    return max(max(m.x, m.y), max(m.z, m.w));
+    return maxLane(m);
 }

@@ -22,7 +22,7 @@ void main() {
     // Texels past the row are clamped for the fetch (their keys are past the query, masked below).
     vec4 m4 = vec4(kMasked);
     for (int j = 0; j < BLOCK_KEYS / 4; ++j) m4 = max(m4, fetch(u_scores, u_scores_layout, head, min(firstTexel + j, lastTexel)));
-    float m = max(max(m4.x, m4.y), max(m4.z, m4.w));
+    float m = maxLane(m4);
     float total = 0.0;
     vec4 acc = vec4(0.0);
     for (int j = 0; j < BLOCK_KEYS / 4; ++j) {

@@ -1,6 +1,9 @@
 // Shared by every fragment shader: `fetch` (fetch.glsl) and the output coordinate.
 #include "fetch.glsl"
 
+// The largest of a texel's four lanes.
+float maxLane(vec4 v) { return max(max(v.x, v.y), max(v.z, v.w)); }
+
 // The output's layout stays a uniform: it is used once per fragment.
 uniform ivec4 u_out_layout;
 uniform int u_out_page;

@@ -20,7 +20,7 @@ vec2 logSumExpPartial(int r, int first, int last) {
         s = s * exp(m - larger) + exp(v - larger) * vec4(valid);
         m = larger;
     }
-    float top = max(max(m.x, m.y), max(m.z, m.w));
+    float top = maxLane(m);
     return vec2(top, dot(s * exp(m - top), vec4(1.0)));
 }
 

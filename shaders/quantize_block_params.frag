@@ -32,7 +32,7 @@ void main() {
         vec4 least = vec4(0.0), most = vec4(0.0);
         for (int r = 0; r < 4; ++r) {
             least[r] = min(min(rows[r].x, rows[r].y), min(rows[r].z, rows[r].w));
-            most[r] = max(max(rows[r].x, rows[r].y), max(rows[r].z, rows[r].w));
+            most[r] = maxLane(rows[r]);
         }
         lo = min(lo, least);
         hi = max(hi, most);

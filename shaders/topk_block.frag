@@ -84,7 +84,7 @@ void main() {
         // token on an H200, not 81. One-candidate searches never take a threshold, and their block
         // pass took 75 µs, not 72, with the test compiled in.
         if (u_threshold == 1 && u_gumbel == 0 && 4 * t + 3 < u_vocab && all(lessThan(v, vec4(threshold.x)))) {
-            top = max(top, max(max(v.x, v.y), max(v.z, v.w)));
+            top = max(top, maxLane(v));
             continue;
         }
 #endif
