@@ -20,6 +20,8 @@ public:
     // The weight textures, as the matmuls read them; the readouts.
     ModelWeights& weights() { return model_->weights(); }
     Readouts& readouts() { return *readouts_; }
+    // The programs of the model and its readouts.
+    const ProgramCache& programs() const { return model_->programCache(); }
 
     const ModelConfig& config() const override { return model_->config(); }
     const char* backend() const override { return "webgl"; }

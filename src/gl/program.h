@@ -72,6 +72,9 @@ public:
     Program& get(const std::string& fragmentName, const std::string& defines = "",
                  const std::string& vertexName = kFullscreenVertex);
     std::size_t size() const { return programs_.size(); }
+    // Every program made so far, by what it was made from (vertex shader, fragment shader and
+    // defines, a line each before the defines): for tools that read what the driver made of them.
+    const std::map<std::string, std::unique_ptr<Program>>& all() const { return programs_; }
     // Program::linked and Program::finish for every program made so far.
     bool linked(bool parallelCompile) const;
     void finish();

@@ -50,6 +50,7 @@ public:
     // finishPrograms() checks them all, waiting if need be, so a bad shader fails the load.
     bool programsLinked() const { return programs_.linked(tuning_.caps.parallelShaderCompile); }
     void finishPrograms() { programs_.finish(); }
+    const ProgramCache& programCache() const { return programs_; }
 
     const ModelConfig& config() const override { return config_; }
     const Tuning& tuning() const override { return tuning_; }
