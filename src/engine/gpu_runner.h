@@ -20,7 +20,7 @@ public:
     // The weight textures, as the matmuls read them; the readouts.
     ModelWeights& weights() { return model_->weights(); }
     Readouts& readouts() { return *readouts_; }
-    // The programs of the model and its readouts.
+    // The programs of the model and its readouts (Gpt2Model::programCache).
     const ProgramCache& programs() const { return model_->programCache(); }
 
     const ModelConfig& config() const override { return model_->config(); }

@@ -50,6 +50,7 @@ public:
     // finishPrograms() checks them all, waiting if need be, so a bad shader fails the load.
     bool programsLinked() const { return programs_.linked(tuning_.caps.parallelShaderCompile); }
     void finishPrograms() { programs_.finish(); }
+    // Every program made for the model and its readouts (tools read what the driver made of them).
     const ProgramCache& programCache() const { return programs_; }
 
     const ModelConfig& config() const override { return config_; }
