@@ -6,10 +6,11 @@ DIR holds a folder per weight format, each written by build/native/program_binar
 a binary per program). NVIDIA's program binaries carry the assembly its GLSL compiler made
 ("!!NVfp5.0" ... "END"), the form before its last compiler. That form turns each early return of a
 function into the exit of a one-pass loop (REP) taken on a constant condition, and leaves the code
-after it; these counts skip that code, which never runs, and count what remains, which the last
-compiler may still shorten. One JSON line per one-row matmul (the decode steps' passes): its kind,
-the weights a fragment multiplies, and the fragment program's instructions in all and per weight,
-by class. Drivers without such text get a line saying so.
+after it; these counts skip that code, which never runs, and count what remains once, whether a
+branch runs it or not. They describe the assembly: the last compiler still reworks it, and a shorter
+assembly has run slower (docs/benchmarks/journal.md, run BZ). One JSON line per one-row matmul (the
+decode steps' passes): its kind, the weights a fragment multiplies, and the fragment program's
+instructions in all and per weight, by class. Drivers without such text get a line saying so.
 """
 
 import json
